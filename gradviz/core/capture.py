@@ -1,0 +1,397 @@
+"""Capture the real autograd graph reachable from a set of named tensors.
+
+The walk over ``grad_fn.next_functions`` is iterative (an explicit stack), so
+a 10,000-op chain works; torchviz recurses and dies near 2,500.
+
+Node ids must stay the same from one statement to the next so the canvas can
+keep positions and mark what is new. Autograd nodes cannot be weakly
+referenced, so :class:`IdRegistry` holds them strongly, but only those still
+reachable after each capture: a graph the script dropped is released.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+import torch
+
+MAX_VALUE_ELEMENTS = 64
+MAX_SUMMARY_CHARS = 2_000
+
+
+@dataclass
+class TensorInfo:
+    """What the tensor panel shows for one variable."""
+
+    name: str
+    shape: list[int]
+    dtype: str
+    device: str
+    value: Any
+    requires_grad: bool
+    is_leaf: bool
+    retains_grad: bool
+    grad_fn: str | None
+    grad: Any
+    version: int
+    storage: str | None
+    nbytes: int
+    node: str | None = None
+    kind: str = "tensor"  # or "ndarray" for numpy arrays (shared-memory lessons)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class GraphCapture:
+    graph: nx.DiGraph
+    tensors: dict[str, TensorInfo]
+    saved_bytes: int
+    live_bytes: int
+    node_objects: dict[str, Any] = field(default_factory=dict, repr=False)
+
+
+class IdRegistry:
+    """Stable string ids for autograd nodes, tensors and saved tensors."""
+
+    def __init__(self) -> None:
+        self._counter = 0
+        self._nodes: dict[int, tuple[Any, str, int | None]] = {}
+        self._tensors: dict[int, tuple[weakref.ref[torch.Tensor], str, int | None]] = {}
+        self._saved: dict[tuple[str, str], str] = {}
+        self._storage: dict[int, str] = {}
+        self._storage_counter = 0
+
+    def _next(self, prefix: str) -> str:
+        self._counter += 1
+        return f"{prefix}{self._counter}"
+
+    def node_id(self, fn: Any, statement: int | None) -> tuple[str, int | None]:
+        entry = self._nodes.get(id(fn))
+        if entry is not None and entry[0] is fn:
+            return entry[1], entry[2]
+        prefix = "acc" if type(fn).__name__ == "AccumulateGrad" else "fn"
+        node_id = self._next(prefix)
+        self._nodes[id(fn)] = (fn, node_id, statement)
+        return node_id, statement
+
+    def tensor_id(self, t: torch.Tensor, statement: int | None) -> tuple[str, int | None]:
+        entry = self._tensors.get(id(t))
+        if entry is not None and entry[0]() is t:
+            return entry[1], entry[2]
+        node_id = self._next("t")
+        self._tensors[id(t)] = (weakref.ref(t), node_id, statement)
+        return node_id, statement
+
+    def saved_id(self, fn_id: str, attr: str) -> str:
+        key = (fn_id, attr)
+        if key not in self._saved:
+            self._saved[key] = self._next("s")
+        return self._saved[key]
+
+    def storage_id(self, ptr: int) -> str:
+        if ptr not in self._storage:
+            self._storage_counter += 1
+            self._storage[ptr] = f"S{self._storage_counter}"
+        return self._storage[ptr]
+
+    def prune(self, live_fn_ids: set[int]) -> None:
+        """Forget nodes no longer reachable so their graphs (and saved tensors) can be freed."""
+        self._nodes = {k: v for k, v in self._nodes.items() if k in live_fn_ids}
+        self._tensors = {k: v for k, v in self._tensors.items() if v[0]() is not None}
+
+
+_SAVED_ATTRS: dict[type, list[str]] = {}
+
+
+def saved_attribute_names(fn: Any) -> list[str]:
+    cls = type(fn)
+    if cls not in _SAVED_ATTRS:
+        _SAVED_ATTRS[cls] = sorted(a for a in dir(fn) if a.startswith("_saved_"))
+    return _SAVED_ATTRS[cls]
+
+
+def read_saved(fn: Any) -> tuple[dict[str, torch.Tensor], dict[str, Any], bool]:
+    """Saved tensors and saved scalars of a node, and whether they were freed."""
+    tensors: dict[str, torch.Tensor] = {}
+    scalars: dict[str, Any] = {}
+    freed = False
+    if isinstance(fn, torch.autograd.function.BackwardCFunction):
+        try:
+            for i, t in enumerate(fn.saved_tensors):
+                if isinstance(t, torch.Tensor):
+                    tensors[f"saved_tensors[{i}]"] = t
+        except RuntimeError:
+            freed = True
+        return tensors, scalars, freed
+    for attr in saved_attribute_names(fn):
+        name = attr[len("_saved_") :]
+        try:
+            value = getattr(fn, attr)
+        except RuntimeError:
+            freed = True
+            continue
+        except Exception:
+            continue
+        if isinstance(value, torch.Tensor):
+            tensors[name] = value
+        elif isinstance(value, (tuple, list)) and value and all(
+            isinstance(v, torch.Tensor) for v in value
+        ):
+            for i, v in enumerate(value):
+                tensors[f"{name}[{i}]"] = v
+        else:
+            scalars[name] = jsonable_scalar(value)
+    return tensors, scalars, freed
+
+
+def jsonable_scalar(value: Any) -> Any:
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return str(value)
+        return value
+    if isinstance(value, (int, bool, str)) or value is None:
+        return value
+    if isinstance(value, (tuple, list)):
+        return [jsonable_scalar(v) for v in value][:32]
+    return str(value)
+
+
+def tensor_value(t: torch.Tensor | None, limit: int = MAX_VALUE_ELEMENTS) -> Any:
+    """A JSON-friendly value: nested lists for small tensors, torch's summary otherwise."""
+    if t is None:
+        return None
+    t = t.detach()
+    if t.is_sparse or t.device.type == "meta":
+        return str(t)[:MAX_SUMMARY_CHARS]
+    if t.numel() <= limit:
+        data = t.cpu()
+        if data.is_complex():
+            return str(data.tolist())
+        return _clean(data.tolist())
+    return str(t)[:MAX_SUMMARY_CHARS]
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return str(value)
+    return value
+
+
+def storage_ptr(t: torch.Tensor) -> int | None:
+    try:
+        return t.untyped_storage().data_ptr()
+    except Exception:
+        return None
+
+
+def storage_nbytes(t: torch.Tensor) -> int:
+    try:
+        return t.untyped_storage().nbytes()
+    except Exception:
+        return 0
+
+
+def named_tensors(variables: dict[str, Any]) -> dict[str, torch.Tensor]:
+    """Tensors bound to script names, with module parameters as ``model.0.weight``."""
+    out: dict[str, torch.Tensor] = {}
+    for name, value in variables.items():
+        if isinstance(value, torch.Tensor):
+            out[name] = value
+        elif isinstance(value, torch.nn.Module):
+            for pname, p in value.named_parameters():
+                out[f"{name}.{pname}"] = p
+    return out
+
+
+def tensor_info(name: str, t: torch.Tensor, registry: IdRegistry) -> TensorInfo:
+    retains = bool(t.retains_grad) if t.requires_grad else False
+    grad = t.grad if (t.is_leaf or retains) else None
+    ptr = storage_ptr(t)
+    return TensorInfo(
+        name=name,
+        shape=list(t.shape),
+        dtype=str(t.dtype).removeprefix("torch."),
+        device=str(t.device),
+        value=tensor_value(t),
+        requires_grad=t.requires_grad,
+        is_leaf=t.is_leaf,
+        retains_grad=retains,
+        grad_fn=type(t.grad_fn).__name__ if t.grad_fn is not None else None,
+        grad=tensor_value(grad),
+        version=int(t._version),
+        storage=registry.storage_id(ptr) if ptr else None,
+        nbytes=storage_nbytes(t),
+    )
+
+
+def array_info(name: str, a: np.ndarray, registry: IdRegistry, storages: dict[int, int]) -> TensorInfo:
+    ptr = a.__array_interface__["data"][0]
+    group = None
+    for base, nbytes in storages.items():
+        if base <= ptr < base + max(nbytes, 1):
+            group = registry.storage_id(base)
+            break
+    if group is None:
+        base = a
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        group = registry.storage_id(base.__array_interface__["data"][0])
+    value = _clean(a.tolist()) if a.size <= MAX_VALUE_ELEMENTS else str(a)[:MAX_SUMMARY_CHARS]
+    return TensorInfo(
+        name=name, shape=list(a.shape), dtype=str(a.dtype), device="cpu (numpy)", value=value,
+        requires_grad=False, is_leaf=True, retains_grad=False, grad_fn=None, grad=None,
+        version=0, storage=group, nbytes=int(a.nbytes), kind="ndarray",
+    )
+
+
+def capture(
+    variables: dict[str, Any],
+    registry: IdRegistry,
+    statement: int | None = None,
+    previous_nodes: set[str] | None = None,
+    previous_edges: set[tuple[str, str]] | None = None,
+    include_saved: bool = True,
+) -> GraphCapture:
+    """Build the autograd graph reachable from ``variables`` as a networkx DiGraph."""
+    graph = nx.DiGraph()
+    tensors = named_tensors(variables)
+    names_by_fn: dict[int, list[str]] = {}
+    names_by_tensor: dict[int, list[str]] = {}
+    for name, t in tensors.items():
+        names_by_tensor.setdefault(id(t), []).append(name)
+        if t.grad_fn is not None:
+            names_by_fn.setdefault(id(t.grad_fn), []).append(name)
+
+    infos: dict[str, TensorInfo] = {}
+    storages: dict[int, int] = {}
+    tensor_nodes: dict[int, str] = {}
+    node_objects: dict[str, Any] = {}
+    for name, t in tensors.items():
+        info = tensor_info(name, t, registry)
+        ptr = storage_ptr(t)
+        if ptr:
+            storages[ptr] = max(storages.get(ptr, 0), info.nbytes)
+        if id(t) not in tensor_nodes:
+            node_id, created = registry.tensor_id(t, statement)
+            tensor_nodes[id(t)] = node_id
+            graph.add_node(
+                node_id,
+                kind="tensor",
+                label=" = ".join(names_by_tensor[id(t)]),
+                vars=list(names_by_tensor[id(t)]),
+                shape=list(t.shape),
+                dtype=info.dtype,
+                device=info.device,
+                is_leaf=t.is_leaf,
+                requires_grad=t.requires_grad,
+                storage=info.storage,
+                statement=created,
+            )
+        info.node = tensor_nodes[id(t)]
+        infos[name] = info
+    live_bytes = sum(storages.values())
+
+    for name, value in variables.items():
+        if isinstance(value, np.ndarray):
+            infos[name] = array_info(name, value, registry, storages)
+
+    # Iterative walk over the autograd graph.
+    fn_ids: dict[int, str] = {}
+    stack: list[Any] = []
+
+    def visit(fn: Any) -> str:
+        key = id(fn)
+        if key in fn_ids:
+            return fn_ids[key]
+        node_id, created = registry.node_id(fn, statement)
+        fn_ids[key] = node_id
+        node_objects[node_id] = fn
+        stack.append(fn)
+        return node_id
+
+    for t in tensors.values():
+        if t.grad_fn is not None:
+            fn_id = visit(t.grad_fn)
+            graph.add_edge(tensor_nodes[id(t)], fn_id, kind="output")
+
+    saved_storages: dict[int, int] = {}
+    while stack:
+        fn = stack.pop()
+        node_id = fn_ids[id(fn)]
+        _, created = registry.node_id(fn, statement)
+        cls_name = type(fn).__name__
+        if cls_name == "AccumulateGrad":
+            leaf = fn.variable
+            leaf_names = names_by_tensor.get(id(leaf), [])
+            graph.add_node(
+                node_id, kind="accumulate_grad", label="AccumulateGrad", vars=list(leaf_names),
+                shape=list(leaf.shape), statement=created,
+            )
+            if id(leaf) in tensor_nodes:
+                graph.add_edge(node_id, tensor_nodes[id(leaf)], kind="leaf")
+            continue
+        saved_tensors, scalars, freed = read_saved(fn) if include_saved else ({}, {}, False)
+        graph.add_node(
+            node_id, kind="grad_fn", label=cls_name, vars=list(names_by_fn.get(id(fn), [])),
+            saved=scalars, freed=freed, statement=created,
+        )
+        for attr, st in saved_tensors.items():
+            sid = registry.saved_id(node_id, attr)
+            ptr = storage_ptr(st)
+            nbytes = storage_nbytes(st)
+            if ptr:
+                saved_storages[ptr] = max(saved_storages.get(ptr, 0), nbytes)
+            graph.add_node(
+                sid, kind="saved", label=attr, vars=list(names_by_tensor.get(id(st), [])),
+                shape=list(st.shape), dtype=str(st.dtype).removeprefix("torch."),
+                device=str(st.device), storage=registry.storage_id(ptr) if ptr else None,
+                value=tensor_value(st, 8), statement=created,
+            )
+            graph.add_edge(node_id, sid, kind="saved")
+        for index, (nxt, _input_nr) in enumerate(fn.next_functions):
+            if nxt is None:
+                continue
+            graph.add_edge(node_id, visit(nxt), kind="grad", input=index)
+
+    registry.prune(set(fn_ids))
+    prev_nodes = previous_nodes or set()
+    prev_edges = previous_edges or set()
+    for n, data in graph.nodes(data=True):
+        data["new"] = n not in prev_nodes
+    for u, v, data in graph.edges(data=True):
+        data["new"] = (u, v) not in prev_edges
+    return GraphCapture(
+        graph=graph,
+        tensors=infos,
+        saved_bytes=sum(saved_storages.values()),
+        live_bytes=live_bytes,
+        node_objects=node_objects,
+    )
+
+
+def graph_to_json(graph: nx.DiGraph) -> dict[str, Any]:
+    """The documented node/edge lists (see docs/architecture.md)."""
+    return {
+        "nodes": [{"id": n, **data} for n, data in graph.nodes(data=True)],
+        "edges": [{"source": u, "target": v, **data} for u, v, data in graph.edges(data=True)],
+    }
+
+
+def graph_from_json(data: dict[str, Any]) -> nx.DiGraph:
+    graph = nx.DiGraph()
+    for node in data.get("nodes", []):
+        attrs = {k: v for k, v in node.items() if k != "id"}
+        graph.add_node(node["id"], **attrs)
+    for edge in data.get("edges", []):
+        attrs = {k: v for k, v in edge.items() if k not in ("source", "target")}
+        graph.add_edge(edge["source"], edge["target"], **attrs)
+    return graph

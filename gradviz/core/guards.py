@@ -1,0 +1,201 @@
+"""Per-op resource guard and allocation counter, as a TorchDispatchMode.
+
+Every ATen op a statement runs passes through :class:`OpGuard` below autograd.
+Before the op runs, its output shapes are worked out on the ``meta`` device
+(shape inference without memory) so that ``torch.empty(10**12)`` or an outer
+product of two long vectors is refused before a byte is allocated; inputs are
+checked too, so an expanded view of 10**12 elements cannot be read. After the
+op runs, outputs whose storage is new (not a view of an input, not written in
+place) are counted: that is "bytes allocated by the statement", the figure the
+memory panel shows (scenario 8: ``torch.relu(t)`` on 10000x10000 float32
+allocates 400,000,000 bytes, ``torch.relu_(t)`` allocates 0).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten, tree_map
+
+from .errors import LimitExceeded
+
+GiB = 1024**3
+
+
+@dataclass
+class Limits:
+    """Resource limits for one session. Every refusal names the limit it hit."""
+
+    max_op_bytes: int = 2 * GiB
+    max_op_elements: int = 2**29
+    max_int_bits: int = 1 << 16
+    max_str_length: int = 10_000_000
+    max_sequence_length: int = 10_000_000
+    max_iterations: int = 1_000_000
+    max_call_depth: int = 64
+    max_statement_seconds: float = 30.0
+    max_source_bytes: int = 1_000_000
+    max_ast_depth: int = 80
+
+
+def _fmt_bytes(n: int) -> str:
+    if n >= GiB:
+        return f"{n / GiB:.1f} GiB"
+    return f"{n / 1024**2:.1f} MiB"
+
+
+def _storage_bytes(shape: tuple[int, ...], stride: tuple[int, ...], itemsize: int) -> int:
+    if any(s == 0 for s in shape):
+        return 0
+    span = 1 + sum((s - 1) * abs(st) for s, st in zip(shape, stride))
+    return span * itemsize
+
+
+def _is_alias_return(func: Any, index: int) -> bool:
+    returns = func._schema.returns
+    if index >= len(returns):
+        return False
+    return returns[index].alias_info is not None
+
+
+def _to_meta(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return torch.empty_strided(
+            value.shape, value.stride(), dtype=value.dtype, device="meta"
+        )
+    if isinstance(value, torch.device):
+        return torch.device("meta")
+    return value
+
+
+@dataclass
+class AllocationCounter:
+    """Bytes newly allocated by the ops of one statement."""
+
+    allocated_bytes: int = 0
+    ops: int = 0
+    by_op: dict[str, int] = field(default_factory=dict)
+
+
+class OpGuard(TorchDispatchMode):
+    """Refuse ops that would break a limit; count new storage allocated by the rest."""
+
+    def __init__(self, limits: Limits, counter: AllocationCounter, deadline: float | None = None):
+        super().__init__()
+        self.limits = limits
+        self.counter = counter
+        self.deadline = deadline
+        self.paused = 0
+
+    def _refuse(self, func: Any, what: str, amount: int, limit: int, unit: str) -> None:
+        name = getattr(func, "__name__", str(func))
+        if unit == "bytes":
+            detail = f"{_fmt_bytes(amount)} ({amount:,} bytes); the limit is {_fmt_bytes(limit)}"
+            limit_name = "max_op_bytes"
+        else:
+            detail = f"{amount:,} elements; the limit is {limit:,}"
+            limit_name = "max_op_elements"
+        raise LimitExceeded(
+            f"refused: {name} would {what} {detail} (gradviz limit {limit_name})",
+            limit=limit_name,
+        )
+
+    def _check_inputs(self, func: Any, flat_args: list[Any], is_view: bool) -> None:
+        if is_view:
+            return
+        for arg in flat_args:
+            if isinstance(arg, torch.Tensor) and arg.numel() > self.limits.max_op_elements:
+                self._refuse(func, "read", arg.numel(), self.limits.max_op_elements, "elements")
+
+    def _check_outputs(self, func: Any, args: tuple, kwargs: dict) -> None:
+        try:
+            meta_args = tree_map(_to_meta, args)
+            meta_kwargs = tree_map(_to_meta, kwargs)
+            schema_args = {a.name for a in func._schema.arguments}
+            has_tensor = any(isinstance(a, torch.Tensor) for a in tree_flatten((args, kwargs))[0])
+            if not has_tensor and "device" in schema_args:
+                meta_kwargs["device"] = torch.device("meta")
+            elif not has_tensor:
+                return
+            out = func(*meta_args, **meta_kwargs)
+        except Exception:
+            # No meta kernel (or an op that needs real data): the input check above
+            # still bounds what it can read; let the real op decide.
+            return
+        flat_out = tree_flatten(out)[0]
+        for index, t in enumerate(flat_out):
+            if not isinstance(t, torch.Tensor) or _is_alias_return(func, index):
+                continue
+            if t.numel() > self.limits.max_op_elements:
+                self._refuse(func, "create", t.numel(), self.limits.max_op_elements, "elements")
+            nbytes = _storage_bytes(tuple(t.shape), tuple(t.stride()), t.element_size())
+            if nbytes > self.limits.max_op_bytes:
+                self._refuse(func, "allocate", nbytes, self.limits.max_op_bytes, "bytes")
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[override]
+        kwargs = kwargs or {}
+        if self.paused:
+            return func(*args, **kwargs)
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise LimitExceeded(
+                "refused: the statement ran past its time limit (gradviz limit "
+                "max_statement_seconds)",
+                limit="max_statement_seconds",
+            )
+        flat_args = tree_flatten((args, kwargs))[0]
+        is_view = bool(func._schema.returns) and all(
+            _is_alias_return(func, i) for i in range(len(func._schema.returns))
+        )
+        self._check_inputs(func, flat_args, is_view)
+        if not is_view:
+            self._check_outputs(func, args, kwargs)
+
+        input_storages = set()
+        for arg in flat_args:
+            if isinstance(arg, torch.Tensor) and arg.device.type != "meta":
+                try:
+                    input_storages.add(arg.untyped_storage().data_ptr())
+                except Exception:
+                    pass
+
+        out = func(*args, **kwargs)
+
+        self.counter.ops += 1
+        new_bytes = 0
+        seen: set[int] = set()
+        for t in tree_flatten(out)[0]:
+            if not isinstance(t, torch.Tensor) or t.device.type == "meta":
+                continue
+            try:
+                storage = t.untyped_storage()
+            except Exception:
+                continue
+            ptr = storage.data_ptr()
+            if ptr in input_storages or ptr in seen or ptr == 0:
+                continue
+            seen.add(ptr)
+            new_bytes += storage.nbytes()
+        if new_bytes:
+            self.counter.allocated_bytes += new_bytes
+            name = func.overloadpacket.__name__
+            self.counter.by_op[name] = self.counter.by_op.get(name, 0) + new_bytes
+        return out
+
+
+class paused:
+    """Suspend a guard's checks and counting (printing a tensor is not the script's work)."""
+
+    def __init__(self, guard: OpGuard | None):
+        self.guard = guard
+
+    def __enter__(self) -> None:
+        if self.guard is not None:
+            self.guard.paused += 1
+
+    def __exit__(self, *exc: object) -> None:
+        if self.guard is not None:
+            self.guard.paused -= 1

@@ -1,0 +1,942 @@
+"""Layered (Sugiyama-style) layout of an autograd graph: graph -> {node: (x, y)}.
+
+The canvas, the exporters and the benchmarks all need the same positions, so the
+layout lives in the Qt-free core and is a pure function of its input: the same
+graph (same nodes, attributes and insertion order) always gives the same
+coordinates.  Nothing here iterates a ``set`` or depends on string hashing.
+
+Coordinates are Qt scene coordinates: y grows downward, so the gradient sources
+(the loss tensor) sit at the top and the leaf tensors at the bottom.  A position
+is the *centre* of the node's box; :func:`node_size` gives the box so that the
+canvas draws exactly the boxes the layout kept apart.
+
+The pipeline for a full layout, per weakly connected component:
+
+1. layer assignment by longest path (Kahn's algorithm, iterative: a 10,000-op
+   chain must not hit the recursion limit), after removing the back edges of
+   any cycle so a malformed graph cannot hang us; sources that only feed a
+   deeper node (a variable's tensor node next to its grad_fn) are pulled down;
+2. dummy nodes on edges that span several layers (within a budget, so a leaf
+   used by every op of a long chain cannot create millions of them);
+3. crossing reduction: DFS initial order, then alternating barycenter sweeps,
+   keeping the ordering with the fewest crossings (counted vectorised);
+4. x coordinates: alternating sweeps that pull every node towards the mean of
+   its neighbours, solved per layer as a weighted isotonic regression
+   (pool-adjacent-violators), which keeps the layer order and the minimum
+   gaps, never overlaps and lets long chains collapse to one straight column.
+
+Saved-tensor nodes take no layer of their own: they sit to the right of the
+grad_fn that saved them, inside that grad_fn's reserved width.  Components are
+laid out side by side, in the order of their first node.
+
+Incremental mode (``previous`` given) keeps every old node exactly where it
+was, so the picture does not jump when a statement adds a few nodes, and puts
+the new nodes one layer above or below their placed neighbours in the nearest
+free slot.  When nodes were removed, too much is new, or the layering cannot be
+honoured, it falls back to a full layout.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+from bisect import bisect_left, bisect_right
+from collections import deque
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+__all__ = [
+    "LayoutResult",
+    "LayoutSpacing",
+    "layout",
+    "layout_with_routes",
+    "node_lines",
+    "node_size",
+]
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class LayoutSpacing:
+    """Every length the layout uses, in scene units (pixels at zoom 1).
+
+    The canvas and the exporters read the same object so a box drawn by either
+    has exactly the size the layout reserved for it.
+    """
+
+    char_width: float = 7.5
+    """Advance of one character of the node font (monospace, about 12 px)."""
+    line_height: float = 16.0
+    pad_x: float = 10.0
+    pad_y: float = 6.0
+    min_width: float = 56.0
+    max_chars: int = 40
+    """Longer text lines are cut with an ellipsis so one odd name cannot widen a layer."""
+    node_gap: float = 24.0
+    """Minimum horizontal gap between two boxes of one layer."""
+    dummy_gap: float = 8.0
+    """Minimum gap between two bends of long edges (they are only lines)."""
+    dummy_width: float = 4.0
+    layer_gap: float = 40.0
+    """Vertical gap between two layers of boxes."""
+    saved_gap: float = 10.0
+    """Gap between a grad_fn and the saved tensors to its right."""
+    component_gap: float = 64.0
+    margin: float = 24.0
+
+    @property
+    def row_height(self) -> float:
+        """Height of a regular (two-line) node; every layer is this tall."""
+        return 2 * self.line_height + 2 * self.pad_y
+
+    @property
+    def saved_height(self) -> float:
+        """Height of the small one-line saved-tensor box."""
+        return self.line_height + 2 * self.pad_y
+
+    @property
+    def pitch(self) -> float:
+        """Distance between the centres of two consecutive layers."""
+        return self.row_height + self.layer_gap
+
+
+DEFAULT_SPACING = LayoutSpacing()
+
+
+@dataclass
+class LayoutResult:
+    """Positions plus what a renderer needs to draw long edges nicely.
+
+    ``routes`` maps an edge ``(u, v)`` to the bend points between its ends for
+    edges that span several layers (the positions of their dummy nodes); edges
+    not in it are drawn straight.  Incremental layouts have no routes.
+    """
+
+    positions: dict[Hashable, Point]
+    routes: dict[tuple[Hashable, Hashable], list[Point]] = field(default_factory=dict)
+    sizes: dict[Hashable, tuple[float, float]] = field(default_factory=dict)
+    incremental: bool = False
+
+
+# --------------------------------------------------------------------------- node boxes
+
+
+def _clip(text: str, max_chars: int) -> str:
+    """Cut a line to ``max_chars`` characters, marking the cut with an ellipsis."""
+    if len(text) <= max_chars:
+        return text
+    return text[: max(1, max_chars - 1)] + "\u2026"
+
+
+def _shape_text(shape: Any) -> str:
+    """``[2, 3]`` -> ``2×3``; a 0-d tensor reads ``scalar``."""
+    try:
+        dims = [str(int(d)) for d in shape]
+    except (TypeError, ValueError):
+        return str(shape)
+    return "\u00d7".join(dims) if dims else "scalar"
+
+
+def node_lines(attrs: Mapping[str, Any], spacing: LayoutSpacing | None = None) -> list[str]:
+    """The text lines drawn in a node: its label, then its variable names.
+
+    A variable name equal to the label is not repeated (a tensor's label *is*
+    its name); a tensor with nothing else to say shows its shape instead, so
+    every regular node reads two lines.  Saved tensors are small one-liners.
+    """
+    sp = spacing or DEFAULT_SPACING
+    kind = attrs.get("kind")
+    label = attrs.get("label")
+    label = str(label) if label not in (None, "") else str(kind or "?")
+    if kind == "saved":
+        return [_clip(label, sp.max_chars)]
+    raw = attrs.get("vars") or []
+    if isinstance(raw, str):
+        raw = [raw]
+    extra = [str(v) for v in raw if str(v) != label]
+    lines = [label]
+    if extra:
+        lines.append(", ".join(extra))
+    elif kind == "tensor" and attrs.get("shape") is not None:
+        lines.append(_shape_text(attrs["shape"]))
+    return [_clip(line, sp.max_chars) for line in lines]
+
+
+def node_size(
+    attrs: Mapping[str, Any], spacing: LayoutSpacing | None = None
+) -> tuple[float, float]:
+    """Width and height of a node's box, from its text.
+
+    Regular nodes all have the two-line height so that layers line up; tensor
+    nodes are drawn as pills (rounded ends), which need half a height more
+    width to keep the text clear of the curve.
+    """
+    sp = spacing or DEFAULT_SPACING
+    lines = node_lines(attrs, sp)
+    chars = max(len(line) for line in lines)
+    width = max(sp.min_width, chars * sp.char_width + 2 * sp.pad_x)
+    kind = attrs.get("kind")
+    if kind == "saved":
+        return (max(0.75 * sp.min_width, chars * sp.char_width + 2 * sp.pad_x), sp.saved_height)
+    height = sp.row_height
+    if kind == "tensor":
+        width += height / 2
+    return (width, height)
+
+
+# --------------------------------------------------------------------------- preparation
+
+
+@dataclass
+class _Prepared:
+    """Index-based view of the graph: lists are much faster than networkx views."""
+
+    ids: list[Hashable]
+    sizes: list[tuple[float, float]]
+    succ: list[list[int]]  # layering edges (everything but "saved"), insertion order
+    pred: list[list[int]]
+    und: list[list[int]]  # every edge, both directions: for components and BFS
+    saved_in: list[list[int]]  # grad_fns that saved this node
+    owner: list[int]  # grad_fn a saved node is drawn beside, or -1
+    attached: list[list[int]]  # saved nodes drawn beside this grad_fn
+
+
+def _prepare(graph: nx.DiGraph, sp: LayoutSpacing) -> _Prepared:
+    ids = list(graph.nodes)
+    index = {v: i for i, v in enumerate(ids)}
+    n = len(ids)
+    sizes = [node_size(graph.nodes[v], sp) for v in ids]
+    succ: list[list[int]] = [[] for _ in range(n)]
+    pred: list[list[int]] = [[] for _ in range(n)]
+    und: list[list[int]] = [[] for _ in range(n)]
+    saved_in: list[list[int]] = [[] for _ in range(n)]
+    saved_out = [0] * n
+    for u, v, kind in graph.edges(data="kind"):
+        iu, iv = index[u], index[v]
+        if iu == iv:
+            continue
+        und[iu].append(iv)
+        und[iv].append(iu)
+        if kind == "saved":
+            saved_in[iv].append(iu)
+            saved_out[iu] += 1
+        else:
+            succ[iu].append(iv)
+            pred[iv].append(iu)
+    owner = [-1] * n
+    attached: list[list[int]] = [[] for _ in range(n)]
+    for v in range(n):
+        # Only a pure saved tensor (reached by "saved" edges and nothing else)
+        # rides along with its grad_fn; anything more connected takes a layer.
+        if saved_in[v] and not succ[v] and not pred[v] and not saved_out[v]:
+            owner[v] = saved_in[v][0]
+            attached[owner[v]].append(v)
+    return _Prepared(ids, sizes, succ, pred, und, saved_in, owner, attached)
+
+
+def _components(prep: _Prepared, nodes: Iterable[int]) -> list[list[int]]:
+    """Weakly connected components among ``nodes``, each sorted, ordered by first node."""
+    allowed = set(nodes)
+    seen: set[int] = set()
+    comps: list[list[int]] = []
+    for start in sorted(allowed):
+        if start in seen:
+            continue
+        seen.add(start)
+        comp = [start]
+        queue = deque([start])
+        while queue:
+            v = queue.popleft()
+            for w in prep.und[v]:
+                if w in allowed and w not in seen:
+                    seen.add(w)
+                    comp.append(w)
+                    queue.append(w)
+        comp.sort()
+        comps.append(comp)
+    return comps
+
+
+# --------------------------------------------------------------------------- layering
+
+
+def _kahn_layers(main: list[int], succ: list[list[int]], pred: list[list[int]],
+                 layer: dict[int, int]) -> int:
+    """Longest-path layers (layer = 1 + max layer of predecessors); returns nodes done."""
+    indeg = {v: len(pred[v]) for v in main}
+    for v in main:
+        layer[v] = 0
+    queue = deque(v for v in main if indeg[v] == 0)
+    done = 0
+    while queue:
+        u = queue.popleft()
+        done += 1
+        nxt = layer[u] + 1
+        for w in succ[u]:
+            if layer[w] < nxt:
+                layer[w] = nxt
+            indeg[w] -= 1
+            if indeg[w] == 0:
+                queue.append(w)
+    return done
+
+
+def _break_cycles(main: list[int], succ: list[list[int]], pred: list[list[int]]) -> None:
+    """Drop the back edges of an iterative DFS, which leaves a DAG.
+
+    Autograd graphs are acyclic, but a hand-made or corrupt graph must not make
+    the layout loop forever; the dropped edges are still drawn, just ignored
+    for layering.
+    """
+    state = dict.fromkeys(main, 0)  # 0 new, 1 on stack, 2 done
+    back: list[tuple[int, int]] = []
+    for root in main:
+        if state[root]:
+            continue
+        state[root] = 1
+        stack = [(root, 0)]
+        while stack:
+            v, i = stack[-1]
+            out = succ[v]
+            if i < len(out):
+                stack[-1] = (v, i + 1)
+                w = out[i]
+                if state[w] == 1:
+                    back.append((v, w))
+                elif state[w] == 0:
+                    state[w] = 1
+                    stack.append((w, 0))
+            else:
+                state[v] = 2
+                stack.pop()
+    for v, w in back:
+        succ[v].remove(w)
+        pred[w].remove(v)
+
+
+# --------------------------------------------------------------------------- ordering
+
+
+def _count_crossings(eu: np.ndarray, ev: np.ndarray, el: np.ndarray, pos: np.ndarray,
+                     nbits: int) -> int:
+    """Total edge crossings between all pairs of consecutive layers at once.
+
+    Edges are sorted by (layer, upper position, lower position); crossings are
+    then the inversions of the lower positions within each layer, counted
+    bit by bit from the top (a vectorised merge count, O(E log W)).
+    """
+    if len(eu) < 2:
+        return 0
+    pu = pos[eu]
+    pv = pos[ev]
+    order = np.lexsort((pv, pu, el))
+    b = pv[order]
+    g = el[order] << nbits
+    total = 0
+    for k in range(nbits - 1, -1, -1):
+        key = g | (b >> (k + 1))
+        idx = np.argsort(key, kind="stable")
+        kk = key[idx]
+        bit = (b[idx] >> k) & 1
+        before = np.cumsum(bit) - bit
+        starts = np.empty(len(kk), dtype=bool)
+        starts[0] = True
+        np.not_equal(kk[1:], kk[:-1], out=starts[1:])
+        group = np.cumsum(starts) - 1
+        rel = before - before[starts][group]
+        total += int(rel[bit == 0].sum())
+    return total
+
+
+def _order_layers(layers: list[list[int]], lpred: list[list[int]], lsucc: list[list[int]],
+                  m: int, rounds: int = 4) -> list[list[int]]:
+    """Barycenter sweeps (down with predecessors, up with successors); keep the best."""
+    nl = len(layers)
+    if nl < 2 or max(len(layer) for layer in layers) < 2:
+        return layers
+    pos = [0] * m
+    layer_of = [0] * m
+    for li, layer in enumerate(layers):
+        for i, v in enumerate(layer):
+            pos[v] = i
+            layer_of[v] = li
+    eu_l: list[int] = []
+    ev_l: list[int] = []
+    for v in range(m):
+        for w in lsucc[v]:
+            eu_l.append(v)
+            ev_l.append(w)
+    eu = np.asarray(eu_l, dtype=np.int64)
+    ev = np.asarray(ev_l, dtype=np.int64)
+    el = np.asarray(layer_of, dtype=np.int64)[eu] if len(eu) else eu
+    nbits = max(1, max(len(layer) for layer in layers).bit_length())
+
+    def crossings() -> int:
+        return _count_crossings(eu, ev, el, np.asarray(pos, dtype=np.int64), nbits)
+
+    best = crossings()
+    best_layers = [list(layer) for layer in layers]
+    if best == 0:
+        return best_layers
+
+    def sweep(indices: Iterable[int], nbrs: list[list[int]]) -> None:
+        for li in indices:
+            layer = layers[li]
+            if len(layer) < 2:
+                continue
+            keyed = []
+            for v in layer:
+                ns = nbrs[v]
+                if ns:
+                    s = 0
+                    for u in ns:
+                        s += pos[u]
+                    key = s / len(ns)
+                else:
+                    key = float(pos[v])
+                keyed.append((key, pos[v], v))
+            keyed.sort()
+            for i, item in enumerate(keyed):
+                v = item[2]
+                layer[i] = v
+                pos[v] = i
+
+    stale = 0
+    for _ in range(rounds):
+        sweep(range(1, nl), lpred)
+        sweep(range(nl - 2, -1, -1), lsucc)
+        c = crossings()
+        if c < best:
+            best = c
+            best_layers = [list(layer) for layer in layers]
+            stale = 0
+            if best == 0:
+                break
+        else:
+            stale += 1
+            if stale >= 2:
+                break
+    return best_layers
+
+
+# --------------------------------------------------------------------------- x placement
+
+
+def _isotonic_place(desired: list[float], weights: list[float], offsets: list[float]) -> list[float]:
+    """Minimise sum w_i (x_i - d_i)^2 subject to x_{i+1} - x_i >= offset gaps.
+
+    With z_i = d_i - o_i (o the cumulative minimum offsets) the constraints
+    become z nondecreasing: a weighted isotonic regression, solved exactly in
+    O(n) by pool-adjacent-violators.
+    """
+    vals: list[float] = []
+    wts: list[float] = []
+    cnts: list[int] = []
+    for d, w, o in zip(desired, weights, offsets, strict=False):
+        val = d - o
+        wt = w
+        cnt = 1
+        while vals and vals[-1] > val:
+            pv = vals.pop()
+            pw = wts.pop()
+            val = (pv * pw + val * wt) / (pw + wt)
+            wt += pw
+            cnt += cnts.pop()
+        vals.append(val)
+        wts.append(wt)
+        cnts.append(cnt)
+    out: list[float] = []
+    i = 0
+    for val, cnt in zip(vals, cnts, strict=False):
+        for _ in range(cnt):
+            out.append(val + offsets[i])
+            i += 1
+    return out
+
+
+def _pendant_masses(layers: list[list[int]], into: list[list[int]], out: list[list[int]],
+                    m: int, cap: float) -> list[float]:
+    """Size of the tree hanging off each node along ``out``, or ``cap`` if it is no tree.
+
+    A node hangs when it has exactly one neighbour along ``into`` and everything
+    along ``out`` hangs too (an AccumulateGrad and its leaf below a grad_fn; a
+    variable's tensor node above one).  Such small trees should follow the node
+    they hang from instead of pulling it sideways: in a transformer every
+    parameter hangs off the main path, and letting each pull the path by half
+    a box makes the picture drift diagonally across thousands of pixels.
+    Layers are visited so that ``out`` neighbours are done first.
+    """
+    mass = [cap] * m
+    for layer in layers:
+        for v in layer:
+            if len(into[v]) != 1:
+                continue
+            total = 1.0
+            for w in out[v]:
+                mw = mass[w]
+                if mw >= cap:
+                    total = cap
+                    break
+                total += mw
+            mass[v] = min(total, cap)
+    return mass
+
+
+def _references(nbrs: list[list[int]], mass: list[float], cap: float,
+                m: int) -> list[tuple[list[int], list[float]]]:
+    """Neighbours each node aligns with, and their weights.
+
+    Hanging neighbours are ignored when a node has any other neighbour; a node
+    whose neighbours all hang centres on them weighted by tree size.
+    """
+    refs: list[tuple[list[int], list[float]]] = []
+    for v in range(m):
+        ns = nbrs[v]
+        solid = [u for u in ns if mass[u] >= cap]
+        if solid:
+            refs.append((solid, [1.0] * len(solid)))
+        else:
+            refs.append((ns, [mass[u] for u in ns]))
+    return refs
+
+
+def _assign_x(layers: list[list[int]], lpred: list[list[int]], lsucc: list[list[int]],
+              left: list[float], right: list[float], dummy: list[bool], sp: LayoutSpacing,
+              m: int, rounds: int = 3) -> list[float]:
+    """Pull nodes towards their neighbours, layer by layer, without overlap.
+
+    Each layer is placed by a weighted isotonic regression (see
+    :func:`_isotonic_place`): nodes on the main paths weigh ``cap``, hanging
+    trees their size, so the main path stays straight and the small things
+    step aside.
+    """
+    cap = 64.0
+    x = [0.0] * m
+    offsets_of: list[list[float]] = []
+    for layer in layers:
+        offs = [0.0]
+        for a, b in zip(layer, layer[1:], strict=False):
+            gap = sp.dummy_gap if (dummy[a] and dummy[b]) else sp.node_gap
+            offs.append(offs[-1] + right[a] + gap + left[b])
+        offsets_of.append(offs)
+        for v, o in zip(layer, offs, strict=True):
+            x[v] = o
+    hang_down = _pendant_masses(layers[::-1], lpred, lsucc, m, cap)
+    hang_up = _pendant_masses(layers, lsucc, lpred, m, cap)
+    # Down sweeps align with predecessors (ignore variables hanging above),
+    # up sweeps with successors (ignore parameters hanging below).
+    down_refs = _references(lpred, hang_up, cap, m)
+    up_refs = _references(lsucc, hang_down, cap, m)
+    both_nbrs = [lpred[v] + lsucc[v] for v in range(m)]
+    both_mass = [min(hang_up[v], hang_down[v]) for v in range(m)]
+    both_refs = _references(both_nbrs, both_mass, cap, m)
+
+    def balance(li: int, refs: list[tuple[list[int], list[float]]],
+                weight: list[float]) -> None:
+        layer = layers[li]
+        desired: list[float] = []
+        weights: list[float] = []
+        for v in layer:
+            ns, ws = refs[v]
+            if ns:
+                s = 0.0
+                t = 0.0
+                for u, w in zip(ns, ws, strict=True):
+                    s += x[u] * w
+                    t += w
+                desired.append(s / t)
+                weights.append(weight[v])
+            else:
+                desired.append(x[v])
+                weights.append(0.25)
+        if len(layer) == 1:
+            x[layer[0]] = desired[0]
+            return
+        placed = _isotonic_place(desired, weights, offsets_of[li])
+        for v, xv in zip(layer, placed, strict=True):
+            x[v] = xv
+
+    nl = len(layers)
+    for _ in range(rounds):
+        for li in range(1, nl):
+            balance(li, down_refs, hang_down)
+        for li in range(nl - 2, -1, -1):
+            balance(li, up_refs, hang_up)
+    for li in range(nl):
+        balance(li, both_refs, both_mass)
+    return x
+
+
+# --------------------------------------------------------------------------- full layout
+
+
+@dataclass
+class _CompLayout:
+    positions: dict[int, Point]
+    routes: dict[tuple[int, int], list[Point]]
+    width: float
+
+
+def _layout_component(prep: _Prepared, comp: list[int], sp: LayoutSpacing) -> _CompLayout:
+    """Lay out one weakly connected component with its left edge at x = 0."""
+    main = [v for v in comp if prep.owner[v] < 0]
+    succ, pred, sizes = prep.succ, prep.pred, prep.sizes
+    row_mid = sp.margin + sp.row_height / 2
+
+    def extents(v: int) -> tuple[float, float]:
+        half = sizes[v][0] / 2
+        extra = 0.0
+        for s in prep.attached[v]:
+            extra += sp.saved_gap + sizes[s][0]
+        return half, half + extra
+
+    if len(main) == 1:
+        v = main[0]
+        lft, rgt = extents(v)
+        positions = {v: (lft, row_mid)}
+        _place_attached(prep, positions, [v], sp)
+        return _CompLayout(positions, {}, lft + rgt)
+
+    layer = dict.fromkeys(main, 0)
+    if _kahn_layers(main, succ, pred, layer) < len(main):
+        _break_cycles(main, succ, pred)
+        _kahn_layers(main, succ, pred, layer)
+    for v in main:
+        if not pred[v] and succ[v]:
+            # A source that only feeds deeper nodes (a variable's tensor node)
+            # hangs directly above its nearest successor instead of at the top.
+            layer[v] = min(layer[w] for w in succ[v]) - 1
+    base = min(layer.values())
+    if base:
+        for v in main:
+            layer[v] -= base
+
+    # Layered graph: real nodes 0..len(main)-1 (in graph order), then dummies.
+    local = {v: i for i, v in enumerate(main)}
+    llayer = [layer[v] for v in main]
+    lpred: list[list[int]] = [[] for _ in main]
+    lsucc: list[list[int]] = [[] for _ in main]
+    left: list[float] = []
+    right: list[float] = []
+    for v in main:
+        lft, rgt = extents(v)
+        left.append(lft)
+        right.append(rgt)
+    dummy = [False] * len(main)
+    long_edges: list[tuple[int, int, int, int]] = []
+    for v in main:
+        lv = layer[v]
+        for w in succ[v]:
+            span = layer[w] - lv
+            if span == 1:
+                lsucc[local[v]].append(local[w])
+                lpred[local[w]].append(local[v])
+            else:
+                long_edges.append((span, len(long_edges), v, w))
+    long_edges.sort()
+    budget = 4 * len(main) + 1000
+    chains: dict[tuple[int, int], list[int]] = {}
+    half_dummy = sp.dummy_width / 2
+    for span, _, v, w in long_edges:
+        if span - 1 > budget:
+            break  # sorted by span: every later edge is longer still
+        budget -= span - 1
+        prev = local[v]
+        chain: list[int] = []
+        for k in range(1, span):
+            d = len(llayer)
+            llayer.append(layer[v] + k)
+            lpred.append([prev])
+            lsucc.append([])
+            lsucc[prev].append(d)
+            left.append(half_dummy)
+            right.append(half_dummy)
+            dummy.append(True)
+            chain.append(d)
+            prev = d
+        lsucc[prev].append(local[w])
+        lpred[local[w]].append(prev)
+        chains[(v, w)] = chain
+    m = len(llayer)
+
+    # Initial order: DFS preorder from the sources (a tree gets no crossings).
+    disc = [-1] * m
+    counter = 0
+    for s in range(m):
+        if lpred[s] or disc[s] >= 0:
+            continue
+        stack = [s]
+        while stack:
+            v = stack.pop()
+            if disc[v] >= 0:
+                continue
+            disc[v] = counter
+            counter += 1
+            for w in reversed(lsucc[v]):
+                if disc[w] < 0:
+                    stack.append(w)
+    for v in range(m):
+        if disc[v] < 0:
+            disc[v] = counter
+            counter += 1
+    nl = max(llayer) + 1
+    layers: list[list[int]] = [[] for _ in range(nl)]
+    for v in sorted(range(m), key=disc.__getitem__):
+        layers[llayer[v]].append(v)
+
+    layers = _order_layers(layers, lpred, lsucc, m)
+    x = _assign_x(layers, lpred, lsucc, left, right, dummy, sp, m)
+
+    lo = min(x[v] - left[v] for v in range(m))
+    hi = max(x[v] + right[v] for v in range(m))
+    positions: dict[int, Point] = {}
+    for i, v in enumerate(main):
+        positions[v] = (x[i] - lo, row_mid + llayer[i] * sp.pitch)
+    routes = {
+        edge: [(x[d] - lo, row_mid + llayer[d] * sp.pitch) for d in chain]
+        for edge, chain in chains.items()
+        if chain
+    }
+    _place_attached(prep, positions, main, sp)
+    return _CompLayout(positions, routes, hi - lo)
+
+
+def _place_attached(prep: _Prepared, positions: dict[int, Point], owners: Sequence[int],
+                    sp: LayoutSpacing) -> None:
+    """Put each grad_fn's saved tensors in a row to its right, vertically centred."""
+    for v in owners:
+        if not prep.attached[v]:
+            continue
+        x, y = positions[v]
+        edge = x + prep.sizes[v][0] / 2
+        for s in prep.attached[v]:
+            w = prep.sizes[s][0]
+            positions[s] = (edge + sp.saved_gap + w / 2, y)
+            edge += sp.saved_gap + w
+
+
+def _full_layout(prep: _Prepared, nodes: Iterable[int], sp: LayoutSpacing,
+                 x0: float) -> tuple[dict[int, Point], dict[tuple[int, int], list[Point]]]:
+    """Lay out every component of ``nodes`` side by side, starting at x = x0."""
+    positions: dict[int, Point] = {}
+    routes: dict[tuple[int, int], list[Point]] = {}
+    cursor = x0
+    for comp in _components(prep, nodes):
+        cl = _layout_component(prep, comp, sp)
+        for v, (x, y) in cl.positions.items():
+            positions[v] = (x + cursor, y)
+        for edge, pts in cl.routes.items():
+            routes[edge] = [(x + cursor, y) for x, y in pts]
+        cursor += cl.width + sp.component_gap
+    return positions, routes
+
+
+# --------------------------------------------------------------------------- incremental
+
+
+class _Occupancy:
+    """Boxes already placed, bucketed by height band and sorted by left edge."""
+
+    def __init__(self, band: float, hgap: float, vgap: float):
+        self.band = band
+        self.hgap = hgap
+        self.vgap = vgap
+        self.rows: dict[int, tuple[list[float], list[tuple[float, float, float, float]]]] = {}
+        self.max_w = 0.0
+
+    def _bands(self, y0: float, y1: float) -> range:
+        return range(math.floor(y0 / self.band), math.floor(y1 / self.band) + 1)
+
+    def add(self, cx: float, cy: float, w: float, h: float) -> None:
+        box = (cx - w / 2, cx + w / 2, cy - h / 2, cy + h / 2)
+        self.max_w = max(self.max_w, w)
+        for b in self._bands(box[2], box[3]):
+            keys, boxes = self.rows.setdefault(b, ([], []))
+            i = bisect_right(keys, box[0])
+            keys.insert(i, box[0])
+            boxes.insert(i, box)
+
+    def hits(self, cx: float, cy: float, w: float, h: float) -> list[tuple[float, float, float, float]]:
+        x0, x1 = cx - w / 2 - self.hgap, cx + w / 2 + self.hgap
+        y0, y1 = cy - h / 2 - self.vgap, cy + h / 2 + self.vgap
+        found = []
+        for b in self._bands(y0, y1):
+            row = self.rows.get(b)
+            if row is None:
+                continue
+            keys, boxes = row
+            lo = bisect_left(keys, x0 - self.max_w)
+            hi = bisect_left(keys, x1)
+            for box in boxes[lo:hi]:
+                if box[1] > x0 and box[0] < x1 and box[3] > y0 and box[2] < y1:
+                    found.append(box)
+        return found
+
+    def free_x(self, cx: float, cy: float, w: float, h: float, *, right_only: bool = False) -> float:
+        """Nearest centre x to ``cx`` where the box fits (ties go right)."""
+
+        def search(direction: int) -> float:
+            c = cx
+            while True:
+                found = self.hits(c, cy, w, h)
+                if not found:
+                    return c
+                if direction > 0:
+                    c = max(b[1] for b in found) + self.hgap + w / 2
+                else:
+                    c = min(b[0] for b in found) - self.hgap - w / 2
+
+        to_right = search(1)
+        if right_only or to_right == cx:
+            return to_right
+        to_left = search(-1)
+        return to_left if cx - to_left < to_right - cx else to_right
+
+
+def _incremental(prep: _Prepared, previous: Mapping[Hashable, Sequence[float]],
+                 sp: LayoutSpacing) -> dict[Hashable, Point] | None:
+    """Keep old positions, place new nodes near their neighbours; None means 'do a full one'."""
+    index = {v: i for i, v in enumerate(prep.ids)}
+    if any(v not in index for v in previous):
+        return None  # nodes were removed: the old picture no longer fits
+    n = len(prep.ids)
+    pos: list[Point | None] = [None] * n
+    for v, p in previous.items():
+        pos[index[v]] = (float(p[0]), float(p[1]))
+    new = [i for i in range(n) if pos[i] is None]
+    old_count = n - len(new)
+    if not new:
+        return {v: pos[i] for i, v in enumerate(prep.ids)}  # type: ignore[misc]
+    if old_count == 0 or len(new) > 2 * old_count + 50:
+        return None
+
+    occ = _Occupancy(sp.pitch / 2, sp.node_gap, 2.0)
+    for i in range(n):
+        p = pos[i]
+        if p is not None:
+            occ.add(p[0], p[1], *prep.sizes[i])
+
+    # Breadth-first from the placed nodes, so each new node sees placed neighbours.
+    queued = [pos[i] is not None for i in range(n)]
+    queue: deque[int] = deque()
+    for i in range(n):
+        if pos[i] is not None:
+            for j in prep.und[i]:
+                if not queued[j]:
+                    queued[j] = True
+                    queue.append(j)
+    pitch = sp.pitch
+    while queue:
+        v = queue.popleft()
+        w, h = prep.sizes[v]
+        anchors = [u for u in prep.saved_in[v] if pos[u] is not None]
+        if prep.owner[v] >= 0 and anchors:
+            ax, ay = pos[anchors[0]]  # type: ignore[misc]
+            want = ax + prep.sizes[anchors[0]][0] / 2 + sp.saved_gap + w / 2
+            pos[v] = (occ.free_x(want, ay, w, h, right_only=True), ay)
+        else:
+            ps = [pos[u] for u in prep.pred[v] if pos[u] is not None]
+            ss = [pos[u] for u in prep.succ[v] if pos[u] is not None]
+            near = ps + ss
+            if not near:
+                near = [pos[u] for u in prep.und[v] if pos[u] is not None]
+            want = sum(p[0] for p in near) / len(near)  # type: ignore[index]
+            if ps and ss:
+                lo = max(p[1] for p in ps)  # type: ignore[index]
+                hi = min(p[1] for p in ss)  # type: ignore[index]
+                if hi - lo >= 2 * pitch:
+                    y = lo + pitch
+                elif hi - lo > 1.0:
+                    y = (lo + hi) / 2
+                else:
+                    return None  # no room between them: the layering must change
+            elif ps:
+                y = max(p[1] for p in ps) + pitch  # type: ignore[index]
+            elif ss:
+                y = min(p[1] for p in ss) - pitch  # type: ignore[index]
+            else:
+                y = near[0][1]  # type: ignore[index]
+                want += pitch
+            x = occ.free_x(want, y, w, h)
+            if abs(x - want) > max(8 * (w + sp.node_gap), 800.0):
+                return None  # crowded: a fresh layout reads better than a far-flung node
+            pos[v] = (x, y)
+        occ.add(pos[v][0], pos[v][1], w, h)  # type: ignore[index]
+        for j in prep.und[v]:
+            if not queued[j]:
+                queued[j] = True
+                queue.append(j)
+
+    rest = [i for i in range(n) if pos[i] is None]
+    if rest:
+        # New components with no tie to the old picture go to its right.
+        placed = [i for i in range(n) if pos[i] is not None]
+        x0 = max(pos[i][0] + prep.sizes[i][0] / 2 for i in placed)  # type: ignore[index]
+        x0 += sp.component_gap
+        top = min(pos[i][1] - prep.sizes[i][1] / 2 for i in placed)  # type: ignore[index]
+        extra, _ = _full_layout(prep, rest, sp, x0)
+        dy = top - sp.margin
+        for i, (x, y) in extra.items():
+            pos[i] = (x, y + dy)
+    return {v: pos[i] for i, v in enumerate(prep.ids)}  # type: ignore[misc]
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def layout_with_routes(
+    graph: nx.DiGraph,
+    previous: Mapping[Hashable, Sequence[float]] | None = None,
+    *,
+    spacing: LayoutSpacing | None = None,
+) -> LayoutResult:
+    """Like :func:`layout`, also returning bend points of long edges and node sizes."""
+    sp = spacing or DEFAULT_SPACING
+    # The layout allocates many small lists and frees nothing cyclic; with a
+    # big heap around (torch, the app) the cyclic collector's passes would
+    # cost more than the layout itself.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _layout_with_routes(graph, previous, sp)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _layout_with_routes(graph: nx.DiGraph, previous: Mapping[Hashable, Sequence[float]] | None,
+                        sp: LayoutSpacing) -> LayoutResult:
+    prep = _prepare(graph, sp)  # fresh lists: cycle breaking may edit them
+    sizes = dict(zip(prep.ids, prep.sizes, strict=True))
+    if previous:
+        positions = _incremental(prep, previous, sp)
+        if positions is not None:
+            return LayoutResult(positions, {}, sizes, incremental=True)
+    placed, routes = _full_layout(prep, range(len(prep.ids)), sp, sp.margin)
+    ids = prep.ids
+    return LayoutResult(
+        {ids[i]: placed[i] for i in range(len(ids))},
+        {(ids[u], ids[v]): pts for (u, v), pts in routes.items()},
+        sizes,
+    )
+
+
+def layout(
+    graph: nx.DiGraph,
+    previous: Mapping[str, tuple[float, float]] | None = None,
+    *,
+    spacing: LayoutSpacing | None = None,
+) -> dict[str, tuple[float, float]]:
+    """Centre position of every node of ``graph``; y grows downward.
+
+    ``previous`` (positions from an earlier call) makes the layout incremental:
+    when the graph only gained nodes, the old ones keep exactly their old
+    positions and the new ones are fitted around them.  Otherwise a full,
+    deterministic layered layout is computed.
+    """
+    return layout_with_routes(graph, previous, spacing=spacing).positions  # type: ignore[return-value]

@@ -1,0 +1,1240 @@
+"""A small Python interpreter over ``ast`` for tensor scripts people share.
+
+Opening a script must never run arbitrary code, touch files or reach the
+network, yet the scripts are ordinary PyTorch lessons. So gradviz walks the
+syntax tree itself and only ever:
+
+* evaluates node types on an explicit allowlist (:data:`ALLOWED_NODES`);
+* reads names from the script's own scope or the curated namespaces in
+  :mod:`gradviz.core.namespaces`;
+* reads attributes that an allowlist names for the value's type;
+* calls functions the script defined, allowlisted library functions, and
+  methods reached through allowlisted attributes; a callable handed to a
+  library function (a hook, a sort key) must be one the script defined.
+
+Resource caps (int size, str/list size, loop iterations, call depth, wall
+time) are checked here; tensor bytes and elements by :mod:`gradviz.core.guards`.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+import operator
+import re
+import sys
+import time
+import types
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from . import namespaces as ns
+from .errors import LimitExceeded, SandboxError, ScriptSyntaxError
+from .guards import Limits
+
+ALLOWED_NODES: frozenset[type] = frozenset(
+    {
+        ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.If, ast.For,
+        ast.While, ast.Break, ast.Continue, ast.Pass, ast.With, ast.withitem, ast.FunctionDef,
+        ast.Return, ast.ClassDef, ast.Import, ast.ImportFrom, ast.alias, ast.Assert, ast.Delete,
+        ast.arguments, ast.arg, ast.keyword, ast.Constant, ast.Name, ast.Load, ast.Store,
+        ast.Del, ast.Attribute, ast.Subscript, ast.Slice, ast.Tuple, ast.List, ast.Dict, ast.Set,
+        ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.IfExp, ast.JoinedStr,
+        ast.FormattedValue, ast.Lambda, ast.ListComp, ast.GeneratorExp, ast.DictComp,
+        ast.SetComp, ast.comprehension, ast.Starred,
+        ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
+        ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor,
+        ast.UAdd, ast.USub, ast.Not, ast.Invert, ast.And, ast.Or,
+        ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
+    }
+)
+
+# Private attributes a script may read: the version counter is a lesson (scenario 9).
+ALLOWED_PRIVATE_ATTRIBUTES = frozenset({"_version"})
+
+BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+CODING_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+BINARY_OPERATORS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Pow: operator.pow, ast.MatMult: operator.matmul, ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor,
+}
+INPLACE_OPERATORS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.iadd, ast.Sub: operator.isub, ast.Mult: operator.imul,
+    ast.Div: operator.itruediv, ast.FloorDiv: operator.ifloordiv, ast.Mod: operator.imod,
+    ast.Pow: operator.ipow, ast.MatMult: operator.imatmul, ast.LShift: operator.ilshift,
+    ast.RShift: operator.irshift, ast.BitAnd: operator.iand, ast.BitOr: operator.ior,
+    ast.BitXor: operator.ixor,
+}
+COMPARE_OPERATORS: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+UNARY_OPERATORS: dict[type, Callable[[Any], Any]] = {
+    ast.UAdd: operator.pos, ast.USub: operator.neg, ast.Not: operator.not_,
+    ast.Invert: operator.invert,
+}
+
+GRAD_MODE_MANAGERS: tuple[type, ...] = (
+    torch.no_grad, torch.enable_grad, torch.inference_mode, torch.set_grad_enabled,
+)
+
+MATH_NAMES = (
+    "log exp sqrt sin cos tan tanh atan2 pi e inf nan isclose floor ceil fabs log2 log10 "
+    "hypot isfinite isnan"
+).split()
+
+
+class _Return(Exception):
+    def __init__(self, value: Any):
+        self.value = value
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+@dataclass
+class Scope:
+    """A function call's local names; module level uses the interpreter's globals."""
+
+    names: dict[str, Any]
+    parent: Scope | None = None
+
+
+@dataclass
+class ScriptFunction:
+    """A function (or lambda) the script defined; only the interpreter runs it."""
+
+    name: str
+    args: ast.arguments
+    body: list[ast.stmt] | ast.expr
+    defaults: list[Any]
+    kw_defaults: list[Any]
+    closure: Scope | None
+    interpreter: Interpreter = field(repr=False)
+
+    def __repr__(self) -> str:
+        return f"<function {self.name}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # Library code (hooks, sort keys, autograd.Function) calls us as a plain callable.
+        return self.interpreter.call_script_function(self, args, kwargs)
+
+
+class ScriptOutput:
+    """``print`` output of the running statement."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+
+    def write(self, text: str, limit: int) -> None:
+        self.size += len(text)
+        if self.size > limit:
+            raise LimitExceeded(
+                "refused: print output of this statement passed the size limit "
+                "(gradviz limit max_str_length)",
+                limit="max_str_length",
+            )
+        self.parts.append(text)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def decode_source(source: str | bytes, limits: Limits) -> str:
+    """Decode as strict UTF-8 and refuse what could hide code from a reader."""
+    if isinstance(source, bytes):
+        if len(source) > limits.max_source_bytes:
+            raise LimitExceeded(
+                f"refused: the script is {len(source):,} bytes; the limit is "
+                f"{limits.max_source_bytes:,} (gradviz limit max_source_bytes)",
+                limit="max_source_bytes",
+            )
+        try:
+            text = source.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ScriptSyntaxError(f"the script is not valid UTF-8: {exc}") from None
+    else:
+        text = source
+        if len(text.encode("utf-8", "surrogatepass")) > limits.max_source_bytes:
+            raise LimitExceeded(
+                f"refused: the script is larger than {limits.max_source_bytes:,} bytes "
+                "(gradviz limit max_source_bytes)",
+                limit="max_source_bytes",
+            )
+    text = text.removeprefix("\ufeff")
+    for lineno, line in enumerate(text.splitlines()[:2], start=1):
+        match = CODING_COOKIE.match(line)
+        if match and match.group(1).lower().replace("_", "-") not in ("utf-8", "utf8"):
+            raise ScriptSyntaxError(
+                f"line {lineno}: coding declaration '{match.group(1)}' refused: gradviz "
+                "reads scripts as UTF-8 only",
+                line=lineno,
+            )
+    bidi = BIDI_CONTROLS.search(text)
+    if bidi:
+        lineno = text.count("\n", 0, bidi.start()) + 1
+        raise ScriptSyntaxError(
+            f"line {lineno}: bidirectional control character U+{ord(bidi.group()):04X} refused: "
+            "it can make code read differently from how it runs",
+            line=lineno,
+        )
+    if "\x00" in text:
+        raise ScriptSyntaxError("the script contains a NUL character")
+    return text
+
+
+def _check_tree(tree: ast.AST, limits: Limits) -> None:
+    """Static allowlist check over every node, iteratively (deep trees must not recurse)."""
+    stack: list[tuple[ast.AST, int, bool]] = [(tree, 0, False)]
+    while stack:
+        node, depth, in_autograd_class = stack.pop()
+        line = getattr(node, "lineno", None)
+        where = f"line {line}: " if line else ""
+        if depth > limits.max_ast_depth:
+            raise LimitExceeded(
+                f"{where}refused: the code is nested more than {limits.max_ast_depth} levels "
+                "deep (gradviz limit max_ast_depth)",
+                limit="max_ast_depth",
+                line=line,
+            )
+        if type(node) not in ALLOWED_NODES:
+            raise ScriptSyntaxError(
+                f"{where}{_describe_node(node)} is not supported in gradviz scripts", line=line
+            )
+        if isinstance(node, ast.Attribute):
+            _check_attribute_name(node.attr, line)
+        elif isinstance(node, ast.Name):
+            if node.id.startswith("__"):
+                raise ScriptSyntaxError(f"{where}the name '{node.id}' is not allowed", line=line)
+        elif isinstance(node, ast.FunctionDef):
+            if node.name.startswith("_"):
+                raise ScriptSyntaxError(
+                    f"{where}function names starting with '_' are not allowed", line=line
+                )
+            for deco in node.decorator_list:
+                if not (in_autograd_class and isinstance(deco, ast.Name) and deco.id == "staticmethod"):
+                    raise ScriptSyntaxError(
+                        f"{where}decorators are not supported (only @staticmethod inside an "
+                        "autograd.Function class)",
+                        line=line,
+                    )
+        elif isinstance(node, ast.ClassDef):
+            if node.decorator_list or node.keywords:
+                raise ScriptSyntaxError(f"{where}class decorators and keywords are not supported")
+            for item in node.body:
+                if not isinstance(item, (ast.FunctionDef, ast.Pass, ast.Expr)):
+                    raise ScriptSyntaxError(
+                        f"{where}a class body may hold only 'def forward' and 'def backward'",
+                        line=line,
+                    )
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            _check_import(node, line)
+        elif isinstance(node, ast.arg) and node.arg.startswith("__"):
+            raise ScriptSyntaxError(f"{where}the name '{node.arg}' is not allowed", line=line)
+        elif isinstance(node, ast.keyword) and node.arg and node.arg.startswith("__"):
+            raise ScriptSyntaxError(f"{where}the keyword '{node.arg}' is not allowed", line=line)
+        child_in_class = isinstance(node, ast.ClassDef) or (
+            in_autograd_class and isinstance(node, ast.FunctionDef) and False
+        )
+        for child in ast.iter_child_nodes(node):
+            is_decorator = isinstance(node, ast.FunctionDef) and child in node.decorator_list
+            stack.append((child, depth + 1, child_in_class or (in_autograd_class and is_decorator)))
+
+
+def _check_attribute_name(attr: str, line: int | None) -> None:
+    if attr.startswith("_") and attr not in ALLOWED_PRIVATE_ATTRIBUTES:
+        where = f"line {line}: " if line else ""
+        raise ScriptSyntaxError(
+            f"{where}the attribute '{attr}' is not allowed (names starting with '_' are "
+            "private or special)",
+            line=line,
+        )
+
+
+def _describe_node(node: ast.AST) -> str:
+    names = {
+        ast.Try: "try/except", ast.Raise: "raise", ast.Global: "global", ast.Nonlocal: "nonlocal",
+        ast.AsyncFunctionDef: "async def", ast.Await: "await", ast.Yield: "yield",
+        ast.YieldFrom: "yield from", ast.NamedExpr: "the := operator", ast.Match: "match",
+    }
+    return names.get(type(node), f"the construct '{type(node).__name__}'")
+
+
+SAFE_MODULE_PATHS = {
+    "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.optim", "torch.nn.init",
+    "numpy", "math",
+}
+
+
+def _check_import(node: ast.Import | ast.ImportFrom, line: int | None) -> None:
+    where = f"line {line}: " if line else ""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.name not in SAFE_MODULE_PATHS:
+                raise SandboxError(
+                    f"{where}import of '{alias.name}' refused: scripts may import "
+                    "torch, torch.nn, torch.nn.functional, torch.autograd, torch.optim, "
+                    "numpy and math",
+                    line=line,
+                )
+    else:
+        if node.level or node.module not in SAFE_MODULE_PATHS:
+            raise SandboxError(f"{where}import from '{node.module}' refused", line=line)
+        for alias in node.names:
+            if alias.name == "*":
+                raise SandboxError(f"{where}'from {node.module} import *' is not supported")
+
+
+class Interpreter:
+    """Runs parsed statements against a private namespace.
+
+    The interpreter has no notion of sessions or snapshots; :class:`Session`
+    owns one and wraps each statement with guards, warnings capture and
+    recording. ``call_hook`` lets the session see ``backward``/``grad`` calls.
+    """
+
+    def __init__(self, limits: Limits | None = None):
+        self.limits = limits or Limits()
+        self.torch_ns = ns.build_torch_namespace()
+        self.numpy_ns = ns.build_numpy_namespace()
+        self.math_ns = ns.SafeModule("math", {n: getattr(math, n) for n in MATH_NAMES})
+        self.modules = {
+            "torch": self.torch_ns,
+            "torch.nn": self.torch_ns.members["nn"],
+            "torch.nn.functional": self.torch_ns.members["nn"].members["functional"],
+            "torch.nn.init": self.torch_ns.members["nn"].members["init"],
+            "torch.autograd": self.torch_ns.members["autograd"],
+            "torch.optim": self.torch_ns.members["optim"],
+            "numpy": self.numpy_ns,
+            "math": self.math_ns,
+        }
+        self.builtins: dict[str, Any] = ns.safe_builtins()
+        self.builtins["print"] = self._print
+        self.builtins["range"] = self._range
+        self.globals: dict[str, Any] = {"torch": self.torch_ns}
+        self.output = ScriptOutput()
+        self.script_classes: set[type] = set()
+        self.call_hook: Callable[[Any, tuple, dict, Callable[[], Any]], Any] | None = None
+        self.format_guard: Any = None  # set by the session: pauses op counting while printing
+        self.iterations = 0
+        self.depth = 0
+        self.deadline: float | None = None
+        self.current_line: int | None = None
+        self.last_text = ""
+        self._allowed_callables: dict[int, Any] = {}
+        self._allowed_types: set[type] = set()
+        for module in self.modules.values():
+            self._collect_allowed(module)
+        for value in self.builtins.values():
+            self._allow(value)
+        if sys.getrecursionlimit() < 8000:
+            sys.setrecursionlimit(8000)
+
+    # --- setup -------------------------------------------------------------
+
+    def _allow(self, value: Any) -> None:
+        if isinstance(value, type):
+            self._allowed_types.add(value)
+        if callable(value):
+            self._allowed_callables[id(value)] = value
+
+    def _collect_allowed(self, module: ns.SafeModule) -> None:
+        for value in module.members.values():
+            if isinstance(value, ns.SafeModule):
+                self._collect_allowed(value)
+            else:
+                self._allow(value)
+
+    # --- parsing -----------------------------------------------------------
+
+    def parse(self, source: str | bytes) -> list[ast.stmt]:
+        """Decode, parse and statically check a script; return its top-level statements."""
+        body = self.parse_module(source)
+        for stmt in body:
+            _check_tree(stmt, self.limits)
+        return body
+
+    def parse_module(self, source: str | bytes) -> list[ast.stmt]:
+        """Decode and parse a script; each statement is checked by the caller.
+
+        Checking statement by statement lets the statements before a refused
+        one run, so the learner keeps their state and sees where it stopped.
+        """
+        text = decode_source(source, self.limits)
+        self.last_text = text
+        try:
+            tree = ast.parse(text, mode="exec")
+        except SyntaxError as exc:
+            raise ScriptSyntaxError(
+                f"line {exc.lineno}: {exc.msg}", line=exc.lineno
+            ) from None
+        except (RecursionError, MemoryError):
+            raise LimitExceeded(
+                "refused: the code is nested too deeply to parse (gradviz limit max_ast_depth)",
+                limit="max_ast_depth",
+            ) from None
+        return list(tree.body)
+
+    # --- running -----------------------------------------------------------
+
+    def begin_statement(self) -> None:
+        self.output = ScriptOutput()
+        self.iterations = 0
+        self.depth = 0
+        self.deadline = time.monotonic() + self.limits.max_statement_seconds
+
+    def execute(self, stmt: ast.stmt) -> Any:
+        """Run one top-level statement; return an expression statement's value."""
+        if isinstance(stmt, ast.Expr):
+            self.current_line = stmt.lineno
+            return self.eval(stmt.value, None)
+        self.exec_block([stmt], None)
+        return None
+
+    def _tick(self) -> None:
+        self.iterations += 1
+        if self.iterations > self.limits.max_iterations:
+            raise LimitExceeded(
+                f"refused: more than {self.limits.max_iterations:,} loop iterations in one "
+                "statement (gradviz limit max_iterations)",
+                limit="max_iterations",
+            )
+        if self.deadline is not None and (self.iterations & 255) == 0:
+            self._check_deadline()
+
+    def _check_deadline(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise LimitExceeded(
+                f"refused: the statement ran longer than {self.limits.max_statement_seconds:g} s "
+                "(gradviz limit max_statement_seconds)",
+                limit="max_statement_seconds",
+            )
+
+    # --- statements --------------------------------------------------------
+
+    def exec_block(self, body: list[ast.stmt], scope: Scope | None) -> None:
+        for stmt in body:
+            self.current_line = stmt.lineno
+            method = getattr(self, "_exec_" + type(stmt).__name__)
+            method(stmt, scope)
+
+    def _exec_Expr(self, stmt: ast.Expr, scope: Scope | None) -> None:
+        self.eval(stmt.value, scope)
+
+    def _exec_Pass(self, stmt: ast.Pass, scope: Scope | None) -> None:
+        pass
+
+    def _exec_Break(self, stmt: ast.Break, scope: Scope | None) -> None:
+        raise _Break()
+
+    def _exec_Continue(self, stmt: ast.Continue, scope: Scope | None) -> None:
+        raise _Continue()
+
+    def _exec_Return(self, stmt: ast.Return, scope: Scope | None) -> None:
+        if scope is None:
+            raise SandboxError("'return' outside a function", line=stmt.lineno)
+        raise _Return(self.eval(stmt.value, scope) if stmt.value is not None else None)
+
+    def _exec_Assign(self, stmt: ast.Assign, scope: Scope | None) -> None:
+        value = self.eval(stmt.value, scope)
+        for target in stmt.targets:
+            self.assign(target, value, scope)
+
+    def _exec_AnnAssign(self, stmt: ast.AnnAssign, scope: Scope | None) -> None:
+        if stmt.value is not None:
+            self.assign(stmt.target, self.eval(stmt.value, scope), scope)
+
+    def _exec_AugAssign(self, stmt: ast.AugAssign, scope: Scope | None) -> None:
+        op = INPLACE_OPERATORS[type(stmt.op)]
+        target = stmt.target
+        rhs = self.eval(stmt.value, scope)
+        if isinstance(target, ast.Name):
+            current = self.lookup(target.id, scope)
+            self.store(target.id, self._binary(op, current, rhs, type(stmt.op)), scope)
+        elif isinstance(target, ast.Subscript):
+            obj = self.eval(target.value, scope)
+            index = self.eval(target.slice, scope)
+            current = obj[index]
+            obj[index] = self._binary(op, current, rhs, type(stmt.op))
+        elif isinstance(target, ast.Attribute):
+            obj = self.eval(target.value, scope)
+            current = self.get_attribute(obj, target.attr)
+            self.set_attribute(obj, target.attr, self._binary(op, current, rhs, type(stmt.op)))
+        else:
+            raise SandboxError("unsupported augmented assignment target", line=stmt.lineno)
+
+    def _exec_Delete(self, stmt: ast.Delete, scope: Scope | None) -> None:
+        for target in stmt.targets:
+            if isinstance(target, ast.Name):
+                names = scope.names if scope is not None else self.globals
+                if target.id not in names:
+                    raise NameError(f"name '{target.id}' is not defined")
+                del names[target.id]
+            elif isinstance(target, ast.Subscript):
+                obj = self.eval(target.value, scope)
+                del obj[self.eval(target.slice, scope)]
+            else:
+                raise SandboxError("only names and items can be deleted", line=stmt.lineno)
+
+    def _exec_If(self, stmt: ast.If, scope: Scope | None) -> None:
+        if self.eval(stmt.test, scope):
+            self.exec_block(stmt.body, scope)
+        else:
+            self.exec_block(stmt.orelse, scope)
+
+    def _exec_For(self, stmt: ast.For, scope: Scope | None) -> None:
+        iterable = self.eval(stmt.iter, scope)
+        broke = False
+        for item in self._iterate(iterable):
+            self.assign(stmt.target, item, scope)
+            try:
+                self.exec_block(stmt.body, scope)
+            except _Break:
+                broke = True
+                break
+            except _Continue:
+                continue
+        if not broke:
+            self.exec_block(stmt.orelse, scope)
+
+    def _exec_While(self, stmt: ast.While, scope: Scope | None) -> None:
+        broke = False
+        while self.eval(stmt.test, scope):
+            self._tick()
+            try:
+                self.exec_block(stmt.body, scope)
+            except _Break:
+                broke = True
+                break
+            except _Continue:
+                continue
+        if not broke:
+            self.exec_block(stmt.orelse, scope)
+
+    def _exec_Assert(self, stmt: ast.Assert, scope: Scope | None) -> None:
+        if not self.eval(stmt.test, scope):
+            message = self.eval(stmt.msg, scope) if stmt.msg is not None else ""
+            raise AssertionError(message)
+
+    def _exec_With(self, stmt: ast.With, scope: Scope | None) -> None:
+        managers = []
+        try:
+            for item in stmt.items:
+                manager = self.eval(item.context_expr, scope)
+                if not isinstance(manager, GRAD_MODE_MANAGERS):
+                    raise SandboxError(
+                        "'with' supports torch.no_grad(), torch.enable_grad(), "
+                        "torch.inference_mode() and torch.set_grad_enabled(b)",
+                        line=stmt.lineno,
+                    )
+                value = manager.__enter__()
+                managers.append(manager)
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, value, scope)
+            self.exec_block(stmt.body, scope)
+        except BaseException as exc:
+            # Grad mode is restored even when the block fails.
+            for manager in reversed(managers):
+                manager.__exit__(type(exc), exc, exc.__traceback__)
+            managers = []
+            raise
+        finally:
+            for manager in reversed(managers):
+                manager.__exit__(None, None, None)
+
+    def _exec_Import(self, stmt: ast.Import, scope: Scope | None) -> None:
+        for alias in stmt.names:
+            if alias.asname:
+                self.store(alias.asname, self.modules[alias.name], scope)
+            else:
+                top = alias.name.split(".")[0]
+                self.store(top, self.modules[top], scope)
+
+    def _exec_ImportFrom(self, stmt: ast.ImportFrom, scope: Scope | None) -> None:
+        module = self.modules[stmt.module or ""]
+        for alias in stmt.names:
+            if alias.name not in module.members:
+                raise SandboxError(
+                    f"'{alias.name}' cannot be imported from {stmt.module} in gradviz scripts",
+                    line=stmt.lineno,
+                )
+            self.store(alias.asname or alias.name, module.members[alias.name], scope)
+
+    def _exec_FunctionDef(self, stmt: ast.FunctionDef, scope: Scope | None) -> None:
+        self.store(stmt.name, self._make_function(stmt.name, stmt.args, stmt.body, scope), scope)
+
+    def _make_function(
+        self, name: str, args: ast.arguments, body: Any, scope: Scope | None
+    ) -> ScriptFunction:
+        defaults = [self.eval(d, scope) for d in args.defaults]
+        kw_defaults = [self.eval(d, scope) if d is not None else None for d in args.kw_defaults]
+        return ScriptFunction(name, args, body, defaults, kw_defaults, scope, self)
+
+    def _exec_ClassDef(self, stmt: ast.ClassDef, scope: Scope | None) -> None:
+        bases = [self.eval(b, scope) for b in stmt.bases]
+        if bases != [torch.autograd.Function]:
+            raise SandboxError(
+                "classes must derive from torch.autograd.Function (custom autograd lessons)",
+                line=stmt.lineno,
+            )
+        methods: dict[str, Any] = {}
+        for item in stmt.body:
+            if isinstance(item, ast.FunctionDef):
+                if item.name not in ("forward", "backward", "setup_context"):
+                    raise SandboxError(
+                        f"an autograd.Function may define forward, backward and setup_context, "
+                        f"not '{item.name}'",
+                        line=item.lineno,
+                    )
+                fn = self._make_function(f"{stmt.name}.{item.name}", item.args, item.body, scope)
+                methods[item.name] = staticmethod(_host_callable(fn))
+        if "forward" not in methods or "backward" not in methods:
+            raise SandboxError(
+                f"class {stmt.name} needs both forward and backward", line=stmt.lineno
+            )
+        methods["__module__"] = "gradviz.script"
+        cls = type(stmt.name, (torch.autograd.Function,), methods)
+        self.script_classes.add(cls)
+        self.store(stmt.name, cls, scope)
+
+    # --- names -------------------------------------------------------------
+
+    def lookup(self, name: str, scope: Scope | None) -> Any:
+        s = scope
+        while s is not None:
+            if name in s.names:
+                return s.names[name]
+            s = s.parent
+        if name in self.globals:
+            return self.globals[name]
+        if name in self.builtins:
+            return self.builtins[name]
+        import builtins as py_builtins
+
+        if hasattr(py_builtins, name):
+            raise SandboxError(f"'{name}' is not available in gradviz scripts")
+        raise NameError(f"name '{name}' is not defined")
+
+    def store(self, name: str, value: Any, scope: Scope | None) -> None:
+        if scope is not None:
+            scope.names[name] = value
+        else:
+            self.globals[name] = value
+
+    def assign(self, target: ast.expr, value: Any, scope: Scope | None) -> None:
+        if isinstance(target, ast.Name):
+            self.store(target.id, value, scope)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            self._unpack(target.elts, value, scope)
+        elif isinstance(target, ast.Subscript):
+            obj = self.eval(target.value, scope)
+            index = self.eval(target.slice, scope)
+            self._check_container_write(obj)
+            obj[index] = value
+        elif isinstance(target, ast.Attribute):
+            self.set_attribute(self.eval(target.value, scope), target.attr, value)
+        else:
+            raise SandboxError("unsupported assignment target")
+
+    def _unpack(self, targets: list[ast.expr], value: Any, scope: Scope | None) -> None:
+        items = list(self._iterate(value))
+        starred = [i for i, t in enumerate(targets) if isinstance(t, ast.Starred)]
+        if not starred:
+            if len(items) != len(targets):
+                raise ValueError(
+                    f"cannot unpack {len(items)} values into {len(targets)} names"
+                )
+            for t, v in zip(targets, items):
+                self.assign(t, v, scope)
+            return
+        i = starred[0]
+        after = len(targets) - i - 1
+        if len(items) < len(targets) - 1:
+            raise ValueError(f"not enough values to unpack (got {len(items)})")
+        for t, v in zip(targets[:i], items[:i]):
+            self.assign(t, v, scope)
+        star = targets[i]
+        assert isinstance(star, ast.Starred)
+        self.assign(star.value, items[i : len(items) - after], scope)
+        for t, v in zip(targets[i + 1 :], items[len(items) - after :]):
+            self.assign(t, v, scope)
+
+    def _check_container_write(self, obj: Any) -> None:
+        if isinstance(obj, (ns.SafeModule, type, types.ModuleType)):
+            raise SandboxError(f"cannot assign items of {_type_name(obj)}")
+
+    # --- expressions -------------------------------------------------------
+
+    def eval(self, node: ast.expr, scope: Scope | None) -> Any:
+        return getattr(self, "_eval_" + type(node).__name__)(node, scope)
+
+    def _eval_Constant(self, node: ast.Constant, scope: Scope | None) -> Any:
+        return node.value
+
+    def _eval_Name(self, node: ast.Name, scope: Scope | None) -> Any:
+        return self.lookup(node.id, scope)
+
+    def _eval_Attribute(self, node: ast.Attribute, scope: Scope | None) -> Any:
+        return self.get_attribute(self.eval(node.value, scope), node.attr)
+
+    def _eval_Subscript(self, node: ast.Subscript, scope: Scope | None) -> Any:
+        obj = self.eval(node.value, scope)
+        if isinstance(obj, (ns.SafeModule, type)) and obj is not torch.Tensor:
+            raise SandboxError(f"{_type_name(obj)} cannot be subscripted in gradviz scripts")
+        return obj[self.eval(node.slice, scope)]
+
+    def _eval_Slice(self, node: ast.Slice, scope: Scope | None) -> slice:
+        def part(n: ast.expr | None) -> Any:
+            return None if n is None else self.eval(n, scope)
+
+        return slice(part(node.lower), part(node.upper), part(node.step))
+
+    def _eval_Tuple(self, node: ast.Tuple, scope: Scope | None) -> tuple:
+        return tuple(self._eval_elements(node.elts, scope))
+
+    def _eval_List(self, node: ast.List, scope: Scope | None) -> list:
+        return self._eval_elements(node.elts, scope)
+
+    def _eval_Set(self, node: ast.Set, scope: Scope | None) -> set:
+        return set(self._eval_elements(node.elts, scope))
+
+    def _eval_elements(self, elts: list[ast.expr], scope: Scope | None) -> list:
+        out: list[Any] = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                out.extend(self._iterate(self.eval(e.value, scope)))
+            else:
+                out.append(self.eval(e, scope))
+        self._check_length(len(out))
+        return out
+
+    def _eval_Dict(self, node: ast.Dict, scope: Scope | None) -> dict:
+        out: dict[Any, Any] = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                mapping = self.eval(v, scope)
+                if not isinstance(mapping, dict):
+                    raise TypeError("'**' needs a dict")
+                out.update(mapping)
+            else:
+                out[self.eval(k, scope)] = self.eval(v, scope)
+        return out
+
+    def _eval_BoolOp(self, node: ast.BoolOp, scope: Scope | None) -> Any:
+        value: Any = None
+        for v in node.values:
+            value = self.eval(v, scope)
+            if isinstance(node.op, ast.And) and not value:
+                return value
+            if isinstance(node.op, ast.Or) and value:
+                return value
+        return value
+
+    def _eval_UnaryOp(self, node: ast.UnaryOp, scope: Scope | None) -> Any:
+        return UNARY_OPERATORS[type(node.op)](self.eval(node.operand, scope))
+
+    def _eval_BinOp(self, node: ast.BinOp, scope: Scope | None) -> Any:
+        left = self.eval(node.left, scope)
+        right = self.eval(node.right, scope)
+        return self._binary(BINARY_OPERATORS[type(node.op)], left, right, type(node.op))
+
+    def _binary(self, op: Callable[[Any, Any], Any], left: Any, right: Any, kind: type) -> Any:
+        self._precheck_binary(left, right, kind)
+        result = op(left, right)
+        if isinstance(result, int) and result.bit_length() > self.limits.max_int_bits:
+            raise self._int_limit()
+        if isinstance(result, (str, list, tuple)):
+            self._check_length(len(result))
+        return result
+
+    def _int_limit(self) -> LimitExceeded:
+        return LimitExceeded(
+            f"refused: the integer would have more than {self.limits.max_int_bits:,} bits "
+            "(gradviz limit max_int_bits)",
+            limit="max_int_bits",
+        )
+
+    def _precheck_binary(self, left: Any, right: Any, kind: type) -> None:
+        """Refuse Python-level arithmetic whose result would be huge, before computing it."""
+        cap = self.limits.max_int_bits
+        if _is_int(left) and _is_int(right):
+            lb, rb = abs(left).bit_length(), abs(right).bit_length()
+            if kind in (ast.Pow,) and right > 0 and lb > 1 and right * (lb - 1) > cap:
+                raise self._int_limit()
+            if kind is ast.Mult and lb + rb > cap + 1:
+                raise self._int_limit()
+            if kind is ast.LShift and right > 0 and lb + right > cap:
+                raise self._int_limit()
+        if kind is ast.Mult:
+            for seq, n in ((left, right), (right, left)):
+                if isinstance(seq, (str, list, tuple, bytes)) and _is_int(n):
+                    self._check_length(len(seq) * max(n, 0))
+        if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
+            shapes = [np.shape(v) for v in (left, right) if isinstance(v, (np.ndarray, list))]
+            try:
+                size = math.prod(np.broadcast_shapes(*shapes)) if shapes else 0
+            except ValueError:
+                return
+            if size > self.limits.max_op_elements:
+                raise LimitExceeded(
+                    f"refused: the numpy result would have {size:,} elements; the limit is "
+                    f"{self.limits.max_op_elements:,} (gradviz limit max_op_elements)",
+                    limit="max_op_elements",
+                )
+
+    def _check_length(self, n: int) -> None:
+        if n > self.limits.max_sequence_length:
+            raise LimitExceeded(
+                f"refused: a sequence or string of {n:,} items; the limit is "
+                f"{self.limits.max_sequence_length:,} (gradviz limit max_sequence_length)",
+                limit="max_sequence_length",
+            )
+
+    def _eval_Compare(self, node: ast.Compare, scope: Scope | None) -> Any:
+        left = self.eval(node.left, scope)
+        result: Any = True
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.eval(comp, scope)
+            result = COMPARE_OPERATORS[type(op)](left, right)
+            if len(node.ops) > 1 and not result:
+                return result
+            left = right
+        return result
+
+    def _eval_IfExp(self, node: ast.IfExp, scope: Scope | None) -> Any:
+        return self.eval(node.body if self.eval(node.test, scope) else node.orelse, scope)
+
+    def _eval_JoinedStr(self, node: ast.JoinedStr, scope: Scope | None) -> str:
+        parts: list[str] = []
+        for value in node.values:
+            parts.append(self.eval(value, scope))
+        text = "".join(parts)
+        self._check_length(len(text))
+        return text
+
+    def _eval_FormattedValue(self, node: ast.FormattedValue, scope: Scope | None) -> str:
+        value = self.eval(node.value, scope)
+        spec = self.eval(node.format_spec, scope) if node.format_spec is not None else ""
+        with self._formatting():
+            if node.conversion == ord("r"):
+                value = repr(value)
+            elif node.conversion == ord("s"):
+                value = str(value)
+            elif node.conversion == ord("a"):
+                value = ascii(value)
+            return format(value, spec)
+
+    def _formatting(self) -> Any:
+        from .guards import paused
+
+        return paused(self.format_guard)
+
+    def _eval_Lambda(self, node: ast.Lambda, scope: Scope | None) -> ScriptFunction:
+        return self._make_function("<lambda>", node.args, node.body, scope)
+
+    def _eval_Starred(self, node: ast.Starred, scope: Scope | None) -> Any:
+        raise SandboxError("'*' is only allowed in calls, lists and assignments")
+
+    def _comprehension(
+        self, generators: list[ast.comprehension], scope: Scope | None, emit: Callable[[Scope], None]
+    ) -> None:
+        inner = Scope({}, scope)
+
+        def loop(level: int) -> None:
+            gen = generators[level]
+            for item in self._iterate(self.eval(gen.iter, inner if level else scope)):
+                self.assign(gen.target, item, inner)
+                if all(self.eval(cond, inner) for cond in gen.ifs):
+                    if level + 1 == len(generators):
+                        emit(inner)
+                    else:
+                        loop(level + 1)
+
+        loop(0)
+
+    def _eval_ListComp(self, node: ast.ListComp, scope: Scope | None) -> list:
+        out: list[Any] = []
+        self._comprehension(node.generators, scope, lambda s: out.append(self.eval(node.elt, s)))
+        return out
+
+    _eval_GeneratorExp = _eval_ListComp
+
+    def _eval_SetComp(self, node: ast.SetComp, scope: Scope | None) -> set:
+        out: set[Any] = set()
+        self._comprehension(node.generators, scope, lambda s: out.add(self.eval(node.elt, s)))
+        return out
+
+    def _eval_DictComp(self, node: ast.DictComp, scope: Scope | None) -> dict:
+        out: dict[Any, Any] = {}
+
+        def emit(s: Scope) -> None:
+            out[self.eval(node.key, s)] = self.eval(node.value, s)
+
+        self._comprehension(node.generators, scope, emit)
+        return out
+
+    def _iterate(self, iterable: Any) -> Iterator[Any]:
+        if isinstance(iterable, (ns.SafeModule, type)):
+            raise SandboxError(f"{_type_name(iterable)} is not iterable in gradviz scripts")
+        for item in iterable:
+            self._tick()
+            yield item
+
+    # --- calls -------------------------------------------------------------
+
+    def _eval_Call(self, node: ast.Call, scope: Scope | None) -> Any:
+        func = self.eval(node.func, scope)
+        args: list[Any] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                args.extend(self._iterate(self.eval(a.value, scope)))
+            else:
+                args.append(self.eval(a, scope))
+        kwargs: dict[str, Any] = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                mapping = self.eval(kw.value, scope)
+                if not isinstance(mapping, dict) or not all(isinstance(k, str) for k in mapping):
+                    raise TypeError("'**' needs a dict with string keys")
+                if any(k.startswith("_") for k in mapping):
+                    raise SandboxError("keyword names starting with '_' are not allowed")
+                kwargs.update(mapping)
+            else:
+                kwargs[kw.arg] = self.eval(kw.value, scope)
+        return self.call(func, tuple(args), kwargs)
+
+    def call(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        """Call ``func`` if the sandbox allows it; script functions run here."""
+        self._check_deadline()
+        if isinstance(func, ScriptFunction):
+            return self.call_script_function(func, args, kwargs)
+        self._vet_callable(func)
+        host_args = tuple(self._host_value(a) for a in args)
+        host_kwargs = {k: self._host_value(v) for k, v in kwargs.items()}
+        self._precheck_call(func, host_args, host_kwargs)
+        if self.call_hook is not None and _is_backward_call(func):
+            return self.call_hook(func, host_args, host_kwargs, lambda: func(*host_args, **host_kwargs))
+        result = func(*host_args, **host_kwargs)
+        if isinstance(result, (str, list, tuple)):
+            self._check_length(len(result))
+        return result
+
+    def _vet_callable(self, func: Any) -> None:
+        if id(func) in self._allowed_callables and self._allowed_callables[id(func)] is func:
+            return
+        if isinstance(func, torch.nn.Module):
+            return
+        if isinstance(func, type):
+            raise SandboxError(f"creating {func.__name__} objects is not allowed in gradviz scripts")
+        owner = getattr(func, "__self__", None)
+        name = getattr(func, "__name__", None)
+        if owner is not None and isinstance(name, str) and not isinstance(owner, types.ModuleType):
+            if isinstance(owner, type) and owner in self.script_classes and name == "apply":
+                return
+            if owner is not None and self._attribute_allowed(owner, name):
+                return
+        raise SandboxError(f"calling {_describe_callable(func)} is not allowed in gradviz scripts")
+
+    def _host_value(self, value: Any) -> Any:
+        """Check a value handed to library code: callables must be the script's own."""
+        if isinstance(value, ScriptFunction):
+            return _host_callable(value)
+        if isinstance(value, (torch.Tensor, torch.nn.Module, np.ndarray, ns.SafeModule)):
+            if isinstance(value, ns.SafeModule):
+                raise SandboxError(f"{value!r} cannot be passed to a function")
+            return value
+        if isinstance(value, type):
+            if value in self._allowed_types or value in self.script_classes:
+                return value
+            raise SandboxError(f"passing the type {value.__name__} is not allowed")
+        if callable(value):
+            raise SandboxError(
+                f"passing {_describe_callable(value)} as a callback is refused: callbacks must "
+                "be functions the script defines"
+            )
+        if isinstance(value, (list, tuple)):
+            for item in value:
+                if callable(item) and not isinstance(item, (torch.nn.Module, ScriptFunction)):
+                    raise SandboxError(
+                        f"passing {_describe_callable(item)} inside a list is refused"
+                    )
+        return value
+
+    def _precheck_call(self, func: Any, args: tuple, kwargs: dict) -> None:
+        owner = getattr(func, "__self__", None)
+        max_len = self.limits.max_sequence_length
+        if isinstance(owner, (str, list)) or func in (
+            self.numpy_ns.members.get("ones"),
+            self.numpy_ns.members.get("zeros"),
+            self.numpy_ns.members.get("full"),
+            self.numpy_ns.members.get("empty"),
+        ):
+            for a in list(args) + list(kwargs.values()):
+                if _is_int(a) and a > max_len:
+                    raise LimitExceeded(
+                        f"refused: size {a:,} is over the limit {max_len:,} (gradviz limit "
+                        "max_sequence_length)",
+                        limit="max_sequence_length",
+                    )
+                if isinstance(a, (tuple, list)) and all(_is_int(x) for x in a) and a:
+                    if math.prod(a) > max_len:
+                        raise LimitExceeded(
+                            f"refused: shape {tuple(a)} is over the limit {max_len:,} "
+                            "elements (gradviz limit max_sequence_length)",
+                            limit="max_sequence_length",
+                        )
+        if owner is None or isinstance(owner, types.ModuleType):
+            numpy_sized = {
+                "arange": lambda a: (a[1] - a[0]) / (a[2] if len(a) > 2 else 1) if len(a) > 1 else a[0],
+                "linspace": lambda a: a[2] if len(a) > 2 else kwargs.get("num", 50),
+                "eye": lambda a: a[0] * (a[1] if len(a) > 1 else a[0]),
+            }
+            for name, size_of in numpy_sized.items():
+                if func is self.numpy_ns.members.get(name) and args:
+                    try:
+                        size = abs(float(size_of(args)))
+                    except (TypeError, IndexError, ValueError):
+                        continue
+                    if size > self.limits.max_op_elements:
+                        raise LimitExceeded(
+                            f"refused: numpy.{name} would create {size:,.0f} elements "
+                            "(gradviz limit max_op_elements)",
+                            limit="max_op_elements",
+                        )
+            if func in (self.numpy_ns.members["random"].members["rand"],
+                        self.numpy_ns.members["random"].members["randn"]):
+                if all(_is_int(a) for a in args) and math.prod(args) > self.limits.max_op_elements:
+                    raise LimitExceeded(
+                        "refused: numpy.random would create too many elements "
+                        "(gradviz limit max_op_elements)",
+                        limit="max_op_elements",
+                    )
+
+    def call_script_function(self, fn: ScriptFunction, args: tuple, kwargs: dict) -> Any:
+        self.depth += 1
+        try:
+            if self.depth > self.limits.max_call_depth:
+                raise LimitExceeded(
+                    f"refused: calls nested more than {self.limits.max_call_depth} deep "
+                    "(gradviz limit max_call_depth)",
+                    limit="max_call_depth",
+                )
+            local = Scope(self._bind_arguments(fn, args, kwargs), fn.closure)
+            if isinstance(fn.body, ast.expr):
+                return self.eval(fn.body, local)
+            saved_line = self.current_line
+            try:
+                self.exec_block(fn.body, local)
+            except _Return as ret:
+                return ret.value
+            finally:
+                self.current_line = saved_line
+            return None
+        finally:
+            self.depth -= 1
+
+    def _bind_arguments(self, fn: ScriptFunction, args: tuple, kwargs: dict) -> dict[str, Any]:
+        spec = fn.args
+        positional = [a.arg for a in spec.posonlyargs + spec.args]
+        bound: dict[str, Any] = {}
+        for name, value in zip(positional, args):
+            bound[name] = value
+        extra = args[len(positional) :]
+        if spec.vararg is not None:
+            bound[spec.vararg.arg] = tuple(extra)
+        elif extra:
+            raise TypeError(
+                f"{fn.name}() takes {len(positional)} positional arguments but {len(args)} were given"
+            )
+        kwonly = [a.arg for a in spec.kwonlyargs]
+        rest: dict[str, Any] = {}
+        for key, value in kwargs.items():
+            if key in bound:
+                raise TypeError(f"{fn.name}() got multiple values for argument '{key}'")
+            if key in positional or key in kwonly:
+                bound[key] = value
+            elif spec.kwarg is not None:
+                rest[key] = value
+            else:
+                raise TypeError(f"{fn.name}() got an unexpected keyword argument '{key}'")
+        defaults = dict(zip(positional[len(positional) - len(fn.defaults) :], fn.defaults))
+        for name in positional:
+            if name not in bound:
+                if name not in defaults:
+                    raise TypeError(f"{fn.name}() missing required argument '{name}'")
+                bound[name] = defaults[name]
+        for name, default in zip(kwonly, fn.kw_defaults):
+            if name not in bound:
+                if default is None and name not in kwargs:
+                    raise TypeError(f"{fn.name}() missing keyword-only argument '{name}'")
+                bound[name] = default
+        if spec.kwarg is not None:
+            bound[spec.kwarg.arg] = rest
+        return bound
+
+    # --- builtins with caps --------------------------------------------------
+
+    def _print(self, *args: Any, sep: str = " ", end: str = "\n") -> None:
+        with self._formatting():
+            text = sep.join(str(a) for a in args) + end
+        self.output.write(text, self.limits.max_str_length)
+
+    def _range(self, *args: int) -> range:
+        r = range(*args)
+        self._check_length(len(r))
+        return r
+
+    # --- attributes --------------------------------------------------------
+
+    def get_attribute(self, obj: Any, name: str) -> Any:
+        _check_attribute_name(name, self.current_line)
+        if isinstance(obj, ns.SafeModule):
+            if name not in obj.members:
+                raise SandboxError(f"'{obj.name}.{name}' is not available in gradviz scripts")
+            return obj.members[name]
+        if not self._attribute_allowed(obj, name):
+            raise SandboxError(
+                f"the attribute '{name}' of {_type_name(obj)} is not available in gradviz scripts"
+            )
+        value = getattr(obj, name)
+        if isinstance(value, types.ModuleType):
+            raise SandboxError(f"the attribute '{name}' is a module; modules are not available")
+        return value
+
+    def _attribute_allowed(self, obj: Any, name: str) -> bool:
+        if name.startswith("_") and name not in ALLOWED_PRIVATE_ATTRIBUTES:
+            return False
+        if isinstance(obj, torch.Tensor):
+            return name in ns.TENSOR_ATTRIBUTES
+        if isinstance(obj, torch.nn.Module):
+            if name in ns.MODULE_ATTRIBUTES:
+                return True
+            if name in obj._parameters or name in obj._modules or name in obj._buffers:
+                return True
+            value = obj.__dict__.get(name)
+            return isinstance(value, (int, float, bool, str, tuple)) and not callable(value)
+        if isinstance(obj, torch.optim.Optimizer):
+            return name in ns.OPTIMIZER_ATTRIBUTES
+        if isinstance(obj, np.ndarray):
+            return name in ns.NDARRAY_ATTRIBUTES
+        if isinstance(obj, np.generic):
+            return name in ("item", "dtype", "shape", "real", "imag")
+        if isinstance(obj, torch.device):
+            return name in ns.DEVICE_ATTRIBUTES
+        if isinstance(obj, torch.dtype):
+            return name in ns.DTYPE_ATTRIBUTES
+        if isinstance(obj, torch.autograd.function.FunctionCtx):
+            if name in ns.CTX_ATTRIBUTES:
+                return True
+            return name in getattr(obj, "__dict__", {}) and not callable(obj.__dict__[name])
+        if isinstance(obj, torch.autograd.graph.Node):
+            return name in ns.GRAD_FN_ATTRIBUTES
+        if isinstance(obj, type) and obj in self.script_classes:
+            return name == "apply"
+        if type(obj).__name__ == "RemovableHandle":
+            return name == "remove"
+        if isinstance(obj, torch.Size):
+            return name in ns.SIZE_METHODS
+        if isinstance(obj, str):
+            return name in ns.STR_METHODS
+        if isinstance(obj, list):
+            return name in ns.LIST_METHODS
+        if isinstance(obj, dict):
+            return name in ns.DICT_METHODS
+        if isinstance(obj, tuple):
+            return name in ns.TUPLE_METHODS
+        if isinstance(obj, set):
+            return name in ns.SET_METHODS
+        if isinstance(obj, (int, float, complex)) and not isinstance(obj, bool):
+            return name in ns.NUMBER_ATTRIBUTES
+        return False
+
+    def set_attribute(self, obj: Any, name: str, value: Any) -> None:
+        _check_attribute_name(name, self.current_line)
+        if name.startswith("_"):
+            raise SandboxError(f"cannot set the attribute '{name}'")
+        if isinstance(obj, torch.Tensor) and name in ("data", "grad", "requires_grad"):
+            setattr(obj, name, value)
+            return
+        if isinstance(obj, torch.autograd.function.FunctionCtx) and name not in ns.CTX_ATTRIBUTES:
+            if callable(value) and not isinstance(value, torch.Tensor):
+                raise SandboxError("only data can be stored on ctx")
+            setattr(obj, name, value)
+            return
+        if isinstance(obj, torch.nn.Module) and isinstance(value, (torch.Tensor, torch.nn.Module)):
+            setattr(obj, name, value)
+            return
+        raise SandboxError(f"cannot set the attribute '{name}' of {_type_name(obj)}")
+
+
+def _host_callable(fn: ScriptFunction) -> Callable[..., Any]:
+    """Wrap a script function so torch can call it (hooks, autograd.Function)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return fn.interpreter.call_script_function(fn, args, kwargs)
+
+    call.__name__ = fn.name.rsplit(".", 1)[-1]
+    call.__qualname__ = fn.name
+    return call
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_backward_call(func: Any) -> bool:
+    if func is torch.autograd.backward or func is torch.autograd.grad:
+        return True
+    return isinstance(getattr(func, "__self__", None), torch.Tensor) and getattr(
+        func, "__name__", ""
+    ) == "backward"
+
+
+def _type_name(obj: Any) -> str:
+    if isinstance(obj, ns.SafeModule):
+        return f"module '{obj.name}'"
+    if isinstance(obj, type):
+        return f"type '{obj.__name__}'"
+    return f"a '{type(obj).__name__}' object"
+
+
+def _describe_callable(func: Any) -> str:
+    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None)
+    if name:
+        return f"'{name}'"
+    return _type_name(func)
+
+
+def iter_statement_lines(stmt: ast.stmt) -> tuple[int, int]:
+    """First and last line of a statement (1-based, inclusive)."""
+    return stmt.lineno, getattr(stmt, "end_lineno", stmt.lineno) or stmt.lineno
+
+
+def is_simple_value(value: Any) -> bool:
+    return isinstance(value, (int, float, bool, str, type(None)))
+
+
+__all__ = [
+    "Interpreter",
+    "ScriptFunction",
+    "decode_source",
+    "iter_statement_lines",
+    "inspect",
+    "Iterable",
+]

@@ -1,0 +1,545 @@
+"""A Session: one script, a cursor, a device, and everything observed so far.
+
+The session runs top-level statements one at a time through the sandboxed
+:class:`~gradviz.core.sandbox.Interpreter`. After each statement it captures
+the autograd graph, memory figures and leaf gradients; every backward call is
+recorded node by node. Stepping back replays from the start with the same
+seed: cheap for teaching-size scripts, and it keeps side effects honest.
+
+Nothing here touches Qt; a snapshot is plain JSON-able data so the window
+can run the session in a separate kernel process.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from .backward import BackwardPass, _WithTrace, record_backward
+from .capture import IdRegistry, capture, graph_to_json, named_tensors, tensor_value
+from .errors import LimitExceeded, SandboxError
+from .explain import explain
+from .guards import AllocationCounter, Limits, OpGuard, paused
+from .sandbox import Interpreter, _check_tree
+
+SNAPSHOT_VERSION = 1
+MAX_VALUE_REPR = 2_000
+
+
+class DeviceUnavailable(ValueError):
+    """The requested device cannot be used on this machine."""
+
+
+def cuda_unavailable_reason() -> str | None:
+    """Why cuda cannot be picked here, or None when it can."""
+    if not torch.backends.cuda.is_built():
+        return "this PyTorch build has no CUDA support (CPU-only build)"
+    if not torch.cuda.is_available():
+        return "torch.cuda.is_available() is False: no CUDA device or driver on this machine"
+    return None
+
+
+def check_device(device: str) -> torch.device:
+    if device not in ("cpu", "cuda"):
+        raise DeviceUnavailable(f"unknown device '{device}': pick cpu or cuda")
+    if device == "cuda":
+        reason = cuda_unavailable_reason()
+        if reason:
+            raise DeviceUnavailable(f"cuda is unavailable: {reason}")
+    return torch.device(device)
+
+
+@dataclass
+class ErrorInfo:
+    type: str
+    message: str
+    explanation: str | None = None
+    line: int | None = None
+    limit: str | None = None
+
+
+@dataclass
+class Statement:
+    index: int
+    line: int
+    end_line: int
+    source: str
+    node: ast.stmt = field(repr=False)
+    check_error: SandboxError | None = field(default=None, repr=False)
+
+
+@dataclass
+class MemoryFigures:
+    allocated_bytes: int = 0
+    saved_bytes: int = 0
+    live_bytes: int = 0
+    cuda_allocated: int | None = None
+    cuda_max_allocated: int | None = None
+    cuda_reserved: int | None = None
+
+
+@dataclass
+class StatementResult:
+    index: int
+    line: int
+    end_line: int
+    source: str
+    ok: bool
+    error: ErrorInfo | None
+    warnings: list[str]
+    output: str
+    value: str | None
+    allocated_bytes: int
+    memory: MemoryFigures
+    duration_s: float
+    passes: list[int] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class GradEvent:
+    """A leaf's .grad after a backward pass, a zero_() or an assignment."""
+
+    kind: str  # "backward", "zero", "set", "none"
+    statement: int
+    value: Any
+    pass_index: int | None = None
+
+
+class Emitter:
+    """A tiny callback registry: the core's events, bridged to Qt signals by the UI."""
+
+    def __init__(self) -> None:
+        self._callbacks: dict[str, list[Callable[..., None]]] = {}
+
+    def connect(self, event: str, callback: Callable[..., None]) -> None:
+        self._callbacks.setdefault(event, []).append(callback)
+
+    def emit(self, event: str, *args: Any) -> None:
+        for cb in list(self._callbacks.get(event, [])):
+            cb(*args)
+
+
+class Session:
+    """Statements, a cursor and a device; step, run, step back, reset, snapshot."""
+
+    def __init__(
+        self,
+        source: str | bytes = "",
+        device: str = "cpu",
+        *,
+        seed: int = 0,
+        limits: Limits | None = None,
+        capture_saved: bool = True,
+    ):
+        self.limits = limits or Limits()
+        self.seed = seed
+        self.device = check_device(device)
+        self.capture_saved = capture_saved
+        self.events = Emitter()
+        self.source = ""
+        self.statements: list[Statement] = []
+        self.parse_error: ErrorInfo | None = None
+        self._fresh_state()
+        self.set_source(source)
+
+    # --- state ------------------------------------------------------------------
+
+    def _fresh_state(self) -> None:
+        self.interpreter = Interpreter(self.limits)
+        self.interpreter.globals["dev"] = self.device
+        self.interpreter.call_hook = self._on_interpreter_backward
+        self.registry = IdRegistry()
+        self.cursor = 0
+        self.results: list[StatementResult] = []
+        self.passes: list[BackwardPass] = []
+        self.grad_events: dict[str, list[GradEvent]] = {}
+        self._grad_enabled = True
+        self._current_index: int | None = None
+        self._current_passes: list[int] = []
+        self._last_graph_nodes: set[str] = set()
+        self._last_graph_edges: set[tuple[str, str]] = set()
+        self._capture: Any = None
+        self._last_leaf_grads: dict[str, Any] = {}
+        torch.manual_seed(self.seed)
+        np.random.seed(self.seed)
+
+    @property
+    def globals(self) -> dict[str, Any]:
+        return self.interpreter.globals
+
+    def set_source(self, source: str | bytes) -> None:
+        """Replace the script; state is reset (call run_to/step to re-run)."""
+        self.parse_error = None
+        self.statements = []
+        try:
+            body = self.interpreter.parse_module(source)
+        except SandboxError as exc:
+            self.source = source if isinstance(source, str) else source.decode("utf-8", "replace")
+            self.parse_error = ErrorInfo(
+                type=type(exc).__name__, message=str(exc), line=exc.line, limit=exc.limit
+            )
+            self.reset()
+            return
+        self.source = self.interpreter.last_text
+        lines = self.source.splitlines()
+        for i, node in enumerate(body):
+            end = getattr(node, "end_lineno", node.lineno) or node.lineno
+            text = "\n".join(lines[node.lineno - 1 : end])
+            check_error = None
+            try:
+                _check_tree(node, self.limits)
+            except SandboxError as exc:
+                check_error = exc
+            self.statements.append(Statement(i, node.lineno, end, text, node, check_error))
+        self.reset()
+        self.events.emit("source_changed")
+
+    def set_device(self, device: str) -> None:
+        """Switch device; the caller re-runs (state on the old device is dropped)."""
+        self.device = check_device(device)
+        self.reset()
+
+    def reset(self) -> None:
+        self._fresh_state()
+        self.events.emit("reset")
+
+    # --- running ----------------------------------------------------------------
+
+    @property
+    def at_end(self) -> bool:
+        return self.cursor >= len(self.statements)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.results) and not self.results[-1].ok
+
+    def step(self) -> StatementResult | None:
+        """Run the statement at the cursor. A failing statement still advances nothing."""
+        if self.at_end:
+            return None
+        result = self._execute(self.cursor)
+        if result.ok:
+            self.cursor += 1
+        self.events.emit("statement_executed", result)
+        return result
+
+    def skip_failed(self) -> None:
+        """Move past a failed statement (``--keep-going``)."""
+        if self.results and not self.results[-1].ok and not self.at_end:
+            self.cursor += 1
+
+    def run_to_end(self, keep_going: bool = False) -> list[StatementResult]:
+        out: list[StatementResult] = []
+        while not self.at_end:
+            result = self.step()
+            assert result is not None
+            out.append(result)
+            if not result.ok:
+                if not keep_going:
+                    break
+                self.skip_failed()
+        return out
+
+    def run_to(self, index: int) -> list[StatementResult]:
+        """Run until ``index`` statements have run (the cursor reaches ``index``)."""
+        out: list[StatementResult] = []
+        if index < self.cursor:
+            self.reset()
+        while self.cursor < min(index, len(self.statements)):
+            result = self.step()
+            assert result is not None
+            out.append(result)
+            if not result.ok:
+                break
+        return out
+
+    def run_to_line(self, line: int) -> list[StatementResult]:
+        """Run every statement that starts before ``line`` (run to cursor)."""
+        target = sum(1 for s in self.statements if s.line < line)
+        for s in self.statements:
+            if s.line <= line <= s.end_line:
+                target = s.index + 1
+        return self.run_to(target)
+
+    def step_back(self) -> None:
+        """Undo the last statement by replaying all before it from a fresh start."""
+        target = max(self.cursor - 1, 0)
+        self.reset()
+        self.run_to(target)
+
+    def statement_at_line(self, line: int) -> Statement | None:
+        for s in self.statements:
+            if s.line <= line <= s.end_line:
+                return s
+        return None
+
+    def _execute(self, index: int) -> StatementResult:
+        stmt = self.statements[index]
+        interp = self.interpreter
+        interp.begin_statement()
+        counter = AllocationCounter()
+        guard = OpGuard(self.limits, counter, interp.deadline)
+        interp.format_guard = guard
+        self._current_index = index
+        self._current_passes = []
+        error: BaseException | None = None
+        value: Any = None
+        host_grad_mode = torch.is_grad_enabled()
+        cuda = self.device.type == "cuda"
+        if cuda:
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+        start = time.perf_counter()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            torch.set_grad_enabled(self._grad_enabled)
+            try:
+                if stmt.check_error is not None:
+                    raise stmt.check_error
+                with guard:
+                    value = interp.execute(stmt.node)
+            except _WithTrace as exc:
+                error = exc.original
+            except RecursionError:
+                error = LimitExceeded(
+                    "refused: the statement recursed too deeply (gradviz limit max_call_depth)",
+                    limit="max_call_depth",
+                )
+            except MemoryError:
+                error = LimitExceeded("refused: out of memory", limit="max_op_bytes")
+            except Exception as exc:  # noqa: BLE001 - the user's error is the result
+                error = exc
+            finally:
+                self._grad_enabled = torch.is_grad_enabled()
+                torch.set_grad_enabled(host_grad_mode)
+        duration = time.perf_counter() - start
+        memory = MemoryFigures(allocated_bytes=counter.allocated_bytes)
+        if cuda:
+            torch.cuda.synchronize()
+            memory.cuda_allocated = torch.cuda.memory_allocated()
+            memory.cuda_max_allocated = torch.cuda.max_memory_allocated()
+            memory.cuda_reserved = torch.cuda.memory_reserved()
+
+        value_repr = None
+        if error is None and value is not None and isinstance(stmt.node, ast.Expr):
+            with paused(guard):
+                try:
+                    value_repr = repr(value)[:MAX_VALUE_REPR]
+                except Exception as exc:  # noqa: BLE001
+                    value_repr = f"<unprintable: {exc}>"
+
+        cap = self._capture_graph(index)
+        memory.saved_bytes = cap.saved_bytes
+        memory.live_bytes = cap.live_bytes
+        self._track_grad_changes(index)
+
+        result = StatementResult(
+            index=index,
+            line=stmt.line,
+            end_line=stmt.end_line,
+            source=stmt.source,
+            ok=error is None,
+            error=self._error_info(error, stmt) if error is not None else None,
+            warnings=_format_warnings(caught),
+            output=interp.output.text(),
+            value=value_repr,
+            allocated_bytes=counter.allocated_bytes,
+            memory=memory,
+            duration_s=duration,
+            passes=list(self._current_passes),
+        )
+        self.results.append(result)
+        self._current_index = None
+        return result
+
+    def _error_info(self, error: BaseException, stmt: Statement) -> ErrorInfo:
+        message = str(error)
+        line = getattr(error, "line", None) or self.interpreter.current_line or stmt.line
+        return ErrorInfo(
+            type=type(error).__name__,
+            message=message,
+            explanation=explain(message),
+            line=line,
+            limit=getattr(error, "limit", None),
+        )
+
+    # --- graph, gradients ---------------------------------------------------------
+
+    def _capture_graph(self, index: int | None) -> Any:
+        cap = capture(
+            self.globals,
+            self.registry,
+            statement=index,
+            previous_nodes=self._last_graph_nodes,
+            previous_edges=self._last_graph_edges,
+            include_saved=self.capture_saved,
+        )
+        self._last_graph_nodes = set(cap.graph.nodes)
+        self._last_graph_edges = set(cap.graph.edges)
+        self._capture = cap
+        return cap
+
+    def _leaf_grads(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, t in named_tensors(self.globals).items():
+            if t.is_leaf and t.requires_grad:
+                out[name] = tensor_value(t.grad)
+        return out
+
+    def _track_grad_changes(self, index: int) -> None:
+        """Record grads changed outside backward: zero_(), ``x.grad = None``, ``-=``."""
+        current = self._leaf_grads()
+        for name, value in current.items():
+            before = self._last_leaf_grads.get(name)
+            if value == before or name not in self._last_leaf_grads and value is None:
+                continue
+            if self._current_passes and self._pass_explains(name, value):
+                continue
+            if value is None:
+                kind = "none"
+            elif _all_zero(value):
+                kind = "zero"
+            else:
+                kind = "set"
+            self.grad_events.setdefault(name, []).append(GradEvent(kind, index, value))
+        self._last_leaf_grads = current
+
+    def _pass_explains(self, name: str, value: Any) -> bool:
+        last = self.passes[self._current_passes[-1]]
+        return last.leaf_grads.get(name) == value
+
+    def _on_interpreter_backward(
+        self, func: Any, args: tuple, kwargs: dict, run: Callable[[], Any]
+    ) -> Any:
+        names: dict[int, list[str]] = {}
+        for name, t in named_tensors(self.globals).items():
+            names.setdefault(id(t), []).append(name)
+            if t.grad_fn is not None:
+                names.setdefault(id(t.grad_fn), []).append(name)
+        try:
+            result, trace = record_backward(
+                func, args, kwargs, run, self.registry, names, self._current_index
+            )
+        except _WithTrace as exc:
+            self.passes.append(exc.trace)
+            self._current_passes.append(len(self.passes) - 1)
+            raise
+        if trace.kind == "backward":
+            trace.leaf_grads = self._leaf_grads()
+            pass_index = len(self.passes)
+            for name in sorted(self._touched_leaves(trace)):
+                if name in trace.leaf_grads:
+                    self.grad_events.setdefault(name, []).append(
+                        GradEvent("backward", self._current_index or 0, trace.leaf_grads[name], pass_index)
+                    )
+            self._last_leaf_grads = dict(trace.leaf_grads)
+        self.passes.append(trace)
+        self._current_passes.append(len(self.passes) - 1)
+        return result
+
+    def _touched_leaves(self, trace: BackwardPass) -> set[str]:
+        touched: set[str] = set()
+        for step in trace.steps:
+            if step.label == "AccumulateGrad":
+                touched.update(step.vars)
+        return touched
+
+    # --- snapshot -----------------------------------------------------------------
+
+    def grad_history(self) -> dict[str, list[Any]]:
+        """Leaf name -> its .grad after every backward pass (the accumulation panel)."""
+        return {
+            name: [e.value for e in events if e.kind == "backward"]
+            for name, events in self.grad_events.items()
+            if any(e.kind == "backward" for e in events)
+        }
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the panels show, as JSON-able data (no torch objects)."""
+        cap = self._capture if self._capture is not None else self._capture_graph(None)
+        executed = {r.index: r for r in self.results}
+        statements = []
+        for s in self.statements:
+            r = executed.get(s.index)
+            statements.append(
+                {
+                    "index": s.index,
+                    "line": s.line,
+                    "end_line": s.end_line,
+                    "source": s.source,
+                    "ran": r is not None,
+                }
+            )
+        totals = {
+            "allocated_bytes": sum(r.allocated_bytes for r in self.results),
+            "saved_bytes": cap.saved_bytes,
+            "live_bytes": cap.live_bytes,
+        }
+        if self.device.type == "cuda":
+            totals["cuda_allocated"] = torch.cuda.memory_allocated()
+            totals["cuda_max_allocated"] = torch.cuda.max_memory_allocated()
+            totals["cuda_reserved"] = torch.cuda.memory_reserved()
+        return {
+            "version": SNAPSHOT_VERSION,
+            "device": str(self.device),
+            "cursor": self.cursor,
+            "parse_error": asdict(self.parse_error) if self.parse_error else None,
+            "statements": statements,
+            "results": [r.to_json() for r in self.results],
+            "tensors": {name: info.to_json() for name, info in cap.tensors.items()},
+            "graph": graph_to_json(cap.graph),
+            "backward_passes": [p.to_json() for p in self.passes],
+            "grad_history": self.grad_history(),
+            "grad_events": {
+                name: [asdict(e) for e in events] for name, events in self.grad_events.items()
+            },
+            "memory": {
+                "statements": [
+                    {"index": r.index, "line": r.line, **asdict(r.memory)} for r in self.results
+                ],
+                "totals": totals,
+            },
+        }
+
+    @property
+    def graph(self) -> Any:
+        cap = self._capture if self._capture is not None else self._capture_graph(None)
+        return cap.graph
+
+    def zero_grad(self) -> list[str]:
+        """Zero every leaf's .grad (the Zero-grad button); recorded as a zero event."""
+        zeroed = []
+        for name, t in named_tensors(self.globals).items():
+            if t.is_leaf and t.requires_grad and t.grad is not None:
+                with torch.no_grad():
+                    t.grad.zero_()
+                zeroed.append(name)
+        index = max(self.cursor - 1, 0)
+        self._track_grad_changes(index)
+        self._capture_graph(index)
+        return zeroed
+
+
+def _all_zero(value: Any) -> bool:
+    if isinstance(value, list):
+        return all(_all_zero(v) for v in value)
+    return value == 0
+
+
+def _format_warnings(caught: list[warnings.WarningMessage]) -> list[str]:
+    out: list[str] = []
+    for w in caught:
+        text = f"{w.category.__name__}: {w.message}"
+        if text not in out:
+            out.append(text)
+    return out
