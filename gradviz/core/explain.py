@@ -51,7 +51,8 @@ _EXPLANATIONS: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(
             r"size of tensor a \(\d+\) must match|shapes cannot be multiplied|mat1 and mat2 shapes"
-            r"|must match the size|The size of tensor"
+            r"|must match the size|The size of tensor|inconsistent tensor size|size mismatch"
+            r"|is invalid for input of size|Expected size"
         ),
         "The shapes of the operands do not fit this operation; check them with .shape.",
     ),

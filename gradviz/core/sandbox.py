@@ -1215,6 +1215,8 @@ def _type_name(obj: Any) -> str:
 
 
 def _describe_callable(func: Any) -> str:
+    if isinstance(getattr(func, "__self__", None), Interpreter):
+        return f"'{func.__name__.lstrip('_')}'"  # the sandbox's own print/range
     name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None)
     if name:
         return f"'{name}'"

@@ -1,0 +1,46 @@
+"""Shared test helpers (no Qt)."""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+import numpy as np
+import torch
+
+from gradviz.core.session import Session
+
+
+def run_script(source: str, keep_going: bool = True, **kwargs) -> Session:
+    session = Session(source, **kwargs)
+    session.run_to_end(keep_going=keep_going)
+    return session
+
+
+def result_at(session: Session, line_text: str):
+    """The result of the first statement whose source contains ``line_text``."""
+    for r in session.results:
+        if line_text in r.source:
+            return r
+    raise AssertionError(f"no statement containing {line_text!r} ran")
+
+
+def run_plain(source: str, device: str = "cpu", seed: int = 0) -> dict:
+    """Run a (trusted) demo with Python's own exec, statement by statement, keep-going."""
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    namespace: dict = {"torch": torch, "dev": torch.device(device), "np": np, "numpy": np}
+    tree = ast.parse(source)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _exec_each(tree, namespace)
+    return namespace
+
+
+def _exec_each(tree: ast.Module, namespace: dict) -> None:
+    for stmt in tree.body:
+        module = ast.Module(body=[stmt], type_ignores=[])
+        try:
+            exec(compile(module, "<demo>", "exec"), namespace)  # noqa: S102 - trusted test input
+        except Exception:  # noqa: BLE001 - the demos fail on purpose in places
+            pass

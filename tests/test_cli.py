@@ -1,0 +1,120 @@
+"""The headless CLI, run as a subprocess as a user would."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import torch
+
+
+def gradviz(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "gradviz", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+    )
+
+
+def test_demos_lists_every_demo():
+    proc = gradviz("demos")
+    assert proc.returncode == 0
+    for name in ("retain_graph", "two_paths", "custom_function", "inplace_memory"):
+        assert name in proc.stdout
+
+
+def test_run_demo_json(tmp_path):
+    proc = gradviz("run", "--demo", "retain_graph", "--json", "--keep-going")
+    assert proc.returncode == 1  # the third backward fails on purpose
+    report = json.loads(proc.stdout)
+    assert report["device"] == "cpu"
+    assert report["grad_history"]["x"] == pytest.approx([0.6, 1.2])
+    failed = [s for s in report["statements"] if not s["ok"]]
+    assert len(failed) == 1
+    assert "backward through the graph a second time" in failed[0]["error"]["message"]
+    assert failed[0]["error"]["explanation"]
+    assert failed[0]["line"] == 15
+    st = report["statements"][0]
+    assert set(st) >= {"line", "source", "ok", "error", "warnings", "output", "allocated_bytes"}
+    x = report["tensors"]["x"]
+    assert set(x) >= {"shape", "dtype", "device", "value", "requires_grad", "is_leaf",
+                      "retains_grad", "grad_fn", "grad", "version", "storage"}
+    kinds = {n["kind"] for n in report["graph"]["nodes"]}
+    assert kinds <= {"grad_fn", "accumulate_grad", "tensor", "saved"}
+    passes = report["backward_passes"]
+    assert len(passes) == 3
+    assert passes[0]["retain_graph"] is True and passes[1]["retain_graph"] is False
+    assert {"node", "label", "grad_outputs", "grad_inputs"} <= set(passes[0]["steps"][0])
+    assert "statements" in report["memory"] and "totals" in report["memory"]
+
+
+def test_run_stops_at_first_failure_without_keep_going(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("a = torch.ones(2)\nb = a @ torch.ones(3)\nc = 1\n")
+    proc = gradviz("run", str(script), "--json")
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert [s["ok"] for s in report["statements"]] == [True, False]
+    proc = gradviz("run", str(script), "--json", "--keep-going")
+    assert [s["ok"] for s in json.loads(proc.stdout)["statements"]] == [True, False, True]
+
+
+def test_run_success_exit_zero_and_text_report(tmp_path):
+    script = tmp_path / "ok.py"
+    script.write_text("x = torch.tensor(5.0, requires_grad=True)\ny = torch.log(x ** 3)\ny.backward()\nprint(x.grad)\n")
+    proc = gradviz("run", str(script))
+    assert proc.returncode == 0, proc.stderr
+    assert "tensor(0.6000)" in proc.stdout
+
+
+def test_usage_errors_exit_two(tmp_path):
+    assert gradviz("run", str(tmp_path / "missing.py")).returncode == 2
+    assert gradviz("run", "--demo", "no_such_demo").returncode == 2
+    if not torch.cuda.is_available():
+        proc = gradviz("run", "--demo", "two_paths", "--device", "cuda")
+        assert proc.returncode == 2
+        assert "cuda is unavailable" in proc.stderr
+
+
+def test_refused_script_reports_and_exits_one(tmp_path):
+    script = tmp_path / "evil.py"
+    script.write_text("import os\nos.system('touch pwned')\n")
+    proc = gradviz("run", str(script), "--json", "--keep-going", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert not (tmp_path / "pwned").exists()
+    report = json.loads(proc.stdout)
+    assert "import of 'os' refused" in report["statements"][0]["error"]["message"]
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".png", ".dot", ".graphml", ".json"])
+def test_export_formats(tmp_path, suffix):
+    out = tmp_path / f"graph{suffix}"
+    proc = gradviz("export", "--demo", "two_paths", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    data = out.read_bytes()
+    assert data
+    if suffix == ".svg":
+        ET.fromstring(data)
+    elif suffix == ".png":
+        assert data.startswith(b"\x89PNG")
+    elif suffix == ".json":
+        assert json.loads(data)["nodes"]
+    elif suffix == ".dot":
+        assert b"digraph" in data
+
+
+def test_core_does_not_import_qt():
+    code = (
+        "import sys, gradviz.core.session, gradviz.core.layout, gradviz.core.capture, "
+        "gradviz.core.sandbox, gradviz.core.demos, gradviz.kernel, gradviz.cli\n"
+        "bad = [m for m in sys.modules if m.startswith('PySide6') or m.startswith('shiboken')]\n"
+        "print(bad)\nsys.exit(1 if bad else 0)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
