@@ -190,7 +190,17 @@ def test_inplace_dangers():
     assert "modified by an inplace operation" in r.error.message
     assert "version" in r.error.explanation
     assert result_at(s, "print(\"b._version =\"").output.strip() == "b._version = 1"
-    # the stale saved tensor is named in the graph after the failure
+    # the stale saved tensor is named in the graph: SigmoidBackward0's saved result
+    s2 = Session(find_demo("inplace_dangers").source)
+    while s2.cursor < 5:  # through b.mul_(2), past the failing a[0] = 3
+        if not s2.step().ok:
+            s2.skip_failed()
+    g = s2.snapshot()["graph"]
+    sig = [n for n in g["nodes"] if n["label"] == "SigmoidBackward0"][0]
+    assert sig["stale"] == ["result"]
+    stale = [n for n in g["nodes"] if n.get("stale") is True]
+    assert stale and stale[0]["version"] == 1 and stale[0]["expected_version"] == 0
+    assert s2.snapshot()["tensors"]["b"]["version"] == 1
     assert grad(s, "a") == pytest.approx([0.5, 0.3932], abs=1e-4)
 
 

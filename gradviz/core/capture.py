@@ -12,6 +12,7 @@ reachable after each capture: a graph the script dropped is released.
 from __future__ import annotations
 
 import math
+import re
 import weakref
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -117,8 +118,18 @@ def saved_attribute_names(fn: Any) -> list[str]:
     return _SAVED_ATTRS[cls]
 
 
-def read_saved(fn: Any) -> tuple[dict[str, torch.Tensor], dict[str, Any], bool]:
-    """Saved tensors and saved scalars of a node, and whether they were freed."""
+STALE_VERSION = re.compile(r"is at version (\d+); expected version (\d+)")
+
+
+def read_saved(
+    fn: Any, stale: dict[str, dict[str, Any]] | None = None
+) -> tuple[dict[str, torch.Tensor], dict[str, Any], bool]:
+    """Saved tensors and saved scalars of a node, and whether they were freed.
+
+    A saved tensor that was modified in place since it was saved cannot be
+    unpacked; it goes into ``stale`` (attribute -> versions) so the canvas can
+    point at it (scenario 9).
+    """
     tensors: dict[str, torch.Tensor] = {}
     scalars: dict[str, Any] = {}
     freed = False
@@ -134,8 +145,12 @@ def read_saved(fn: Any) -> tuple[dict[str, torch.Tensor], dict[str, Any], bool]:
         name = attr[len("_saved_") :]
         try:
             value = getattr(fn, attr)
-        except RuntimeError:
-            freed = True
+        except RuntimeError as exc:
+            match = STALE_VERSION.search(str(exc))
+            if match and stale is not None:
+                stale[name] = {"version": int(match.group(1)), "expected": int(match.group(2))}
+            elif not match:
+                freed = True
             continue
         except Exception:
             continue
@@ -339,11 +354,19 @@ def capture(
             if id(leaf) in tensor_nodes:
                 graph.add_edge(node_id, tensor_nodes[id(leaf)], kind="leaf")
             continue
-        saved_tensors, scalars, freed = read_saved(fn) if include_saved else ({}, {}, False)
+        stale: dict[str, dict[str, Any]] = {}
+        saved_tensors, scalars, freed = read_saved(fn, stale) if include_saved else ({}, {}, False)
         graph.add_node(
             node_id, kind="grad_fn", label=cls_name, vars=list(names_by_fn.get(id(fn), [])),
-            saved=scalars, freed=freed, statement=created,
+            saved=scalars, freed=freed, statement=created, stale=sorted(stale),
         )
+        for attr, versions in stale.items():
+            sid = registry.saved_id(node_id, attr)
+            graph.add_node(
+                sid, kind="saved", label=attr, vars=[], stale=True, statement=created,
+                version=versions["version"], expected_version=versions["expected"],
+            )
+            graph.add_edge(node_id, sid, kind="saved")
         for attr, st in saved_tensors.items():
             sid = registry.saved_id(node_id, attr)
             ptr = storage_ptr(st)
