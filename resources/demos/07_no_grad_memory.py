@@ -2,7 +2,7 @@
 # about: Outside no_grad the graph keeps tensors alive for backward; inside it nothing is recorded or saved.
 import torch
 
-x = torch.randn(1000, 1000, requires_grad=True)
+x = torch.randn(1000, 1000, requires_grad=True, device=dev)
 #> ExpBackward0 saves its result (4,000,000 bytes): the memory panel shows the graph holding it.
 y = torch.exp(x)
 z = y.sum()
