@@ -90,6 +90,8 @@ class OpGuard(TorchDispatchMode):
         self.counter = counter
         self.deadline = deadline
         self.paused = 0
+        #: set while torch.from_numpy/as_tensor(ndarray) runs: their lift shares memory
+        self.lifting_shared = False
 
     def _refuse(self, func: Any, what: str, amount: int, limit: int, unit: str) -> None:
         name = getattr(func, "__name__", str(func))
@@ -167,6 +169,10 @@ class OpGuard(TorchDispatchMode):
         self.counter.ops += 1
         new_bytes = 0
         seen: set[int] = set()
+        if func.overloadpacket.__name__ == "lift_fresh" and not self.lifting_shared:
+            # torch.tensor(data) fills a fresh tensor outside the dispatcher and
+            # then lifts it: that storage is new memory of this statement.
+            input_storages.clear()
         for t in tree_flatten(out)[0]:
             if not isinstance(t, torch.Tensor) or t.device.type == "meta":
                 continue

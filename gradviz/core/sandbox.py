@@ -930,7 +930,17 @@ class Interpreter:
         self._precheck_call(func, host_args, host_kwargs)
         if self.call_hook is not None and _is_backward_call(func):
             return self.call_hook(func, host_args, host_kwargs, lambda: func(*host_args, **host_kwargs))
-        result = func(*host_args, **host_kwargs)
+        shares_numpy = (func is torch.from_numpy or func is torch.as_tensor) and any(
+            isinstance(a, np.ndarray) for a in host_args
+        )
+        guard = self.format_guard
+        if shares_numpy and guard is not None:
+            guard.lifting_shared = True
+        try:
+            result = func(*host_args, **host_kwargs)
+        finally:
+            if shares_numpy and guard is not None:
+                guard.lifting_shared = False
         if isinstance(result, (str, list, tuple)):
             self._check_length(len(result))
         return result
