@@ -78,6 +78,7 @@ def record(*modules: torch.nn.Module) -> Iterator[Recorder]:
 
     handles = []
     for root in modules:
+        recorder.name({"": root})
         for qualname, module in root.named_modules():
             if not qualname:
                 continue  # the root module covers everything; its name says nothing
