@@ -256,10 +256,10 @@ def array_info(name: str, a: np.ndarray, registry: IdRegistry, storages: dict[in
             group = registry.storage_id(base)
             break
     if group is None:
-        base = a
-        while isinstance(base.base, np.ndarray):
-            base = base.base
-        group = registry.storage_id(base.__array_interface__["data"][0])
+        owner = a
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        group = registry.storage_id(owner.__array_interface__["data"][0])
     value = _clean(a.tolist()) if a.size <= MAX_VALUE_ELEMENTS else str(a)[:MAX_SUMMARY_CHARS]
     return TensorInfo(
         name=name, shape=list(a.shape), dtype=str(a.dtype), device="cpu (numpy)", value=value,

@@ -44,7 +44,7 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import networkx as nx
 import numpy as np
@@ -266,8 +266,9 @@ def _components(prep: _Prepared, nodes: Iterable[int]) -> list[list[int]]:
 # --------------------------------------------------------------------------- layering
 
 
-def _kahn_layers(main: list[int], succ: list[list[int]], pred: list[list[int]],
-                 layer: dict[int, int]) -> int:
+def _kahn_layers(
+    main: list[int], succ: list[list[int]], pred: list[list[int]], layer: dict[int, int]
+) -> int:
     """Longest-path layers (layer = 1 + max layer of predecessors); returns nodes done."""
     indeg = {v: len(pred[v]) for v in main}
     for v in main:
@@ -323,8 +324,9 @@ def _break_cycles(main: list[int], succ: list[list[int]], pred: list[list[int]])
 # --------------------------------------------------------------------------- ordering
 
 
-def _count_crossings(eu: np.ndarray, ev: np.ndarray, el: np.ndarray, pos: np.ndarray,
-                     nbits: int) -> int:
+def _count_crossings(
+    eu: np.ndarray, ev: np.ndarray, el: np.ndarray, pos: np.ndarray, nbits: int
+) -> int:
     """Total edge crossings between all pairs of consecutive layers at once.
 
     Edges are sorted by (layer, upper position, lower position); crossings are
@@ -354,8 +356,9 @@ def _count_crossings(eu: np.ndarray, ev: np.ndarray, el: np.ndarray, pos: np.nda
     return total
 
 
-def _order_layers(layers: list[list[int]], lpred: list[list[int]], lsucc: list[list[int]],
-                  m: int, rounds: int = 4) -> list[list[int]]:
+def _order_layers(
+    layers: list[list[int]], lpred: list[list[int]], lsucc: list[list[int]], m: int, rounds: int = 4
+) -> list[list[int]]:
     """Barycenter sweeps (down with predecessors, up with successors); keep the best."""
     nl = len(layers)
     if nl < 2 or max(len(layer) for layer in layers) < 2:
@@ -428,7 +431,9 @@ def _order_layers(layers: list[list[int]], lpred: list[list[int]], lsucc: list[l
 # --------------------------------------------------------------------------- x placement
 
 
-def _isotonic_place(desired: list[float], weights: list[float], offsets: list[float]) -> list[float]:
+def _isotonic_place(
+    desired: list[float], weights: list[float], offsets: list[float]
+) -> list[float]:
     """Minimise sum w_i (x_i - d_i)^2 subject to x_{i+1} - x_i >= offset gaps.
 
     With z_i = d_i - o_i (o the cumulative minimum offsets) the constraints
@@ -460,8 +465,9 @@ def _isotonic_place(desired: list[float], weights: list[float], offsets: list[fl
     return out
 
 
-def _pendant_masses(layers: list[list[int]], into: list[list[int]], out: list[list[int]],
-                    m: int, cap: float) -> list[float]:
+def _pendant_masses(
+    layers: list[list[int]], into: list[list[int]], out: list[list[int]], m: int, cap: float
+) -> list[float]:
     """Size of the tree hanging off each node along ``out``, or ``cap`` if it is no tree.
 
     A node hangs when it has exactly one neighbour along ``into`` and everything
@@ -497,9 +503,15 @@ spring to a common axis bounds that drift without visibly bending short runs.
 """
 
 
-def _references(primary: list[list[int]], anchors: list[list[int]], mass: list[float],
-                own: list[float], cap: float, dummy: list[bool],
-                m: int) -> list[tuple[list[int], list[float], float]]:
+def _references(
+    primary: list[list[int]],
+    anchors: list[list[int]],
+    mass: list[float],
+    own: list[float],
+    cap: float,
+    dummy: list[bool],
+    m: int,
+) -> list[tuple[list[int], list[float], float]]:
     """Neighbours each node aligns with in one sweep, their weights, and the gravity.
 
     Normally a node follows its ``primary`` neighbours (the layer just placed),
@@ -526,9 +538,17 @@ def _references(primary: list[list[int]], anchors: list[list[int]], mass: list[f
     return refs
 
 
-def _assign_x(layers: list[list[int]], lpred: list[list[int]], lsucc: list[list[int]],
-              left: list[float], right: list[float], dummy: list[bool], sp: LayoutSpacing,
-              m: int, rounds: int = 3) -> list[float]:
+def _assign_x(
+    layers: list[list[int]],
+    lpred: list[list[int]],
+    lsucc: list[list[int]],
+    left: list[float],
+    right: list[float],
+    dummy: list[bool],
+    sp: LayoutSpacing,
+    m: int,
+    rounds: int = 3,
+) -> list[float]:
     """Pull nodes towards their neighbours, layer by layer, without overlap.
 
     Alternating down and up sweeps, then one sweep using both sides.  Each
@@ -557,7 +577,8 @@ def _assign_x(layers: list[list[int]], lpred: list[list[int]], lsucc: list[list[
     both_nbrs = [lpred[v] + lsucc[v] for v in range(m)]
     both_mass = [min(hang_up[v], hang_down[v]) for v in range(m)]
     anchors = [
-        both_nbrs[v] if (hang_up[v] < cap and hang_down[v] < cap)
+        both_nbrs[v]
+        if (hang_up[v] < cap and hang_down[v] < cap)
         else (lpred[v] if hang_down[v] < cap else lsucc[v])
         for v in range(m)
     ]
@@ -568,8 +589,7 @@ def _assign_x(layers: list[list[int]], lpred: list[list[int]], lsucc: list[list[
     # hang from; weighting them more lets every parameter nudge the main
     # path, and the nudges add up over hundreds of layers.
     weight = [
-        both_mass[v] * 1e-5 if both_mass[v] < cap else (0.02 if dummy[v] else 1.0)
-        for v in range(m)
+        both_mass[v] * 1e-5 if both_mass[v] < cap else (0.02 if dummy[v] else 1.0) for v in range(m)
     ]
 
     def balance(li: int, refs: list[tuple[list[int], list[float], float]]) -> None:
@@ -632,9 +652,9 @@ def _layout_component(prep: _Prepared, comp: list[int], sp: LayoutSpacing) -> _C
     if len(main) == 1:
         v = main[0]
         lft, rgt = extents(v)
-        positions = {v: (lft, row_mid)}
-        _place_attached(prep, positions, [v], sp)
-        return _CompLayout(positions, {}, lft + rgt)
+        single: dict[int, Point] = {v: (lft, row_mid)}
+        _place_attached(prep, single, [v], sp)
+        return _CompLayout(single, {}, lft + rgt)
 
     layer = dict.fromkeys(main, 0)
     if _kahn_layers(main, succ, pred, layer) < len(main):
@@ -740,8 +760,9 @@ def _layout_component(prep: _Prepared, comp: list[int], sp: LayoutSpacing) -> _C
     return _CompLayout(positions, routes, hi - lo)
 
 
-def _place_attached(prep: _Prepared, positions: dict[int, Point], owners: Sequence[int],
-                    sp: LayoutSpacing) -> None:
+def _place_attached(
+    prep: _Prepared, positions: dict[int, Point], owners: Sequence[int], sp: LayoutSpacing
+) -> None:
     """Put each grad_fn's saved tensors in a row to its right, vertically centred."""
     for v in owners:
         if not prep.attached[v]:
@@ -754,8 +775,9 @@ def _place_attached(prep: _Prepared, positions: dict[int, Point], owners: Sequen
             edge += sp.saved_gap + w
 
 
-def _full_layout(prep: _Prepared, nodes: Iterable[int], sp: LayoutSpacing,
-                 x0: float) -> tuple[dict[int, Point], dict[tuple[int, int], list[Point]]]:
+def _full_layout(
+    prep: _Prepared, nodes: Iterable[int], sp: LayoutSpacing, x0: float
+) -> tuple[dict[int, Point], dict[tuple[int, int], list[Point]]]:
     """Lay out every component of ``nodes`` side by side, starting at x = x0."""
     positions: dict[int, Point] = {}
     routes: dict[tuple[int, int], list[Point]] = {}
@@ -795,7 +817,9 @@ class _Occupancy:
             keys.insert(i, box[0])
             boxes.insert(i, box)
 
-    def hits(self, cx: float, cy: float, w: float, h: float) -> list[tuple[float, float, float, float]]:
+    def hits(
+        self, cx: float, cy: float, w: float, h: float
+    ) -> list[tuple[float, float, float, float]]:
         x0, x1 = cx - w / 2 - self.hgap, cx + w / 2 + self.hgap
         y0, y1 = cy - h / 2 - self.vgap, cy + h / 2 + self.vgap
         found = []
@@ -811,7 +835,9 @@ class _Occupancy:
                     found.append(box)
         return found
 
-    def free_x(self, cx: float, cy: float, w: float, h: float, *, right_only: bool = False) -> float:
+    def free_x(
+        self, cx: float, cy: float, w: float, h: float, *, right_only: bool = False
+    ) -> float:
         """Nearest centre x to ``cx`` where the box fits (ties go right)."""
 
         def search(direction: int) -> float:
@@ -832,34 +858,32 @@ class _Occupancy:
         return to_left if cx - to_left < to_right - cx else to_right
 
 
-def _incremental(prep: _Prepared, previous: Mapping[Hashable, Sequence[float]],
-                 sp: LayoutSpacing) -> dict[Hashable, Point] | None:
+def _incremental(
+    prep: _Prepared, previous: Mapping[Any, Sequence[float]], sp: LayoutSpacing
+) -> dict[Hashable, Point] | None:
     """Keep old positions, place new nodes near their neighbours; None means 'do a full one'."""
     index = {v: i for i, v in enumerate(prep.ids)}
     if any(v not in index for v in previous):
         return None  # nodes were removed: the old picture no longer fits
     n = len(prep.ids)
-    pos: list[Point | None] = [None] * n
+    pos: dict[int, Point] = {}
     for v, p in previous.items():
         pos[index[v]] = (float(p[0]), float(p[1]))
-    new = [i for i in range(n) if pos[i] is None]
-    old_count = n - len(new)
-    if not new:
-        return {v: pos[i] for i, v in enumerate(prep.ids)}  # type: ignore[misc]
-    if old_count == 0 or len(new) > 2 * old_count + 50:
-        return None
+    new_count = n - len(pos)
+    if new_count == 0:
+        return {v: pos[i] for i, v in enumerate(prep.ids)}
+    if new_count > 2 * len(pos) + 50:
+        return None  # mostly new: a fresh layout reads better than a patched one
 
     occ = _Occupancy(sp.pitch / 2, sp.node_gap, 2.0)
-    for i in range(n):
-        p = pos[i]
-        if p is not None:
-            occ.add(p[0], p[1], *prep.sizes[i])
+    for i, (x, y) in pos.items():
+        occ.add(x, y, *prep.sizes[i])
 
     # Breadth-first from the placed nodes, so each new node sees placed neighbours.
-    queued = [pos[i] is not None for i in range(n)]
+    queued = [i in pos for i in range(n)]
     queue: deque[int] = deque()
     for i in range(n):
-        if pos[i] is not None:
+        if i in pos:
             for j in prep.und[i]:
                 if not queued[j]:
                     queued[j] = True
@@ -868,21 +892,19 @@ def _incremental(prep: _Prepared, previous: Mapping[Hashable, Sequence[float]],
     while queue:
         v = queue.popleft()
         w, h = prep.sizes[v]
-        anchors = [u for u in prep.saved_in[v] if pos[u] is not None]
+        anchors = [u for u in prep.saved_in[v] if u in pos]
         if prep.owner[v] >= 0 and anchors:
-            ax, ay = pos[anchors[0]]  # type: ignore[misc]
+            ax, ay = pos[anchors[0]]
             want = ax + prep.sizes[anchors[0]][0] / 2 + sp.saved_gap + w / 2
-            pos[v] = (occ.free_x(want, ay, w, h, right_only=True), ay)
+            x, y = occ.free_x(want, ay, w, h, right_only=True), ay
         else:
-            ps = [pos[u] for u in prep.pred[v] if pos[u] is not None]
-            ss = [pos[u] for u in prep.succ[v] if pos[u] is not None]
-            near = ps + ss
-            if not near:
-                near = [pos[u] for u in prep.und[v] if pos[u] is not None]
-            want = sum(p[0] for p in near) / len(near)  # type: ignore[index]
+            ps = [pos[u] for u in prep.pred[v] if u in pos]
+            ss = [pos[u] for u in prep.succ[v] if u in pos]
+            near = ps + ss or [pos[u] for u in prep.und[v] if u in pos]
+            want = sum(p[0] for p in near) / len(near)
             if ps and ss:
-                lo = max(p[1] for p in ps)  # type: ignore[index]
-                hi = min(p[1] for p in ss)  # type: ignore[index]
+                lo = max(p[1] for p in ps)
+                hi = min(p[1] for p in ss)
                 if hi - lo >= 2 * pitch:
                     y = lo + pitch
                 elif hi - lo > 1.0:
@@ -890,33 +912,31 @@ def _incremental(prep: _Prepared, previous: Mapping[Hashable, Sequence[float]],
                 else:
                     return None  # no room between them: the layering must change
             elif ps:
-                y = max(p[1] for p in ps) + pitch  # type: ignore[index]
+                y = max(p[1] for p in ps) + pitch  # below what feeds it gradients
             elif ss:
-                y = min(p[1] for p in ss) - pitch  # type: ignore[index]
+                y = min(p[1] for p in ss) - pitch  # above the root it hangs from
             else:
-                y = near[0][1]  # type: ignore[index]  # tied by saved edges only: same row
+                y = near[0][1]  # tied by saved edges only: same row
             x = occ.free_x(want, y, w, h)
             if abs(x - want) > max(8 * (w + sp.node_gap), 800.0):
                 return None  # crowded: a fresh layout reads better than a far-flung node
-            pos[v] = (x, y)
-        occ.add(pos[v][0], pos[v][1], w, h)  # type: ignore[index]
+        pos[v] = (x, y)
+        occ.add(x, y, w, h)
         for j in prep.und[v]:
             if not queued[j]:
                 queued[j] = True
                 queue.append(j)
 
-    rest = [i for i in range(n) if pos[i] is None]
+    rest = [i for i in range(n) if i not in pos]
     if rest:
         # New components with no tie to the old picture go to its right.
-        placed = [i for i in range(n) if pos[i] is not None]
-        x0 = max(pos[i][0] + prep.sizes[i][0] / 2 for i in placed)  # type: ignore[index]
-        x0 += sp.component_gap
-        top = min(pos[i][1] - prep.sizes[i][1] / 2 for i in placed)  # type: ignore[index]
+        x0 = max(x + prep.sizes[i][0] / 2 for i, (x, _) in pos.items()) + sp.component_gap
+        top = min(y - prep.sizes[i][1] / 2 for i, (_, y) in pos.items())
         extra, _ = _full_layout(prep, rest, sp, x0)
         dy = top - sp.margin
         for i, (x, y) in extra.items():
             pos[i] = (x, y + dy)
-    return {v: pos[i] for i, v in enumerate(prep.ids)}  # type: ignore[misc]
+    return {v: pos[i] for i, v in enumerate(prep.ids)}
 
 
 # --------------------------------------------------------------------------- public API
@@ -924,7 +944,7 @@ def _incremental(prep: _Prepared, previous: Mapping[Hashable, Sequence[float]],
 
 def layout_with_routes(
     graph: nx.DiGraph,
-    previous: Mapping[Hashable, Sequence[float]] | None = None,
+    previous: Mapping[Any, Sequence[float]] | None = None,
     *,
     spacing: LayoutSpacing | None = None,
 ) -> LayoutResult:
@@ -942,8 +962,9 @@ def layout_with_routes(
             gc.enable()
 
 
-def _layout_with_routes(graph: nx.DiGraph, previous: Mapping[Hashable, Sequence[float]] | None,
-                        sp: LayoutSpacing) -> LayoutResult:
+def _layout_with_routes(
+    graph: nx.DiGraph, previous: Mapping[Any, Sequence[float]] | None, sp: LayoutSpacing
+) -> LayoutResult:
     prep = _prepare(graph, sp)  # fresh lists: cycle breaking may edit them
     sizes = dict(zip(prep.ids, prep.sizes, strict=True))
     if previous:
@@ -964,7 +985,7 @@ def layout(
     previous: Mapping[str, tuple[float, float]] | None = None,
     *,
     spacing: LayoutSpacing | None = None,
-) -> dict[str, tuple[float, float]]:
+) -> dict[str, tuple[float, float]]:  # keys are the graph's node ids (strings by contract)
     """Centre position of every node of ``graph``; y grows downward.
 
     ``previous`` (positions from an earlier call) makes the layout incremental:
@@ -972,4 +993,7 @@ def layout(
     positions and the new ones are fitted around them.  Otherwise a full,
     deterministic layered layout is computed.
     """
-    return layout_with_routes(graph, previous, spacing=spacing).positions  # type: ignore[return-value]
+    return cast(
+        "dict[str, tuple[float, float]]",
+        layout_with_routes(graph, previous, spacing=spacing).positions,
+    )

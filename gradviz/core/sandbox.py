@@ -533,7 +533,7 @@ class Interpreter:
             raise AssertionError(message)
 
     def _exec_With(self, stmt: ast.With, scope: Scope | None) -> None:
-        managers = []
+        managers: list[Any] = []
         try:
             for item in stmt.items:
                 manager = self.eval(item.context_expr, scope)
@@ -543,7 +543,7 @@ class Interpreter:
                         "torch.inference_mode() and torch.set_grad_enabled(b)",
                         line=stmt.lineno,
                     )
-                value = manager.__enter__()
+                value = manager.__enter__()  # type: ignore[attr-defined]
                 managers.append(manager)
                 if item.optional_vars is not None:
                     self.assign(item.optional_vars, value, scope)
