@@ -41,8 +41,17 @@ def autograd_to_nx(root_tensor: torch.Tensor) -> nx.DiGraph:
     Saved tensors are found through the ``_saved_*`` attributes of each node.
     """
     g = nx.DiGraph()
-    g.add_node("t0", kind="tensor", label="out", vars=["out"], is_leaf=False,
-               requires_grad=True, statement=None, new=False, **_tensor_attrs(root_tensor))
+    g.add_node(
+        "t0",
+        kind="tensor",
+        label="out",
+        vars=["out"],
+        is_leaf=False,
+        requires_grad=True,
+        statement=None,
+        new=False,
+        **_tensor_attrs(root_tensor),
+    )
     root_fn = root_tensor.grad_fn
     if root_fn is None:
         return g
@@ -64,18 +73,33 @@ def autograd_to_nx(root_tensor: torch.Tensor) -> nx.DiGraph:
     def add_fn(fn: object, nid: str) -> None:
         name = type(fn).__name__
         if name == "AccumulateGrad":
-            g.add_node(nid, kind="accumulate_grad", label=name, vars=[], statement=None,
-                       new=False)
+            g.add_node(nid, kind="accumulate_grad", label=name, vars=[], statement=None, new=False)
             var = fn.variable  # type: ignore[attr-defined]
             tid = f"t{counters['t']}"
             counters["t"] += 1
-            g.add_node(tid, kind="tensor", label=f"p{tid[1:]}", vars=[f"p{tid[1:]}"],
-                       is_leaf=True, requires_grad=True, statement=None, new=False,
-                       **_tensor_attrs(var))
+            g.add_node(
+                tid,
+                kind="tensor",
+                label=f"p{tid[1:]}",
+                vars=[f"p{tid[1:]}"],
+                is_leaf=True,
+                requires_grad=True,
+                statement=None,
+                new=False,
+                **_tensor_attrs(var),
+            )
             g.add_edge(nid, tid, kind="leaf", new=False)
             return
-        g.add_node(nid, kind="grad_fn", label=name, vars=[], statement=None, new=False,
-                   saved={}, freed=False)
+        g.add_node(
+            nid,
+            kind="grad_fn",
+            label=name,
+            vars=[],
+            statement=None,
+            new=False,
+            saved={},
+            freed=False,
+        )
         for attr in dir(fn):
             if not attr.startswith("_saved_"):
                 continue
@@ -89,9 +113,16 @@ def autograd_to_nx(root_tensor: torch.Tensor) -> nx.DiGraph:
                     continue
                 sid = f"s{counters['s']}"
                 counters["s"] += 1
-                label = attr[len("_saved_"):] + (f"[{k}]" if isinstance(value, tuple) else "")
-                g.add_node(sid, kind="saved", label=label, vars=[], statement=None, new=False,
-                           **_tensor_attrs(item))
+                label = attr[len("_saved_") :] + (f"[{k}]" if isinstance(value, tuple) else "")
+                g.add_node(
+                    sid,
+                    kind="saved",
+                    label=label,
+                    vars=[],
+                    statement=None,
+                    new=False,
+                    **_tensor_attrs(item),
+                )
                 g.add_edge(nid, sid, kind="saved", new=False)
 
     rid, _ = node_id(root_fn)
@@ -155,8 +186,13 @@ def time_dot(graph: nx.DiGraph, dot: str, timeout: float) -> float | None:
     source = graph_to_dot(graph).encode()
     start = time.perf_counter()
     try:
-        subprocess.run([dot, "-Tsvg", "-o", "/dev/null"], input=source, check=True,
-                       timeout=timeout, capture_output=True)
+        subprocess.run(
+            [dot, "-Tsvg", "-o", "/dev/null"],
+            input=source,
+            check=True,
+            timeout=timeout,
+            capture_output=True,
+        )
     except subprocess.TimeoutExpired:
         return None
     return time.perf_counter() - start
@@ -166,8 +202,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", type=int, default=24, help="transformer depth (default 24)")
     parser.add_argument("--chain", type=int, default=5000, help="chain length (default 5000)")
-    parser.add_argument("--dot-timeout", type=float, default=300.0,
-                        help="give up on dot after this many seconds (default 300)")
+    parser.add_argument(
+        "--dot-timeout",
+        type=float,
+        default=300.0,
+        help="give up on dot after this many seconds (default 300)",
+    )
     args = parser.parse_args(argv)
 
     graphs = [
@@ -188,10 +228,15 @@ def main(argv: list[str] | None = None) -> int:
         else:
             dot_s = f"{theirs:.3f}"
             ratio = f"{theirs / ours:.1f}x"
-        print(f"{name:<28} {graph.number_of_nodes():>7} {graph.number_of_edges():>7} "
-              f"{ours:>10.3f} {dot_s:>9} {ratio:>8}", flush=True)
-    print("\nratio = dot time / gradviz layout time (dot also renders SVG; "
-          "gradviz is best of 3, dot a single run)")
+        print(
+            f"{name:<28} {graph.number_of_nodes():>7} {graph.number_of_edges():>7} "
+            f"{ours:>10.3f} {dot_s:>9} {ratio:>8}",
+            flush=True,
+        )
+    print(
+        "\nratio = dot time / gradviz layout time (dot also renders SVG; "
+        "gradviz is best of 3, dot a single run)"
+    )
     return 0
 
 

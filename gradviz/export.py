@@ -52,8 +52,7 @@ _XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 def _xml(text: Any) -> str:
     """Text safe inside an XML element or a double-quoted attribute."""
     s = _XML_BAD.sub("\ufffd", str(text))
-    return (s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace('"', "&quot;"))
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
 
 
 def _style_key(attrs: Mapping[str, Any]) -> str:
@@ -93,6 +92,28 @@ def _clip_to_box(center: Point, size: tuple[float, float], toward: Point) -> Poi
     return (cx + dx * t, cy + dy * t)
 
 
+def _saved_comb(
+    owner: Point, owner_size: tuple[float, float], saved: Point, saved_size: tuple[float, float]
+) -> list[Point] | None:
+    """Route for a saved tensor sitting in its grad_fn's row: under the row, then up.
+
+    Several saved tensors sit side by side; straight edges would run through
+    the first box and read as ``self -> other``.  None when the saved tensor
+    is elsewhere (caller-supplied positions), so it gets a plain edge.
+    """
+    if abs(owner[1] - saved[1]) > 1.0 or saved[0] <= owner[0] + owner_size[0] / 2:
+        return None
+    start_x = owner[0] + owner_size[0] / 2 - min(12.0, owner_size[0] / 4)
+    bottom = owner[1] + owner_size[1] / 2
+    below = bottom + 6.0
+    return [
+        (start_x, bottom),
+        (start_x, below),
+        (saved[0], below),
+        (saved[0], saved[1] + saved_size[1] / 2),
+    ]
+
+
 def graph_to_svg(
     graph: nx.DiGraph,
     positions: Mapping[Hashable, Sequence[float]] | None = None,
@@ -126,8 +147,10 @@ def graph_to_svg(
             f'<path d="M0,0 L10,5 L0,10 z" fill="{colour}"/></marker>'
         )
     out.append("</defs>")
-    out.append(f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{width:.1f}" height="{height:.1f}" '
-               'fill="#ffffff"/>')
+    out.append(
+        f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{width:.1f}" height="{height:.1f}" '
+        'fill="#ffffff"/>'
+    )
 
     out.append('<g class="edges" fill="none">')
     for u, v, attrs in graph.edges(data=True):
@@ -136,16 +159,23 @@ def graph_to_svg(
         kind = attrs.get("kind", "grad")
         colour = _EDGE_COLOUR.get(kind, _EDGE_COLOUR["grad"])
         marker = kind if kind in _EDGE_COLOUR else "grad"
-        bends = routes.get((u, v), [])
-        first = bends[0] if bends else pos[v]
-        last = bends[-1] if bends else pos[u]
-        pts = [_clip_to_box(pos[u], sizes[u], first), *bends,
-               _clip_to_box(pos[v], sizes[v], last)]
+        pts = _saved_comb(pos[u], sizes[u], pos[v], sizes[v]) if kind == "saved" else None
+        if pts is None:
+            bends = routes.get((u, v), [])
+            first = bends[0] if bends else pos[v]
+            last = bends[-1] if bends else pos[u]
+            pts = [
+                _clip_to_box(pos[u], sizes[u], first),
+                *bends,
+                _clip_to_box(pos[v], sizes[v], last),
+            ]
         coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
         dash = ' stroke-dasharray="5,3"' if kind == "saved" else ""
         width_attr = "2" if attrs.get("new") else "1.2"
-        out.append(f'<polyline points="{coords}" stroke="{colour}" stroke-width="{width_attr}"'
-                   f'{dash} marker-end="url(#arrow-{marker})"/>')
+        out.append(
+            f'<polyline points="{coords}" stroke="{colour}" stroke-width="{width_attr}"'
+            f'{dash} marker-end="url(#arrow-{marker})"/>'
+        )
     out.append("</g>")
 
     out.append('<g class="nodes">')
@@ -161,17 +191,21 @@ def graph_to_svg(
         dash = ' stroke-dasharray="4,3"' if attrs.get("freed") else ""
         out.append(f'<g class="node {_xml(key)}" id="{_xml(v)}">')
         out.append(f"<title>{_xml(_tooltip(v, attrs))}</title>")
-        out.append(f'<rect x="{x - w / 2:.1f}" y="{y - h / 2:.1f}" width="{w:.1f}" '
-                   f'height="{h:.1f}" rx="{rx:.1f}" fill="{fill}" stroke="{stroke}" '
-                   f'stroke-width="{stroke_w}"{dash}/>')
+        out.append(
+            f'<rect x="{x - w / 2:.1f}" y="{y - h / 2:.1f}" width="{w:.1f}" '
+            f'height="{h:.1f}" rx="{rx:.1f}" fill="{fill}" stroke="{stroke}" '
+            f'stroke-width="{stroke_w}"{dash}/>'
+        )
         lines = node_lines(attrs, sp)
-        top = y - (len(lines) - 1) * sp.line_height / 2
+        # Baselines set explicitly: QtSvg (used for PNG) ignores dominant-baseline.
+        top = y - (len(lines) - 1) * sp.line_height / 2 + 0.36 * _FONT_SIZE
         for i, line in enumerate(lines):
             weight = ' font-weight="bold"' if i == 0 and key != "saved" else ""
             colour = "#000000" if i == 0 else "#444444"
-            out.append(f'<text x="{x:.1f}" y="{top + i * sp.line_height:.1f}" '
-                       f'text-anchor="middle" dominant-baseline="central" fill="{colour}"'
-                       f'{weight}>{_xml(line)}</text>')
+            out.append(
+                f'<text x="{x:.1f}" y="{top + i * sp.line_height:.1f}" '
+                f'text-anchor="middle" fill="{colour}"{weight}>{_xml(line)}</text>'
+            )
         out.append("</g>")
     out.append("</g>")
     out.append("</svg>")
@@ -221,16 +255,18 @@ def graph_to_dot(
         '  node [fontname="monospace", fontsize=12];',
         '  edge [color="#555555"];',
     ]
-    top = 0.0
-    if positions:
-        top = max(float(positions[v][1]) for v in graph.nodes if v in positions) if any(
-            v in positions for v in graph.nodes) else 0.0
+    pinned = [float(positions[v][1]) for v in graph.nodes if v in positions] if positions else []
+    top = max(pinned, default=0.0)
     for v, attrs in graph.nodes(data=True):
         key = _style_key(attrs)
         fill, stroke = _STYLE[key]
         label = "\n".join(node_lines(attrs, sp))
-        parts = [f"label={_dot_quote(label)}", _DOT_SHAPES[key],
-                 f'fillcolor="{fill}"', f'color="{stroke}"']
+        parts = [
+            f"label={_dot_quote(label)}",
+            _DOT_SHAPES[key],
+            f'fillcolor="{fill}"',
+            f'color="{stroke}"',
+        ]
         if attrs.get("new"):
             parts.append("penwidth=2.5")
         if positions and v in positions:
@@ -244,8 +280,6 @@ def graph_to_dot(
         parts = [f'color="{_EDGE_COLOUR.get(kind, _EDGE_COLOUR["grad"])}"']
         if kind == "saved":
             parts.append("style=dashed")
-        if kind != "grad":
-            parts.append(f"label={_dot_quote(kind)}, fontsize=9")
         lines.append(f"  {_dot_quote(u)} -> {_dot_quote(v)} [{', '.join(parts)}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -287,13 +321,16 @@ def _write_png(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing)
     ):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QByteArray, Qt
-    from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter
+    from PySide6.QtGui import QColor, QGuiApplication, QImage, QImageWriter, QPainter
     from PySide6.QtSvg import QSvgRenderer
+    from PySide6.QtWidgets import QApplication
 
-    # Text rendering needs a GUI application; keep ours alive for later exports.
+    # Text rendering needs an application object.  Make it a full QApplication
+    # (not just a QGuiApplication): Qt allows one per process, and widgets
+    # created later in the same process (the window, pytest-qt) need that kind.
     global _QT_APP
     if QGuiApplication.instance() is None:
-        _QT_APP = QGuiApplication(["gradviz-export"])
+        _QT_APP = QApplication(["gradviz-export"])
     svg = graph_to_svg(graph, positions, spacing=sp)
     renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
     if not renderer.isValid():
@@ -303,8 +340,7 @@ def _write_png(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing)
     # Twice the scene size for crisp text, shrunk for huge graphs so the
     # image stays within Qt's limits and a sane amount of memory.
     scale = min(2.0, 16000 / w, 16000 / h, math.sqrt(40e6 / (w * h)))
-    image = QImage(max(1, round(w * scale)), max(1, round(h * scale)),
-                   QImage.Format.Format_ARGB32)
+    image = QImage(max(1, round(w * scale)), max(1, round(h * scale)), QImage.Format.Format_ARGB32)
     image.fill(QColor(Qt.GlobalColor.white))
     painter = QPainter(image)
     try:
@@ -313,8 +349,9 @@ def _write_png(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing)
         renderer.render(painter)
     finally:
         painter.end()
-    if not image.save(str(path), "PNG"):
-        raise OSError(f"could not write PNG to {path}")
+    writer = QImageWriter(str(path), QByteArray(b"png"))
+    if not writer.write(image):
+        raise OSError(f"could not write PNG to {path}: {writer.errorString()}")
 
 
 _QT_APP: Any = None
@@ -335,18 +372,27 @@ def _write_graphml(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpac
         data["x"], data["y"] = pos[v]
         flat.add_node(str(v), **data)
     for u, v, attrs in graph.edges(data=True):
-        flat.add_edge(str(u), str(v),
-                      **{k: _plain(val) for k, val in attrs.items() if val is not None})
+        flat.add_edge(
+            str(u), str(v), **{k: _plain(val) for k, val in attrs.items() if val is not None}
+        )
     nx.write_graphml(flat, path)
 
 
 def _write_json(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing) -> None:
     pos, _ = _resolve_positions(graph, positions, sp)
     doc = {
-        "nodes": [{**{k: val for k, val in attrs.items() if k != "id"}, "id": v}
-                  for v, attrs in graph.nodes(data=True)],
-        "edges": [{**{k: val for k, val in attrs.items() if k not in ("source", "target")},
-                   "source": u, "target": v} for u, v, attrs in graph.edges(data=True)],
+        "nodes": [
+            {"id": v, **{k: val for k, val in attrs.items() if k != "id"}}
+            for v, attrs in graph.nodes(data=True)
+        ],
+        "edges": [
+            {
+                "source": u,
+                "target": v,
+                **{k: val for k, val in attrs.items() if k not in ("source", "target")},
+            }
+            for u, v, attrs in graph.edges(data=True)
+        ],
         "positions": {str(v): [x, y] for v, (x, y) in pos.items()},
     }
     with path.open("w", encoding="utf-8") as fh:
@@ -373,8 +419,10 @@ def export_graph(
 ) -> None:
     """Write ``graph`` to ``path`` in the format its suffix names.
 
-    ``positions`` are the canvas's node centres; nodes missing from them (or
-    all nodes, when None) are laid out with :func:`gradviz.core.layout.layout`.
+    ``positions`` are the canvas's node centres, so the export matches the
+    window.  When None, the graph is laid out here; nodes missing from them
+    are fitted in around the given ones (or, when that is not possible,
+    everything is laid out afresh).
     """
     path = Path(path)
     suffix = path.suffix.lower()

@@ -1,0 +1,350 @@
+"""Tests for gradviz.core.layout: a pure, deterministic layered layout."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from gradviz.core.layout import (
+    LayoutSpacing,
+    layout,
+    layout_with_routes,
+    node_lines,
+    node_size,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def small_graph() -> nx.DiGraph:
+    """``y = x * w; z = y.sin(); loss = z.sum()`` in the documented format."""
+    g = nx.DiGraph()
+    g.add_node("t1", kind="tensor", label="loss", vars=["loss"], shape=[], is_leaf=False)
+    g.add_node("fn1", kind="grad_fn", label="SumBackward0", vars=["loss"])
+    g.add_node("fn2", kind="grad_fn", label="SinBackward0", vars=["z"])
+    g.add_node("s1", kind="saved", label="self", shape=[3])
+    g.add_node("fn3", kind="grad_fn", label="MulBackward0", vars=["y"])
+    g.add_node("s2", kind="saved", label="self", shape=[3])
+    g.add_node("s3", kind="saved", label="other", shape=[3])
+    g.add_node("acc1", kind="accumulate_grad", label="AccumulateGrad", vars=[])
+    g.add_node("acc2", kind="accumulate_grad", label="AccumulateGrad", vars=[])
+    g.add_node("t2", kind="tensor", label="x", vars=["x"], shape=[3], is_leaf=True)
+    g.add_node("t3", kind="tensor", label="w", vars=["w"], shape=[3], is_leaf=True)
+    g.add_node("t4", kind="tensor", label="z", vars=["z"], shape=[3], is_leaf=False)
+    g.add_edge("t1", "fn1", kind="output")
+    g.add_edge("fn1", "fn2", kind="grad")
+    g.add_edge("fn2", "s1", kind="saved")
+    g.add_edge("fn2", "fn3", kind="grad")
+    g.add_edge("fn3", "s2", kind="saved")
+    g.add_edge("fn3", "s3", kind="saved")
+    g.add_edge("fn3", "acc1", kind="grad")
+    g.add_edge("fn3", "acc2", kind="grad")
+    g.add_edge("acc1", "t2", kind="leaf")
+    g.add_edge("acc2", "t3", kind="leaf")
+    g.add_edge("t4", "fn2", kind="output")
+    return g
+
+
+def random_dag(n: int, seed: int) -> nx.DiGraph:
+    """A random autograd-like DAG: grad_fns with varied labels, leaves, saved tensors."""
+    rng = random.Random(seed)
+    g = nx.DiGraph()
+    names = [
+        "MulBackward0",
+        "AddBackward0",
+        "ViewBackward0",
+        "NativeLayerNormBackward0",
+        "T",
+        "SinBackward0",
+        "a_rather_long_custom_function_name_Backward",
+    ]
+    for i in range(n):
+        g.add_node(
+            f"fn{i}",
+            kind="grad_fn",
+            label=rng.choice(names),
+            vars=[f"v{i}"] if rng.random() < 0.3 else [],
+        )
+    for i in range(1, n):
+        for j in rng.sample(range(i), k=min(i, rng.choice([1, 1, 2, 3]))):
+            g.add_edge(f"fn{j}", f"fn{i}", kind="grad")
+    for i in range(n):
+        if rng.random() < 0.3:
+            g.add_node(f"s{i}", kind="saved", label=rng.choice(["self", "other", "result"]))
+            g.add_edge(f"fn{i}", f"s{i}", kind="saved")
+        if g.out_degree(f"fn{i}") == 0 and rng.random() < 0.5:
+            g.add_node(f"acc{i}", kind="accumulate_grad", label="AccumulateGrad", vars=[])
+            g.add_node(
+                f"t{i}", kind="tensor", label=f"p{i}", vars=[f"p{i}"], is_leaf=True, shape=[2, 3]
+            )
+            g.add_edge(f"fn{i}", f"acc{i}", kind="grad")
+            g.add_edge(f"acc{i}", f"t{i}", kind="leaf")
+    g.add_node("lone", kind="tensor", label="lone", vars=["lone"], shape=[1], is_leaf=True)
+    return g
+
+
+def chain(n: int) -> nx.DiGraph:
+    g = nx.DiGraph()
+    g.add_node("t0", kind="tensor", label="out", vars=["out"], shape=[3])
+    g.add_edge("t0", "fn0", kind="output")
+    for i in range(n):
+        g.add_node(f"fn{i}", kind="grad_fn", label="MulBackward0", vars=[])
+        if i:
+            g.add_edge(f"fn{i - 1}", f"fn{i}", kind="grad")
+    g.add_node("acc", kind="accumulate_grad", label="AccumulateGrad", vars=[])
+    g.add_node("t1", kind="tensor", label="x", vars=["x"], shape=[3], is_leaf=True)
+    g.add_edge(f"fn{n - 1}", "acc", kind="grad")
+    g.add_edge("acc", "t1", kind="leaf")
+    return g
+
+
+def boxes(graph: nx.DiGraph, pos: dict) -> dict:
+    out = {}
+    for v, (x, y) in pos.items():
+        w, h = node_size(graph.nodes[v])
+        out[v] = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+    return out
+
+
+def overlapping(graph: nx.DiGraph, pos: dict) -> list[tuple]:
+    """Pairs of node boxes that intersect (a sweep over x, fine for test sizes)."""
+    bx = sorted(boxes(graph, pos).items(), key=lambda kv: kv[1][0])
+    bad = []
+    for i, (a, ba) in enumerate(bx):
+        for b, bb in bx[i + 1 :]:
+            if bb[0] >= ba[2]:
+                break
+            if bb[1] < ba[3] and ba[1] < bb[3]:
+                bad.append((a, b))
+    return bad
+
+
+# --------------------------------------------------------------------------- tests
+
+
+def test_every_node_gets_a_finite_position():
+    g = small_graph()
+    pos = layout(g)
+    assert set(pos) == set(g.nodes)
+    for x, y in pos.values():
+        assert isinstance(x, float) and isinstance(y, float)
+        assert abs(x) < 1e6 and abs(y) < 1e6
+
+
+def test_empty_graph():
+    assert layout(nx.DiGraph()) == {}
+
+
+def test_deterministic_within_a_process():
+    g = random_dag(150, seed=3)
+    assert layout(g) == layout(g)
+    assert layout(g) == layout(g.copy())
+
+
+def test_deterministic_across_hash_seeds():
+    """String hashing is randomised per process; the layout must not notice."""
+    code = (
+        "import json, sys; sys.path.insert(0, 'tests'); "
+        "from test_layout import random_dag; from gradviz.core.layout import layout; "
+        "print(json.dumps(sorted(layout(random_dag(120, seed=5)).items())))"
+    )
+    outs = []
+    for seed in ("1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+        res = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        outs.append(json.loads(res.stdout))
+    assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_no_overlapping_boxes_on_random_dag(seed):
+    g = random_dag(200, seed=seed)
+    assert overlapping(g, layout(g)) == []
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_gradient_edges_point_downward(seed):
+    for g in (small_graph(), random_dag(200, seed=seed)):
+        pos = layout(g)
+        for u, v, kind in g.edges(data="kind"):
+            if kind != "saved":
+                assert pos[v][1] > pos[u][1], (u, v)
+
+
+def test_root_on_top_and_leaves_at_bottom():
+    g = small_graph()
+    pos = layout(g)
+    assert pos["t1"][1] == min(y for _, y in pos.values())
+    assert pos["t2"][1] == max(y for _, y in pos.values())
+    # a variable's tensor node hangs right above its grad_fn, not at the top
+    assert pos["fn2"][1] - pos["t4"][1] == pytest.approx(LayoutSpacing().pitch)
+
+
+def test_long_chain_is_iterative_and_narrow():
+    g = chain(10_000)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(200)  # anything recursive would fail at once
+    try:
+        pos = layout(g)
+    finally:
+        sys.setrecursionlimit(limit)
+    xs = {pos[f"fn{i}"][0] for i in range(10_000)}
+    assert len(xs) == 1  # one straight column
+    ys = [pos[f"fn{i}"][1] for i in range(10_000)]
+    assert ys == sorted(ys)
+
+
+def test_saved_tensors_sit_beside_their_grad_fn():
+    g = small_graph()
+    pos = layout(g)
+    sp = LayoutSpacing()
+    for fn, saved in (("fn2", ["s1"]), ("fn3", ["s2", "s3"])):
+        fx, fy = pos[fn]
+        edge = fx + node_size(g.nodes[fn])[0] / 2
+        for s in saved:
+            sx, sy = pos[s]
+            assert sy == fy  # same layer: saved tensors add no layers
+            w = node_size(g.nodes[s])[0]
+            assert sx - w / 2 == pytest.approx(edge + sp.saved_gap)
+            edge = sx + w / 2
+    layers = {y for v, (_, y) in pos.items() if g.nodes[v]["kind"] != "saved"}
+    assert {pos[s][1] for s in ("s1", "s2", "s3")} <= layers
+
+
+def test_disconnected_components_side_by_side():
+    g = small_graph()
+    for name in ("a", "b", "c"):
+        g.add_node(f"lone_{name}", kind="tensor", label=name, vars=[name], shape=[2], is_leaf=True)
+    pos = layout(g)
+    assert overlapping(g, pos) == []
+    main_right = max(b[2] for v, b in boxes(g, pos).items() if not v.startswith("lone"))
+    lone = [pos[f"lone_{n}"] for n in "abc"]
+    assert all(x > main_right for x, _ in lone)
+    assert [x for x, _ in lone] == sorted(x for x, _ in lone)  # graph order
+    assert len({y for _, y in lone}) == 1
+
+
+def test_cycles_are_broken_not_looped():
+    g = nx.DiGraph()
+    for i in range(6):
+        g.add_node(f"fn{i}", kind="grad_fn", label="Weird", vars=[])
+    nx.add_cycle(g, [f"fn{i}" for i in range(4)], kind="grad")
+    g.add_edge("fn3", "fn4", kind="grad")
+    g.add_edge("fn4", "fn5", kind="grad")
+    g.add_edge("fn5", "fn5", kind="grad")  # self-loop
+    pos = layout(g)
+    assert set(pos) == set(g.nodes)
+    assert overlapping(g, pos) == []
+    assert layout(g) == pos
+
+
+def test_long_edges_get_bend_points_on_the_layers_they_cross():
+    g = chain(5)
+    g.add_edge("fn0", "acc", kind="grad")  # spans several layers
+    res = layout_with_routes(g)
+    bends = res.routes[("fn0", "acc")]
+    pitch = LayoutSpacing().pitch
+    y0, y1 = res.positions["fn0"][1], res.positions["acc"][1]
+    assert [y for _, y in bends] == pytest.approx(
+        [y0 + pitch * k for k in range(1, round((y1 - y0) / pitch))]
+    )
+
+
+def test_incremental_keeps_old_positions_exactly():
+    g = small_graph()
+    before = layout(g)
+    g.add_node("fn9", kind="grad_fn", label="MulBackward0", vars=["q"])
+    g.add_node("t9", kind="tensor", label="q", vars=["q"], shape=[], is_leaf=False)
+    g.add_node("s9", kind="saved", label="other", shape=[])
+    g.add_edge("t9", "fn9", kind="output")
+    g.add_edge("fn9", "fn1", kind="grad")
+    g.add_edge("fn9", "s9", kind="saved")
+    g.add_node("p9", kind="tensor", label="p", vars=["p"], shape=[1], is_leaf=True)
+    res = layout_with_routes(g, before)
+    assert res.incremental
+    after = res.positions
+    for v, p in before.items():
+        assert after[v] == p
+    assert overlapping(g, after) == []
+    # the new grad_fn hangs above the old root it feeds, its tensor above it
+    assert after["fn9"][1] < after["fn1"][1]
+    assert after["t9"][1] < after["fn9"][1]
+    assert after["s9"][1] == after["fn9"][1] and after["s9"][0] > after["fn9"][0]
+    assert layout(g, before) == after  # deterministic too
+
+
+def test_incremental_places_new_leaves_below():
+    g = small_graph()
+    before = layout(g)
+    g.add_node("acc9", kind="accumulate_grad", label="AccumulateGrad", vars=[])
+    g.add_node("t9", kind="tensor", label="b", vars=["b"], shape=[3], is_leaf=True)
+    g.add_edge("fn2", "acc9", kind="grad")
+    g.add_edge("acc9", "t9", kind="leaf")
+    after = layout(g, before)
+    assert all(after[v] == p for v, p in before.items())
+    assert after["fn2"][1] < after["acc9"][1] < after["t9"][1]
+    assert overlapping(g, after) == []
+
+
+def test_incremental_with_nothing_new_returns_previous():
+    g = small_graph()
+    before = layout(g)
+    assert layout(g, before) == before
+
+
+def test_removed_nodes_fall_back_to_full_layout():
+    g = small_graph()
+    before = layout(g)
+    g.remove_nodes_from(["t4"])
+    moved = {v: (x + 1000.0, y) for v, (x, y) in before.items()}
+    res = layout_with_routes(g, moved)
+    assert not res.incremental
+    assert res.positions == layout(g)
+
+
+def test_node_size_tracks_text():
+    short = node_size({"kind": "grad_fn", "label": "MulBackward0", "vars": []})
+    long = node_size({"kind": "grad_fn", "label": "NativeLayerNormBackward0", "vars": []})
+    saved = node_size({"kind": "saved", "label": "self"})
+    assert long[0] > short[0] and long[1] == short[1]
+    assert saved[1] < short[1]
+    huge = node_size({"kind": "grad_fn", "label": "x" * 500})
+    assert huge[0] < 500  # long names are cut, not allowed to widen a whole layer
+    assert node_lines({"kind": "grad_fn", "label": "AddBackward0", "vars": ["a", "b"]}) == [
+        "AddBackward0",
+        "a, b",
+    ]
+    assert node_lines({"kind": "tensor", "label": "x", "vars": ["x"], "shape": [2, 3]}) == [
+        "x",
+        "2\u00d73",
+    ]
+
+
+def test_layout_module_is_qt_free():
+    code = (
+        "import sys; import gradviz.core.layout; "
+        "sys.exit(any(m.startswith('PySide6') for m in sys.modules))"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
