@@ -1,0 +1,1470 @@
+"""The graph canvas: the real autograd graph, laid out by the core, drawn fast.
+
+:class:`GraphCanvas` receives the kernel's JSON (``graph`` and ``positions``
+of a state message) and speaks in node ids; it knows nothing about torch.
+
+Speed (STYLE.md section 4): the scene is updated in place on every step
+(items whose ids persist are kept and only moved or restyled), nodes are
+cached in device coordinates and drop their text when tiny on screen, edges
+sit on a fixed Z layer below the nodes and, past
+:data:`BULK_EDGE_THRESHOLD` edges, are painted in bulk by a few path items
+instead of one item each.  Overlays that do not belong to the scene (the
+legend, the empty-graph hint) are child widgets of the view, so scrolling
+never repaints them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFontMetricsF,
+    QImage,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPainterPath,
+    QPaintEvent,
+    QPen,
+    QPolygonF,
+    QResizeEvent,
+    QShowEvent,
+    QTransform,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsScene,
+    QGraphicsView,
+    QLabel,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
+
+from gradviz.core.layout import DEFAULT_SPACING, node_lines, node_size
+from gradviz.ui import theme
+
+__all__ = [
+    "BULK_EDGE_THRESHOLD",
+    "MAX_ZOOM",
+    "MIN_ZOOM",
+    "GraphCanvas",
+    "NodeItem",
+    "format_value",
+]
+
+MIN_ZOOM = 0.02
+MAX_ZOOM = 8.0
+ZOOM_STEP = 1.25
+FIT_MAX_ZOOM = 1.5
+"""fit_to_view never magnifies past this: a three-node graph should not fill a screen."""
+BULK_EDGE_THRESHOLD = 1500
+"""Above this many edges, edges are painted by a few bulk items instead of one item each."""
+BULK_CHUNK = 256
+"""Edges per bulk item: small enough that the scene index culls what is off screen."""
+TEXT_LOD = 0.35
+"""Below this level of detail nodes are plain filled rectangles without text."""
+SMALL_STORAGE_GROUP = 6
+"""Storage groups up to this size get every link drawn; bigger ones only on selection."""
+EMPTY_HINT = "Step forward (F10) to build the graph"
+
+# Fixed Z layers: storage links < edges < carrying edges < nodes < labels.
+Z_STORAGE = 0.0
+Z_EDGE = 1.0
+Z_EDGE_NEW = 2.0
+Z_CARRY = 3.0
+Z_NODE = 10.0
+Z_NODE_HOT = 11.0
+Z_LABEL = 20.0
+
+_ARROW_LEN = 8.0
+_ARROW_HALF = 4.0
+_NODE_MARGIN = 9.0  # room around a box for the glow, the selection ring and the tabs
+_LINE_H = DEFAULT_SPACING.line_height
+
+EdgeKey = tuple[str, str]
+
+
+# --------------------------------------------------------------------------- value text
+
+
+def _fmt_float(value: float) -> str:
+    if math.isnan(value) or math.isinf(value):
+        return str(value)
+    text = f"{value:.5g}"
+    if text == "-0":
+        text = "0"
+    # A float reads as one, as Python prints it: 1.0, 125.0 (not 1, 125).
+    return text if any(c in text for c in ".e") else text + ".0"
+
+
+def _fmt_list(value: Sequence[Any], budget: int) -> str:
+    parts: list[str] = []
+    used = 2  # the brackets
+    for i, item in enumerate(value):
+        if isinstance(item, (list, tuple)):
+            text = _fmt_list(item, max(budget - used - 5, 6))
+        elif isinstance(item, float):
+            text = _fmt_float(item) if abs(item) >= 1e-4 or item == 0 else f"{item:.3g}"
+        else:
+            text = str(item)
+        sep = 2 if parts else 0
+        more = 3 if i < len(value) - 1 else 0  # room for ", …"
+        if parts and used + sep + len(text) + more > budget:
+            parts.append("\u2026")
+            break
+        parts.append(text)
+        used += sep + len(text)
+    return "[" + ", ".join(parts) + "]"
+
+
+def format_value(value: Any, max_chars: int = 26) -> str:
+    """Short text for a gradient or tensor value as the kernel sends it.
+
+    Scalars keep up to five significant digits (``0.008``, ``1.6094``, ``125.0``);
+    small tensors (nested lists) become a short list that ends in ``…`` when
+    cut; torch's summary strings of big tensors are squeezed to one line and
+    truncated to ``max_chars``.
+    """
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        text = str(value)
+    elif isinstance(value, int):
+        text = str(value)
+    elif isinstance(value, float):
+        text = _fmt_float(value)
+    elif isinstance(value, (list, tuple)):
+        text = _fmt_list(value, max_chars)
+    else:
+        text = " ".join(str(value).split())
+    if len(text) > max_chars:
+        text = text[: max_chars - 1] + "\u2026"
+    return text
+
+
+def _shape_text(shape: Any) -> str:
+    try:
+        dims = [str(int(d)) for d in shape]
+    except (TypeError, ValueError):
+        return str(shape)
+    return "\u00d7".join(dims) if dims else "scalar"
+
+
+def _get(obj: Any, key: str, default: Any = None) -> Any:
+    """Read ``key`` from a JSON dict or from a dataclass (BackwardPass/BackwardStep)."""
+    if isinstance(obj, Mapping):
+        return obj.get(key, default)
+    return getattr(obj, key, default)
+
+
+# --------------------------------------------------------------------------- fonts
+
+
+@dataclass(frozen=True)
+class _Fonts:
+    label: Any
+    label_metrics: QFontMetricsF
+    body: Any
+    tab: Any
+    tab_metrics: QFontMetricsF
+    badge: Any
+    badge_metrics: QFontMetricsF
+    edge: Any
+    edge_metrics: QFontMetricsF
+
+
+@lru_cache(maxsize=1)
+def _fonts() -> _Fonts:
+    label = theme.mono_font(12, bold=True)
+    tab = theme.label_font(9, italic=True)
+    badge = theme.label_font(9, bold=True)
+    edge = theme.label_font(11, bold=True)
+    return _Fonts(
+        label,
+        QFontMetricsF(label),
+        theme.mono_font(12),
+        tab,
+        QFontMetricsF(tab),
+        badge,
+        QFontMetricsF(badge),
+        edge,
+        QFontMetricsF(edge),
+    )
+
+
+# --------------------------------------------------------------------------- nodes
+
+
+def _style_key(attrs: Mapping[str, Any]) -> str:
+    kind = attrs.get("kind")
+    if kind == "tensor":
+        if not attrs.get("requires_grad", False):
+            return "no_grad"
+        return "leaf" if attrs.get("is_leaf") else "tensor"
+    return kind if kind in theme.NODE_STYLES else "grad_fn"
+
+
+def _tooltip(node_id: str, attrs: Mapping[str, Any]) -> str:
+    kind = attrs.get("kind", "?")
+    rows = [f"{attrs.get('label', node_id)}  ({kind}, {node_id})"]
+    if attrs.get("vars"):
+        rows.append("variables: " + ", ".join(str(v) for v in attrs["vars"]))
+    if attrs.get("shape") is not None:
+        rows.append(f"shape: {_shape_text(attrs['shape'])}  {attrs.get('dtype', '')}".rstrip())
+    if kind == "tensor":
+        rows.append(f"requires_grad={attrs.get('requires_grad')}  is_leaf={attrs.get('is_leaf')}")
+    if attrs.get("storage"):
+        rows.append(f"storage group {attrs['storage']}")
+    if "value" in attrs:
+        rows.append("value: " + format_value(attrs["value"], 60))
+    saved = attrs.get("saved")
+    if isinstance(saved, Mapping) and saved:
+        rows.append("saved: " + ", ".join(f"{k}={v}" for k, v in saved.items()))
+    if attrs.get("freed"):
+        rows.append("saved tensors freed by backward()")
+    if attrs.get("statement") is not None:
+        rows.append(f"created by statement {attrs['statement']} (double-click to show)")
+    return "\n".join(rows)
+
+
+class NodeItem(QGraphicsItem):
+    """One node of the graph: a box (grad_fn, AccumulateGrad, saved) or a pill (tensor).
+
+    The item's origin is the centre of its box, exactly the layout's position,
+    and the box has exactly :func:`gradviz.core.layout.node_size`.
+    """
+
+    def __init__(self, node_id: str, attrs: Mapping[str, Any]):
+        super().__init__()
+        self.node_id = node_id
+        self.attrs: dict[str, Any] = {}
+        self._flags: set[str] = set()
+        self._badge: str | None = None
+        self._rect = QRectF()
+        self._bounds = QRectF()
+        self.width = 0.0
+        self.height = 0.0
+        self.cx = 0.0
+        self.cy = 0.0
+        self.setZValue(Z_NODE)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.set_attrs(attrs)
+
+    # --- state ------------------------------------------------------------------
+
+    @property
+    def state(self) -> set[str]:
+        """Among {"new", "selected", "executing", "executed", "freed"}; for tests and panels."""
+        out = set(self._flags)
+        if self.attrs.get("new"):
+            out.add("new")
+        if self.attrs.get("freed"):
+            out.add("freed")
+        return out
+
+    @property
+    def kind(self) -> str:
+        return str(self.attrs.get("kind", ""))
+
+    @property
+    def storage_badge(self) -> str | None:
+        """The storage group shown on the node ("S3") when it shares memory, else None."""
+        return self._badge
+
+    def set_attrs(self, attrs: Mapping[str, Any]) -> None:
+        self.attrs = dict(attrs)
+        self._key = _style_key(self.attrs)
+        self._lines = node_lines(self.attrs)
+        w, h = node_size(self.attrs)
+        if (w, h) != (self.width, self.height):
+            self.prepareGeometryChange()
+            self.width, self.height = w, h
+            self._rect = QRectF(-w / 2, -h / 2, w, h)
+            self._bounds = self._rect.adjusted(
+                -_NODE_MARGIN, -_NODE_MARGIN, _NODE_MARGIN, _NODE_MARGIN
+            )
+        kind = self.attrs.get("kind")
+        self._radius = {"grad_fn": 8.0, "accumulate_grad": 3.0, "saved": 5.0}.get(
+            str(kind), h / 2
+        )
+        self.setToolTip(_tooltip(self.node_id, self.attrs))
+        self._update_z()
+        self.update()
+
+    def set_flag(self, flag: str, on: bool) -> None:
+        if (flag in self._flags) == on:
+            return
+        if on:
+            self._flags.add(flag)
+        else:
+            self._flags.discard(flag)
+        self._update_z()
+        self.update()
+
+    def set_badge(self, group: str | None) -> None:
+        if group != self._badge:
+            self._badge = group
+            self.update()
+
+    def set_center(self, x: float, y: float) -> None:
+        if (x, y) != (self.cx, self.cy):
+            self.cx, self.cy = x, y
+            self.setPos(x, y)
+
+    def badge_center(self) -> tuple[float, float]:
+        """Where the storage badge sits, relative to the node's centre (links end there)."""
+        if self.attrs.get("kind") == "tensor":
+            # A sticker on the rounded end, 45 degrees below the middle.
+            return self.width / 2 - 0.146 * self.height, 0.354 * self.height
+        # A sticker on the bottom-right corner, poking out a little.
+        w = _fonts().badge_metrics.horizontalAdvance(self._badge or "S0") + 8
+        return self.width / 2 - w / 2 + 3, self.height / 2 - 1
+
+    def _update_z(self) -> None:
+        hot = self._flags & {"selected", "executing"} or self.attrs.get("new")
+        self.setZValue(Z_NODE_HOT if hot else Z_NODE)
+
+    def search_text(self) -> str:
+        parts = [str(self.attrs.get("label", "")), *(str(v) for v in self.attrs.get("vars") or [])]
+        shape = self.attrs.get("shape")
+        if shape is not None:
+            parts += [_shape_text(shape), str(list(shape)) if isinstance(shape, list) else ""]
+        return "\n".join(parts).lower()
+
+    # --- geometry ----------------------------------------------------------------
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.addRoundedRect(self._rect, self._radius, self._radius)
+        return path
+
+    def port_span(self) -> float:
+        """Width along the top/bottom border where edges may attach (the flat part)."""
+        flat = self.width - (self.height if self.attrs.get("kind") == "tensor" else 2 * self._radius)
+        return max(0.0, min(0.6 * self.width, flat))
+
+    # --- painting ----------------------------------------------------------------
+
+    def _colours(self) -> tuple[str, str, str]:
+        """Fill, border and text colour for the current state."""
+        style = theme.NODE_STYLES[self._key]
+        fill, stroke, text = style.fill, style.stroke, theme.TEXT
+        if self.attrs.get("freed"):
+            fill = theme.blend(fill, "#ffffff", 0.55)
+            stroke = theme.FREED
+            text = theme.MUTED_TEXT
+        if "executed" in self._flags:
+            fill = theme.blend(fill, "#ffc9c9", 0.45)
+            stroke = theme.blend(stroke, theme.BACKWARD, 0.55)
+        if "executing" in self._flags:
+            fill = theme.BACKWARD_FILL
+            stroke = theme.BACKWARD
+        return fill, stroke, text
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        fill, stroke, text_colour = self._colours()
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        rect = self._rect
+        if lod < TEXT_LOD:
+            # Tiny on screen: a flat rectangle (a shade darker, or the pale fills vanish),
+            # plus a cosmetic ring for what matters.
+            painter.fillRect(rect, theme.qcolor(theme.blend(fill, stroke, 0.35)))
+            ring = None
+            if "executing" in self._flags:
+                ring = theme.BACKWARD
+            elif "selected" in self._flags:
+                ring = theme.SELECTION
+            elif self.attrs.get("new"):
+                ring = theme.NEW
+            if ring is not None:
+                pen = QPen(theme.qcolor(ring), 2.0)
+                pen.setCosmetic(True)
+                painter.setPen(pen)
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                painter.drawRect(rect)
+            return
+
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        r = self._radius
+        pill = self.attrs.get("kind") == "tensor"
+
+        def rounded(grow: float) -> None:
+            rr = rect.adjusted(-grow, -grow, grow, grow)
+            radius = rr.height() / 2 if pill else r + grow
+            painter.drawRoundedRect(rr, radius, radius)
+
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        if "executing" in self._flags:
+            for grow, alpha in ((6.0, 45), (3.5, 90)):
+                painter.setPen(QPen(theme.qcolor(theme.BACKWARD, alpha), 3.0))
+                rounded(grow)
+        elif self.attrs.get("new"):
+            for grow, alpha in ((6.0, 40), (3.5, 85)):
+                painter.setPen(QPen(theme.qcolor(theme.NEW, alpha), 3.0))
+                rounded(grow)
+        if "selected" in self._flags:
+            painter.setPen(QPen(theme.qcolor(theme.SELECTION), 2.5))
+            rounded(4.5)
+
+        # The body.
+        width = 1.3
+        if self.attrs.get("new"):
+            stroke, width = theme.NEW, 2.2
+        if "executing" in self._flags:
+            stroke, width = theme.BACKWARD, 2.6
+        pen = QPen(theme.qcolor(stroke), width)
+        if self.attrs.get("freed"):
+            pen.setStyle(Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.setBrush(theme.qcolor(fill))
+        rounded(0.0)
+
+        # The text: label in bold, then variables / shape.
+        fonts = _fonts()
+        n = len(self._lines)
+        top = -n * _LINE_H / 2
+        text_rect = rect.adjusted(4, 0, -4, 0)
+        for i, line in enumerate(self._lines):
+            painter.setFont(fonts.label if i == 0 else fonts.body)
+            colour = text_colour if i == 0 else theme.MUTED_TEXT
+            painter.setPen(theme.qcolor(colour))
+            line_rect = QRectF(text_rect.left(), top + i * _LINE_H, text_rect.width(), _LINE_H)
+            painter.drawText(line_rect, Qt.AlignmentFlag.AlignCenter, line)
+
+        # Tabs on the border: what the box is / its state (left), its storage group (right).
+        left_tab = None
+        if self.attrs.get("kind") == "saved":
+            left_tab = ("saved", theme.NODE_STYLES["saved"].stroke, "#fff4e6")
+        elif self.attrs.get("freed"):
+            left_tab = ("freed", theme.FREED, "#ffffff")
+        inset = self.height / 2 if pill else max(r, 4.0)
+        if left_tab is not None:
+            self._draw_tab(painter, rect.left() + inset - 2, rect.top(), *left_tab, italic=True)
+        if self._badge:
+            colour = theme.storage_colour(self._badge)
+            w = fonts.badge_metrics.horizontalAdvance(self._badge) + 8
+            cx, cy = self.badge_center()
+            self._draw_tab(painter, cx - w / 2, cy, self._badge, colour, colour, italic=False,
+                           text_colour="#ffffff")
+
+    @staticmethod
+    def _draw_tab(
+        painter: QPainter,
+        x: float,
+        y_mid: float,
+        text: str,
+        colour: str,
+        fill: str,
+        *,
+        italic: bool,
+        text_colour: str | None = None,
+    ) -> None:
+        fonts = _fonts()
+        font, fm = (fonts.tab, fonts.tab_metrics) if italic else (fonts.badge, fonts.badge_metrics)
+        w = fm.horizontalAdvance(text) + 8
+        h = 12.0
+        box = QRectF(x, y_mid - h / 2, w, h)
+        painter.setPen(QPen(theme.qcolor(colour), 1.0))
+        painter.setBrush(theme.qcolor(fill))
+        painter.drawRoundedRect(box, h / 2, h / 2)
+        painter.setFont(font)
+        painter.setPen(theme.qcolor(text_colour or colour))
+        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+
+
+# --------------------------------------------------------------------------- edges
+
+# An edge's geometry as plain floats (cheap to compare between steps):
+# ("c", x0, y0, c1x, c1y, c2x, c2y, bx, by, tx, ty): a cubic to (bx, by), arrow to (tx, ty);
+# ("l", x0, y0, bx, by, tx, ty): a straight line.  No arrow when (bx, by) == (tx, ty).
+Geometry = tuple[Any, ...]
+
+
+def _edge_geometry(
+    a: NodeItem, b: NodeItem, src_dx: float, dst_dx: float, arrow: bool
+) -> tuple[Geometry, str]:
+    """Where an edge from ``a`` to ``b`` runs; also its mode (down / up / side)."""
+    dy = b.cy - a.cy
+    threshold = (a.height + b.height) / 4
+    alen = _ARROW_LEN if arrow else 0.0
+    if dy > threshold or dy < -threshold:
+        sign = 1.0 if dy > 0 else -1.0
+        x0, y0 = a.cx + src_dx, a.cy + sign * a.height / 2
+        tx, ty = b.cx + dst_dx, b.cy - sign * b.height / 2
+        by = ty - sign * alen
+        bend = max(abs(by - y0) * 0.5, 12.0) * sign
+        geometry = ("c", x0, y0, x0, y0 + bend, tx, by - bend, tx, by, tx, ty)
+        return geometry, "down" if sign > 0 else "up"
+    sign = 1.0 if b.cx >= a.cx else -1.0
+    x0, y0 = a.cx + sign * a.width / 2, a.cy
+    tx, ty = b.cx - sign * b.width / 2, b.cy
+    length = math.hypot(tx - x0, ty - y0) or 1.0
+    bx, by = tx - (tx - x0) / length * alen, ty - (ty - y0) / length * alen
+    return ("l", x0, y0, bx, by, tx, ty), "side"
+
+
+def _add_geometry(path: QPainterPath, arrows: QPainterPath | None, g: Geometry) -> None:
+    path.moveTo(g[1], g[2])
+    if g[0] == "c":
+        path.cubicTo(g[3], g[4], g[5], g[6], g[7], g[8])
+        bx, by, tx, ty = g[7], g[8], g[9], g[10]
+    else:
+        path.lineTo(g[3], g[4])
+        bx, by, tx, ty = g[3], g[4], g[5], g[6]
+    if arrows is None or (bx, by) == (tx, ty):
+        return
+    length = math.hypot(tx - bx, ty - by)
+    ux, uy = (tx - bx) / length, (ty - by) / length
+    px, py = -uy * _ARROW_HALF, ux * _ARROW_HALF
+    arrows.addPolygon(
+        QPolygonF([QPointF(tx, ty), QPointF(bx + px, by + py), QPointF(bx - px, by - py)])
+    )
+    arrows.closeSubpath()
+
+
+def _midpoint(g: Geometry) -> QPointF:
+    if g[0] == "c":
+        x = (g[1] + 3 * g[3] + 3 * g[5] + g[7]) / 8
+        y = (g[2] + 3 * g[4] + 3 * g[6] + g[8]) / 8
+        return QPointF(x, y)
+    return QPointF((g[1] + g[3]) / 2, (g[2] + g[4]) / 2)
+
+
+@dataclass(frozen=True)
+class _EdgeStyle:
+    colour: str
+    width: float
+    dashed: bool = False
+    arrow: bool = True
+
+
+_EDGE_STYLES = {
+    "grad": _EdgeStyle(theme.EDGE_COLOURS["grad"], 1.6),
+    "output": _EdgeStyle(theme.EDGE_COLOURS["output"], 1.0),
+    "leaf": _EdgeStyle(theme.EDGE_COLOURS["leaf"], 1.4),
+    "saved": _EdgeStyle(theme.EDGE_COLOURS["saved"], 1.3, dashed=True, arrow=False),
+    "new": _EdgeStyle(theme.NEW, 2.2),
+    "carry": _EdgeStyle(theme.BACKWARD, 2.8),
+}
+
+
+def _style_for(kind: str, new: bool) -> _EdgeStyle:
+    style = _EDGE_STYLES.get(kind, _EDGE_STYLES["grad"])
+    if new:
+        base = _EDGE_STYLES["new"]
+        return _EdgeStyle(base.colour, base.width, style.dashed, style.arrow)
+    return style
+
+
+class _PathItem(QGraphicsItem):
+    """Strokes a path and fills its arrowheads; one edge, or a bulk chunk of many."""
+
+    def __init__(self, style: _EdgeStyle, z: float):
+        super().__init__()
+        self.style = style
+        self._path = QPainterPath()
+        self._arrows = QPainterPath()
+        self._bounds = QRectF()
+        self.setZValue(z)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def set_paths(self, path: QPainterPath, arrows: QPainterPath) -> None:
+        self.prepareGeometryChange()
+        self._path, self._arrows = path, arrows
+        self._bounds = path.boundingRect().united(arrows.boundingRect()).adjusted(-3, -3, 3, 3)
+        self.update()
+
+    def set_style(self, style: _EdgeStyle) -> None:
+        if style != self.style:
+            self.style = style
+            self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        return QPainterPath()  # never hit by clicks or tooltips
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        detailed = lod >= TEXT_LOD
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, detailed)
+        colour = theme.qcolor(self.style.colour)
+        pen = QPen(colour, self.style.width)
+        if not detailed:
+            pen.setWidthF(1.0)
+            pen.setCosmetic(True)
+        if self.style.dashed:
+            pen.setStyle(Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(self._path)
+        if detailed and not self._arrows.isEmpty():
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(colour)
+            painter.drawPath(self._arrows)
+
+
+class _EdgeItem(_PathItem):
+    def __init__(self, kind: str, new: bool, geometry: Geometry):
+        super().__init__(_style_for(kind, new), Z_EDGE_NEW if new else Z_EDGE)
+        self.geometry: Geometry = ()
+        self.set_geometry(geometry)
+
+    def set_geometry(self, geometry: Geometry) -> None:
+        if geometry == self.geometry:
+            return
+        self.geometry = geometry
+        path, arrows = QPainterPath(), QPainterPath()
+        _add_geometry(path, arrows, geometry)
+        self.set_paths(path, arrows)
+
+
+@dataclass
+class _Edge:
+    kind: str
+    new: bool
+    geometry: Geometry = ()
+    item: _EdgeItem | None = None
+
+
+class _EdgeLabelItem(QGraphicsItem):
+    """The gradient value on a carrying edge: red text on a white rounded tag."""
+
+    def __init__(self, text: str, center: QPointF):
+        super().__init__()
+        self.text = text
+        fonts = _fonts()
+        w = fonts.edge_metrics.horizontalAdvance(text) + 12
+        h = fonts.edge_metrics.height() + 4
+        self._rect = QRectF(-w / 2, -h / 2, w, h)
+        self.setPos(center)
+        self.setZValue(Z_LABEL)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setToolTip(f"gradient passed along this edge: {text}")
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+        return self._rect.adjusted(-1, -1, 1, 1)
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        if option.levelOfDetailFromTransform(painter.worldTransform()) < TEXT_LOD:
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        painter.setPen(QPen(theme.qcolor(theme.BACKWARD), 1.2))
+        painter.setBrush(theme.qcolor("#ffffff", 240))
+        painter.drawRoundedRect(self._rect, 4, 4)
+        painter.setFont(_fonts().edge)
+        painter.setPen(theme.qcolor("#c92a2a"))
+        painter.drawText(self._rect, Qt.AlignmentFlag.AlignCenter, self.text)
+
+
+class _StorageLinks(QGraphicsItem):
+    """Dotted coloured links between nodes that share one storage (memory)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._paths: dict[tuple[str, bool], QPainterPath] = {}
+        self._bounds = QRectF()
+        self.setZValue(Z_STORAGE)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def set_links(self, links: Sequence[tuple[str, NodeItem, NodeItem, bool]]) -> None:
+        """(group, a, b, strong) links; strong ones (the selection's) are drawn bolder."""
+        paths: dict[tuple[str, bool], QPainterPath] = {}
+        for group, a, b, strong in links:
+            colour = theme.storage_colour(group)
+            path = paths.setdefault((colour, strong), QPainterPath())
+            (ax, ay), (bx, by) = a.badge_center(), b.badge_center()
+            x0, y0, x1, y1 = a.cx + ax, a.cy + ay, b.cx + bx, b.cy + by
+            path.moveTo(x0, y0)
+            if abs(y1 - y0) < 4:
+                # Same row: a sag under the boxes between the two badges.
+                sag = min(90.0, 14.0 + abs(x1 - x0) * 0.15)
+                path.cubicTo(x0, y0 + sag, x1, y1 + sag, x1, y1)
+            else:
+                # Between rows: bow out to the right, where the badges are.
+                bow = 40.0 + 0.2 * abs(y1 - y0)
+                path.cubicTo(x0 + bow, y0 + (y1 - y0) * 0.25, x1 + bow, y1 - (y1 - y0) * 0.25,
+                             x1, y1)
+        self.prepareGeometryChange()
+        self._paths = paths
+        bounds = QRectF()
+        for path in paths.values():
+            bounds = bounds.united(path.boundingRect())
+        self._bounds = bounds.adjusted(-3, -3, 3, 3)
+        self.update()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        return QPainterPath()
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        detailed = option.levelOfDetailFromTransform(painter.worldTransform()) >= TEXT_LOD
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, detailed)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for (colour, strong), path in self._paths.items():
+            width = (2.6 if strong else 1.8) if detailed else 1.0
+            pen = QPen(theme.qcolor(colour, 240 if strong else 200), width)
+            pen.setCosmetic(not detailed)
+            pen.setStyle(Qt.PenStyle.DotLine)
+            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+            painter.setPen(pen)
+            painter.drawPath(path)
+
+
+# --------------------------------------------------------------------------- overlays
+
+
+class _Legend(QWidget):
+    """A small key to the colours, in the bottom-left corner of the view."""
+
+    def __init__(self, items: list[tuple[str, str, str]], parent: QWidget):
+        super().__init__(parent)
+        self._items = items
+        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self._font = theme.label_font(10)
+        fm = QFontMetricsF(self._font)
+        self._row = 16
+        half = (len(items) + 1) // 2
+        self._columns = [items[:half], items[half:]]
+        self._col_w = [
+            max((fm.horizontalAdvance(text) for _, _, text in col), default=0) + 34
+            for col in self._columns
+        ]
+        self.resize(int(sum(self._col_w) + 12), int(half * self._row + 12))
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt API)
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        p.setPen(QPen(theme.qcolor("#ced4da"), 1.0))
+        p.setBrush(theme.qcolor("#ffffff", 225))
+        p.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
+        p.setFont(self._font)
+        x = 8.0
+        for col, col_w in zip(self._columns, self._col_w, strict=True):
+            y = 6.0
+            for kind, colour, text in col:
+                self._swatch(p, kind, colour, QRectF(x, y + 3, 22, 10))
+                p.setPen(theme.qcolor(theme.TEXT))
+                p.drawText(QRectF(x + 28, y, col_w - 28, self._row),
+                           Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+                y += self._row
+            x += col_w
+        p.end()
+
+    @staticmethod
+    def _swatch(p: QPainter, kind: str, colour: str, r: QRectF) -> None:
+        if kind.startswith("edge"):
+            pen = QPen(theme.qcolor(colour), 2.2)
+            if kind == "edge-dashed":
+                pen.setStyle(Qt.PenStyle.DashLine)
+            elif kind == "edge-dotted":
+                pen.setStyle(Qt.PenStyle.DotLine)
+            p.setPen(pen)
+            p.drawLine(QPointF(r.left(), r.center().y()), QPointF(r.right(), r.center().y()))
+            return
+        fill, stroke = colour.split("/")
+        pen = QPen(theme.qcolor(stroke), 1.4 if kind != "glow" else 2.2)
+        if kind == "dashed":
+            pen.setStyle(Qt.PenStyle.DashLine)
+        p.setPen(pen)
+        p.setBrush(theme.qcolor(fill))
+        radius = r.height() / 2 if kind == "pill" else 3
+        p.drawRoundedRect(r, radius, radius)
+
+
+def _legend_rows() -> list[tuple[str, str, str]]:
+    """(swatch kind, colour(s), text) for each row of the legend."""
+    s = theme.NODE_STYLES
+    shapes = {"leaf": "pill", "tensor": "pill", "no_grad": "pill"}
+    rows = [(shapes.get(key, "box"), f"{st.fill}/{st.stroke}", st.legend) for key, st in s.items()]
+    done_fill = theme.blend(s["grad_fn"].fill, "#ffc9c9", 0.45)
+    done_stroke = theme.blend(s["grad_fn"].stroke, theme.BACKWARD, 0.55)
+    rows += [
+        ("edge", theme.FORWARD, "graph edge (forward)"),
+        ("edge", theme.BACKWARD, "gradient flowing (backward)"),
+        ("edge-dashed", theme.EDGE_COLOURS["saved"], "saved for backward"),
+        ("edge-dotted", theme.STORAGE_COLOURS[1], "shares storage (S1, S2, \u2026)"),
+        ("glow", f"#ffffff/{theme.NEW}", "new this step"),
+        ("glow", f"{theme.BACKWARD_FILL}/{theme.BACKWARD}", "executing (backward)"),
+        ("box", f"{done_fill}/{done_stroke}", "already executed"),
+        ("dashed", f"#ffffff/{theme.FREED}", "freed by backward()"),
+    ]
+    return rows
+
+
+# --------------------------------------------------------------------------- the view
+
+
+class GraphCanvas(QGraphicsView):
+    """The autograd graph, updated in place each step; stepping backward lights it up.
+
+    Signals:
+        node_selected(str): a node was clicked (not emitted by :meth:`select_node`).
+        node_activated(str): a node was double-clicked (show the statement that made it).
+        view_changed(): the zoom or the visible region changed.
+    """
+
+    node_selected = Signal(str)
+    node_activated = Signal(str)
+    view_changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        scene = QGraphicsScene()
+        # Items rarely move (only when a full re-layout happens), so a BSP index pays off.
+        scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        super().__init__(scene, parent)
+        scene.setParent(self)
+        self._scene = scene
+        self._nodes: dict[str, NodeItem] = {}
+        self._edges: dict[EdgeKey, _Edge] = {}
+        self._bulk_items: list[_PathItem] = []
+        self._bulk = False
+        self._storage = _StorageLinks()
+        scene.addItem(self._storage)
+        self._carry: dict[EdgeKey, tuple[_PathItem, _EdgeLabelItem | None, str | None]] = {}
+        self._backward: tuple[int, int, Sequence[Any]] | None = None
+        self._marked: set[str] = set()
+        self._selected: str | None = None
+        self._groups: dict[str, list[NodeItem]] = {}
+        self._links: list[tuple[str, str, str]] = []
+        self._fitted_once = False
+        self._press_on_node = False
+        self._pending_fit = False
+
+        self.setRenderHints(
+            QPainter.RenderHint.Antialiasing
+            | QPainter.RenderHint.TextAntialiasing
+            | QPainter.RenderHint.SmoothPixmapTransform
+        )
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.MinimalViewportUpdate)
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
+        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing, True)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setBackgroundBrush(QBrush(theme.qcolor(theme.BACKGROUND)))
+        self.setFrameShape(QGraphicsView.Shape.NoFrame)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setMinimumSize(200, 150)
+
+        self._hint = QLabel(EMPTY_HINT, self)
+        self._hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._hint.setWordWrap(True)
+        self._hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self._hint.setStyleSheet(
+            f"color: {theme.HINT_TEXT}; font-size: 15px; background: transparent;"
+        )
+        self._legend = _Legend(_legend_rows(), self)
+        self._update_overlays()
+
+    # --- public API: the graph ---------------------------------------------------
+
+    def set_graph(self, graph: Mapping[str, Any], positions: Mapping[str, Sequence[float]]) -> None:
+        """Show ``graph`` ({nodes, edges} as the kernel sends it) at ``positions``.
+
+        Updates in place: items whose ids persist are kept (moved and restyled
+        when needed), new ones are added and gone ones removed.  Nodes and
+        edges flagged ``new`` glow until the next call.  Backward highlighting
+        and the selection are kept for the nodes that remain.
+        """
+        nodes = graph.get("nodes") or []
+        seen: dict[str, None] = {}
+        scene = self._scene
+        for attrs in nodes:
+            node_id = str(attrs["id"])
+            seen[node_id] = None
+            pos = positions.get(node_id)
+            item = self._nodes.get(node_id)
+            if item is None:
+                item = NodeItem(node_id, attrs)
+                self._nodes[node_id] = item
+                scene.addItem(item)
+            elif item.attrs != attrs:
+                item.set_attrs(attrs)
+            if pos is not None:
+                item.set_center(float(pos[0]), float(pos[1]))
+        for node_id in [n for n in self._nodes if n not in seen]:
+            scene.removeItem(self._nodes.pop(node_id))
+            self._marked.discard(node_id)
+            if node_id == self._selected:
+                self._selected = None
+        # Graph order, for node_ids() and deterministic drawing.
+        self._nodes = {n: self._nodes[n] for n in seen}
+
+        self._update_storage()
+        self._update_edges(graph.get("edges") or [])
+        self._update_scene_rect()
+        self._apply_backward()
+        self._update_overlays()
+        if self._nodes and not self._fitted_once:
+            # The first graph is fitted to the view, once the view has its real size.
+            self._fitted_once = True
+            if self.isVisible():
+                self.fit_to_view()
+            else:
+                self._pending_fit = True
+        elif not self._nodes:
+            self._fitted_once = False
+
+    def clear(self) -> None:
+        """Remove every node and edge (the empty-graph hint shows)."""
+        self._backward = None
+        self.set_graph({"nodes": [], "edges": []}, {})
+
+    def set_empty_hint(self, text: str) -> None:
+        """Text shown in the middle of the canvas while the graph is empty."""
+        self._hint.setText(text)
+        self._update_overlays()
+
+    @property
+    def empty_hint(self) -> QLabel:
+        """The label over an empty canvas (visible only while there are no nodes)."""
+        return self._hint
+
+    @property
+    def bulk_edges(self) -> bool:
+        """True when edges are painted in bulk (more than BULK_EDGE_THRESHOLD of them)."""
+        return self._bulk
+
+    # --- public API: backward stepping ---------------------------------------------
+
+    def show_backward_step(
+        self, pass_index: int | None, step_index: int | None, passes: Sequence[Any]
+    ) -> None:
+        """Highlight step ``step_index`` of backward pass ``pass_index``.
+
+        The executing node turns red, the nodes this pass already ran get a
+        light "done" tint, and the edges from the executing node to its
+        ``targets`` are drawn red with the gradient they carry.  ``None`` for
+        either index (or an index out of range) clears the highlighting.
+        """
+        if pass_index is None or step_index is None:
+            self._backward = None
+        else:
+            self._backward = (pass_index, step_index, passes)
+        self._apply_backward()
+
+    def clear_backward(self) -> None:
+        """Remove all backward-pass highlighting."""
+        self.show_backward_step(None, None, [])
+
+    # --- public API: selection and search -------------------------------------------
+
+    def select_node(self, node_id: str | None, center: bool = True) -> None:
+        """Select ``node_id`` (None clears) and centre the view on it; emits nothing."""
+        self._set_selected(node_id if node_id in self._nodes else None)
+        if center and self._selected is not None:
+            self.centerOn(self._nodes[self._selected])
+
+    def selected_node(self) -> str | None:
+        return self._selected
+
+    def search(self, text: str) -> list[str]:
+        """Ids of nodes whose label, variable names or shape contain ``text`` (any case)."""
+        needle = text.strip().lower()
+        if not needle:
+            return []
+        return [n for n, item in self._nodes.items() if needle in item.search_text()]
+
+    # --- public API: test helpers -----------------------------------------------------
+
+    def node_ids(self) -> list[str]:
+        """Ids of the nodes on the canvas, in graph order."""
+        return list(self._nodes)
+
+    def node_item(self, node_id: str) -> NodeItem | None:
+        """The item drawing ``node_id`` (its ``state`` property tells how it is shown)."""
+        return self._nodes.get(node_id)
+
+    def edge_state(self, source: str, target: str) -> set[str]:
+        """Among {"new", "carrying"} for the edge ``source -> target``."""
+        out: set[str] = set()
+        edge = self._edges.get((source, target))
+        if edge is not None and edge.new:
+            out.add("new")
+        if (source, target) in self._carry:
+            out.add("carrying")
+        return out
+
+    def edge_label(self, source: str, target: str) -> str | None:
+        """The gradient text on a carrying edge, else None."""
+        entry = self._carry.get((source, target))
+        return entry[2] if entry is not None else None
+
+    def storage_links(self) -> list[tuple[str, str, str]]:
+        """(storage group, node id, node id) for each dotted shared-memory link drawn."""
+        return list(self._links)
+
+    def legend_items(self) -> list[tuple[str, str]]:
+        """(what, meaning-of-colour) rows of the legend, e.g. ("grad_fn (backward op)", fill)."""
+        return [(text, colour) for _, colour, text in _legend_rows()]
+
+    def set_legend_visible(self, visible: bool) -> None:
+        """Show or hide the colour key in the bottom-left corner (key L toggles it)."""
+        self._legend.setVisible(visible)
+        self._update_overlays()
+
+    def legend_visible(self) -> bool:
+        return not self._legend.isHidden()
+
+    # --- public API: navigation ---------------------------------------------------------
+
+    def zoom_level(self) -> float:
+        """Current scale (1.0 = layout pixels)."""
+        return self.transform().m11()
+
+    def zoom_in(self) -> None:
+        self._zoom_by(ZOOM_STEP)
+
+    def zoom_out(self) -> None:
+        self._zoom_by(1 / ZOOM_STEP)
+
+    def reset_zoom(self) -> None:
+        """Back to 100 %, keeping the centre of the view."""
+        self._zoom_by(1.0 / self.zoom_level())
+
+    def fit_to_view(self) -> None:
+        """Zoom and scroll so the whole graph is visible (at most FIT_MAX_ZOOM)."""
+        rect = self._nodes_rect()
+        if rect.isEmpty():
+            self.setTransform(QTransform())
+            self.view_changed.emit()
+            return
+        rect = rect.adjusted(-24, -24, 24, 24)
+        view = self.viewport().rect()
+        scale = min(view.width() / rect.width(), view.height() / rect.height())
+        scale = max(MIN_ZOOM, min(scale, FIT_MAX_ZOOM, MAX_ZOOM))
+        self.setTransform(QTransform.fromScale(scale, scale))
+        self.centerOn(rect.center())
+        self.view_changed.emit()
+
+    # --- public API: export -------------------------------------------------------------
+
+    def export_image(self, path: str) -> None:
+        """Write the whole graph to ``path``: PNG (white background) or SVG, by suffix.
+
+        Raises ValueError for any other suffix.
+        """
+        suffix = Path(path).suffix.lower()
+        if suffix not in (".png", ".svg"):
+            raise ValueError(f"cannot export to {suffix or 'a file without suffix'!r}: "
+                             "use .png or .svg")
+        source = self._scene.itemsBoundingRect()
+        if source.isEmpty():
+            source = QRectF(0, 0, 200, 100)
+        source = source.adjusted(-20, -20, 20, 20)
+        if suffix == ".svg":
+            from PySide6.QtSvg import QSvgGenerator
+
+            generator = QSvgGenerator()
+            generator.setFileName(str(path))
+            generator.setSize(QSize(math.ceil(source.width()), math.ceil(source.height())))
+            generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
+            generator.setTitle("gradviz autograd graph")
+            # Cached items would be embedded as bitmaps: paint them as vectors instead.
+            for item in self._nodes.values():
+                item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+            try:
+                painter = QPainter(generator)
+                self._render_into(painter, QRectF(0, 0, source.width(), source.height()), source)
+                painter.end()
+            finally:
+                for item in self._nodes.values():
+                    item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            return
+        # 2x for crisp text, less for huge graphs so the image stays around 40 megapixels.
+        area = source.width() * source.height()
+        scale = min(2.0, math.sqrt(40e6 / area), 16000 / max(source.width(), source.height()))
+        size = QSize(max(1, math.ceil(source.width() * scale)),
+                     max(1, math.ceil(source.height() * scale)))
+        image = QImage(size, QImage.Format.Format_ARGB32)
+        image.fill(QColor("#ffffff"))
+        painter = QPainter(image)
+        self._render_into(painter, QRectF(0, 0, size.width(), size.height()), source)
+        painter.end()
+        if not image.save(str(path), "PNG"):
+            raise OSError(f"could not write {path}")
+
+    def _render_into(self, painter: QPainter, target: QRectF, source: QRectF) -> None:
+        painter.setRenderHints(
+            QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing
+        )
+        painter.fillRect(target, QColor("#ffffff"))
+        self._scene.render(painter, target, source)
+
+    # --- internals: graph --------------------------------------------------------------
+
+    def _update_storage(self) -> None:
+        """Badges on nodes that share a storage group, and the dotted links between them."""
+        groups: dict[str, list[NodeItem]] = {}
+        for item in self._nodes.values():
+            if item.kind in ("tensor", "saved") and item.attrs.get("storage"):
+                groups.setdefault(str(item.attrs["storage"]), []).append(item)
+        self._groups = {g: members for g, members in groups.items() if len(members) > 1}
+        for item in self._nodes.values():
+            group = item.attrs.get("storage") if item.kind in ("tensor", "saved") else None
+            item.set_badge(str(group) if group is not None and str(group) in self._groups
+                           else None)
+        self._update_storage_links()
+
+    def _update_storage_links(self) -> None:
+        # Small groups are linked in full: a star from the variable ("these live in
+        # x's memory").  In big ones (a weight saved by every op of a long chain)
+        # only the variables are chained, or the lines would cover the graph; the
+        # badges still tell, and selecting a node draws all of its links.
+        links: list[tuple[str, NodeItem, NodeItem, bool]] = []
+        for group, members in self._groups.items():
+            tensors = [m for m in members if m.kind == "tensor"]
+            if len(members) <= SMALL_STORAGE_GROUP:
+                hub = tensors[0] if tensors else members[0]
+                links += [(group, hub, m, False) for m in members if m is not hub]
+                continue
+            ordered = sorted(tensors or members, key=lambda m: (m.cy, m.cx))
+            links += [(group, a, b, False) for a, b in zip(ordered, ordered[1:], strict=False)]
+        selected = self._nodes.get(self._selected) if self._selected else None
+        if selected is not None and selected.storage_badge in self._groups:
+            # The selection's group is drawn as a bold star from the selected node.
+            group = str(selected.storage_badge)
+            members = self._groups[group]
+            in_group = {id(m) for m in members}
+            links = [link for link in links if id(link[1]) not in in_group]
+            links += [(group, selected, m, True) for m in members if m is not selected]
+        self._links = [(group, a.node_id, b.node_id) for group, a, b, _ in links]
+        self._storage.set_links(links)
+
+    def _update_edges(self, edges: Sequence[Mapping[str, Any]]) -> None:
+        wanted: dict[EdgeKey, _Edge] = {}
+        for e in edges:
+            s, t = str(e["source"]), str(e["target"])
+            if s == t or s not in self._nodes or t not in self._nodes:
+                continue
+            wanted[(s, t)] = _Edge(str(e.get("kind", "grad")), bool(e.get("new")))
+        self._compute_geometry(wanted)
+        bulk = len(wanted) > BULK_EDGE_THRESHOLD
+        scene = self._scene
+        if bulk:
+            if self._bulk and wanted == self._edges:
+                return  # same edges, same places: the bulk paths stand
+            for edge in self._edges.values():
+                if edge.item is not None:
+                    scene.removeItem(edge.item)
+            self._edges = wanted
+            self._rebuild_bulk()
+        else:
+            self._clear_bulk()
+            for key, old in self._edges.items():
+                if key not in wanted and old.item is not None:
+                    scene.removeItem(old.item)
+            for key, edge in wanted.items():
+                old = self._edges.get(key)
+                item = old.item if old is not None else None
+                if item is None:
+                    item = _EdgeItem(edge.kind, edge.new, edge.geometry)
+                    scene.addItem(item)
+                else:
+                    item.set_geometry(edge.geometry)
+                    item.set_style(_style_for(edge.kind, edge.new))
+                    item.setZValue(Z_EDGE_NEW if edge.new else Z_EDGE)
+                edge.item = item
+            self._edges = wanted
+        self._bulk = bulk
+
+    def _compute_geometry(self, edges: dict[EdgeKey, _Edge]) -> None:
+        """Give each edge its path; edges sharing a border of a node spread along it."""
+        nodes = self._nodes
+        # (node, side) -> [(x of the other end, key)] for edges leaving/entering vertically.
+        ports: dict[tuple[str, int], list[tuple[float, EdgeKey]]] = {}
+        for key in edges:
+            s, t = key
+            a, b = nodes[s], nodes[t]
+            dy = b.cy - a.cy
+            threshold = (a.height + b.height) / 4
+            if dy > threshold:
+                ports.setdefault((s, 1), []).append((b.cx, key))
+                ports.setdefault((t, -1), []).append((a.cx, key))
+            elif dy < -threshold:
+                ports.setdefault((s, -1), []).append((b.cx, key))
+                ports.setdefault((t, 1), []).append((a.cx, key))
+        offsets: dict[tuple[EdgeKey, str], float] = {}
+        for (node_id, _side), entries in ports.items():
+            if len(entries) < 2:
+                continue
+            entries.sort()
+            span = min(nodes[node_id].port_span(), 14.0 * (len(entries) - 1))
+            step = span / (len(entries) - 1)
+            for i, (_, key) in enumerate(entries):
+                end = "src" if key[0] == node_id else "dst"
+                offsets[(key, end)] = -span / 2 + i * step
+        for key, edge in edges.items():
+            style = _style_for(edge.kind, False)
+            edge.geometry, _ = _edge_geometry(
+                nodes[key[0]], nodes[key[1]],
+                offsets.get((key, "src"), 0.0), offsets.get((key, "dst"), 0.0), style.arrow,
+            )
+
+    def _clear_bulk(self) -> None:
+        for item in self._bulk_items:
+            self._scene.removeItem(item)
+        self._bulk_items = []
+
+    def _rebuild_bulk(self) -> None:
+        self._clear_bulk()
+        by_style: dict[_EdgeStyle, list[Geometry]] = {}
+        for edge in self._edges.values():
+            by_style.setdefault(_style_for(edge.kind, edge.new), []).append(edge.geometry)
+        for style, geometries in by_style.items():
+            # Chunks of nearby edges, so the scene index can skip those off screen.
+            geometries.sort(key=lambda g: (g[2], g[1]))
+            z = Z_EDGE_NEW if style.colour == theme.NEW else Z_EDGE
+            for start in range(0, len(geometries), BULK_CHUNK):
+                path, arrows = QPainterPath(), QPainterPath()
+                for g in geometries[start:start + BULK_CHUNK]:
+                    _add_geometry(path, arrows if style.arrow else None, g)
+                item = _PathItem(style, z)
+                item.set_paths(path, arrows)
+                self._scene.addItem(item)
+                self._bulk_items.append(item)
+
+    def _nodes_rect(self) -> QRectF:
+        if not self._nodes:
+            return QRectF()
+        xs0 = min(i.cx - i.width / 2 for i in self._nodes.values())
+        xs1 = max(i.cx + i.width / 2 for i in self._nodes.values())
+        ys0 = min(i.cy - i.height / 2 for i in self._nodes.values())
+        ys1 = max(i.cy + i.height / 2 for i in self._nodes.values())
+        return QRectF(xs0, ys0, xs1 - xs0, ys1 - ys0)
+
+    def _update_scene_rect(self) -> None:
+        rect = self._nodes_rect()
+        if rect.isEmpty():
+            self._scene.setSceneRect(QRectF(0, 0, 1, 1))
+            return
+        # Room to pan a little past the graph and to zoom around its corners.
+        margin = 400.0
+        self._scene.setSceneRect(rect.adjusted(-margin, -margin, margin, margin))
+
+    # --- internals: backward and selection ------------------------------------------------
+
+    def _apply_backward(self) -> None:
+        for node_id in self._marked:
+            item = self._nodes.get(node_id)
+            if item is not None:
+                item.set_flag("executing", False)
+                item.set_flag("executed", False)
+        self._marked = set()
+        for path_item, label_item, _ in self._carry.values():
+            self._scene.removeItem(path_item)
+            if label_item is not None:
+                self._scene.removeItem(label_item)
+        self._carry = {}
+        if self._backward is None:
+            return
+        pass_index, step_index, passes = self._backward
+        if not 0 <= pass_index < len(passes):
+            return
+        steps = _get(passes[pass_index], "steps") or []
+        if not 0 <= step_index < len(steps):
+            return
+        for step in steps[:step_index]:
+            item = self._nodes.get(str(_get(step, "node")))
+            if item is not None:
+                item.set_flag("executed", True)
+                self._marked.add(item.node_id)
+        step = steps[step_index]
+        node_id = str(_get(step, "node"))
+        source = self._nodes.get(node_id)
+        if source is None:
+            return
+        source.set_flag("executed", False)
+        source.set_flag("executing", True)
+        self._marked.add(node_id)
+
+        grads = list(_get(step, "grad_inputs") or [])
+        values: dict[str, list[Any]] = {}
+        for i, target in enumerate(_get(step, "targets") or []):
+            if target is None or i >= len(grads) or grads[i] is None:
+                continue
+            values.setdefault(str(target), []).append(grads[i])
+        for target, vals in values.items():
+            target_item = self._nodes.get(target)
+            if target_item is None or target == node_id:
+                continue
+            key = (node_id, target)
+            edge = self._edges.get(key)
+            geometry = edge.geometry if edge is not None else _edge_geometry(
+                source, target_item, 0.0, 0.0, True)[0]
+            path, arrows = QPainterPath(), QPainterPath()
+            _add_geometry(path, arrows, geometry)
+            path_item = _PathItem(_EDGE_STYLES["carry"], Z_CARRY)
+            path_item.set_paths(path, arrows)
+            self._scene.addItem(path_item)
+            text = " + ".join(format_value(v) for v in vals)
+            label = _EdgeLabelItem(text, _midpoint(geometry))
+            self._scene.addItem(label)
+            self._carry[key] = (path_item, label, text)
+
+    def _set_selected(self, node_id: str | None) -> None:
+        if node_id == self._selected:
+            return
+        old = self._nodes.get(self._selected) if self._selected else None
+        if old is not None:
+            old.set_flag("selected", False)
+        self._selected = node_id
+        if node_id is not None:
+            self._nodes[node_id].set_flag("selected", True)
+        self._update_storage_links()
+
+    def _node_at(self, pos: Any) -> NodeItem | None:
+        for item in self.items(pos):
+            while item is not None and not isinstance(item, NodeItem):
+                item = item.parentItem()
+            if isinstance(item, NodeItem):
+                return item
+        return None
+
+    # --- internals: zoom and overlays -------------------------------------------------------
+
+    def _zoom_by(self, factor: float, anchor: QPointF | None = None) -> None:
+        current = self.zoom_level()
+        target = max(MIN_ZOOM, min(MAX_ZOOM, current * factor))
+        if math.isclose(target, current, rel_tol=1e-9):
+            return
+        vp = self.viewport().rect()
+        view_pt = anchor if anchor is not None else QPointF(vp.center())
+        scene_pt = self.mapToScene(view_pt.toPoint())
+        self.setTransform(QTransform.fromScale(target, target))
+        # Keep the scene point under the anchor where it was on screen.
+        moved = self.mapFromScene(scene_pt)
+        dx = moved.x() - view_pt.x()
+        dy = moved.y() - view_pt.y()
+        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + round(dx))
+        self.verticalScrollBar().setValue(self.verticalScrollBar().value() + round(dy))
+        self.view_changed.emit()
+
+    def _update_overlays(self) -> None:
+        vp = self.viewport().geometry()
+        self._hint.setVisible(not self._nodes)
+        self._hint.setGeometry(vp.adjusted(20, 20, -20, -20))
+        legend = self._legend
+        legend.move(vp.left() + 10, vp.bottom() - legend.height() - 10)
+        if legend.isVisible():
+            legend.raise_()
+
+    # --- Qt events -------------------------------------------------------------------------
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+        if event.button() == Qt.MouseButton.LeftButton:
+            item = self._node_at(event.position().toPoint())
+            if item is not None:
+                # A press on a node selects it; only the background pans.
+                self._press_on_node = True
+                self.setFocus(Qt.FocusReason.MouseFocusReason)
+                self._set_selected(item.node_id)
+                self.node_selected.emit(item.node_id)
+                event.accept()
+                return
+        self._press_on_node = False
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+        if self._press_on_node and event.button() == Qt.MouseButton.LeftButton:
+            self._press_on_node = False
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+        if event.button() == Qt.MouseButton.LeftButton:
+            item = self._node_at(event.position().toPoint())
+            if item is not None:
+                self._press_on_node = True
+                if item.node_id != self._selected:  # the press before it selected it already
+                    self._set_selected(item.node_id)
+                    self.node_selected.emit(item.node_id)
+                self.node_activated.emit(item.node_id)
+                event.accept()
+                return
+        super().mouseDoubleClickEvent(event)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 (Qt API)
+        delta = event.angleDelta().y() or event.angleDelta().x()
+        if not delta:
+            delta = event.pixelDelta().y()
+        if not delta:
+            event.ignore()
+            return
+        self._zoom_by(1.0015**delta, event.position())
+        event.accept()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt API)
+        key = Qt.Key(event.key())
+        ctrl = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+        if key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
+            self.zoom_in()
+        elif key in (Qt.Key.Key_Minus, Qt.Key.Key_Underscore):
+            self.zoom_out()
+        elif key == Qt.Key.Key_Home or (key == Qt.Key.Key_F and not ctrl):
+            self.fit_to_view()
+        elif key == Qt.Key.Key_0 and ctrl:
+            self.reset_zoom()
+        elif key == Qt.Key.Key_L and not ctrl:
+            self.set_legend_visible(not self.legend_visible())
+        else:
+            super().keyPressEvent(event)
+            return
+        event.accept()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt API)
+        super().resizeEvent(event)
+        self._update_overlays()
+        if self._pending_fit and self.isVisible():
+            self._pending_fit = False
+            self.fit_to_view()
+        self.view_changed.emit()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)
+        super().showEvent(event)
+        if self._pending_fit:
+            self._pending_fit = False
+            self.fit_to_view()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 (Qt API)
+        super().scrollContentsBy(dx, dy)
+        self.view_changed.emit()

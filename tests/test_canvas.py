@@ -1,0 +1,475 @@
+"""GraphCanvas: the real snapshot drawn, stepped, clicked, zoomed and exported."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QImage, QWheelEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from gradviz.core.capture import graph_from_json  # noqa: E402
+from gradviz.core.layout import layout, node_size  # noqa: E402
+from gradviz.ui.canvas import (  # noqa: E402
+    BULK_EDGE_THRESHOLD,
+    MAX_ZOOM,
+    MIN_ZOOM,
+    GraphCanvas,
+    NodeItem,
+    format_value,
+)
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "snapshot-example.json"
+
+# The pass the kernel records for `z.backward()` on this very graph
+# (resources/demos/04_two_paths.py, statement 8): same node ids as the example.
+TWO_PATHS_PASS = {
+    "root": ["fn10"],
+    "retain_graph": False,
+    "steps": [
+        {"node": "fn10", "label": "AddBackward0", "grad_outputs": [1.0],
+         "grad_inputs": [1.0, 1.0], "vars": ["z"], "targets": ["fn11", "fn12"]},
+        {"node": "fn12", "label": "SqrtBackward0", "grad_outputs": [1.0],
+         "grad_inputs": [0.10000000149011612], "vars": [], "targets": ["fn7"]},
+        {"node": "fn11", "label": "LogBackward0", "grad_outputs": [1.0],
+         "grad_inputs": [0.00800000037997961], "vars": [], "targets": ["fn3"]},
+        {"node": "fn7", "label": "PowBackward0", "grad_outputs": [0.10000000149011612],
+         "grad_inputs": [1.0], "vars": ["w"], "targets": ["acc5"]},
+        {"node": "fn3", "label": "PowBackward0", "grad_outputs": [0.00800000037997961],
+         "grad_inputs": [0.6000000238418579], "vars": ["y"], "targets": ["acc5"]},
+        {"node": "acc5", "label": "AccumulateGrad", "grad_outputs": [1.600000023841858],
+         "grad_inputs": [], "vars": ["x"], "targets": []},
+    ],
+    "statement": 8,
+    "kind": "backward",
+    "error": None,
+}
+
+
+@pytest.fixture
+def snapshot() -> dict:
+    return json.loads(EXAMPLE.read_text())
+
+
+@pytest.fixture
+def canvas(qtbot) -> GraphCanvas:
+    view = GraphCanvas()
+    qtbot.addWidget(view)
+    view.resize(900, 650)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def _node_items(view: GraphCanvas) -> list[NodeItem]:
+    return [i for i in view.scene().items() if isinstance(i, NodeItem)]
+
+
+def _chain(n: int) -> dict:
+    """A chain of n grad_fns ending in one leaf, as the kernel would send it."""
+    nodes = [
+        {"id": "t0", "kind": "tensor", "label": "x", "vars": ["x"], "shape": [3],
+         "is_leaf": True, "requires_grad": True, "storage": "S1", "statement": 0, "new": False},
+        {"id": "acc0", "kind": "accumulate_grad", "label": "AccumulateGrad", "vars": ["x"],
+         "statement": 0, "new": False},
+    ]
+    edges = [{"source": "acc0", "target": "t0", "kind": "leaf", "new": False}]
+    prev = "acc0"
+    for i in range(n - 2):
+        node_id = f"fn{i}"
+        nodes.append({"id": node_id, "kind": "grad_fn", "label": "MulBackward0", "vars": [],
+                      "saved": {}, "freed": False, "statement": i + 1, "new": False})
+        edges.append({"source": node_id, "target": prev, "kind": "grad", "input": 0,
+                      "new": False})
+        prev = node_id
+    return {"nodes": nodes, "edges": edges}
+
+
+def _positions(graph: dict) -> dict[str, list[float]]:
+    return {k: [x, y] for k, (x, y) in layout(graph_from_json(graph)).items()}
+
+
+# --------------------------------------------------------------------------- drawing
+
+
+def test_example_snapshot_nodes_and_kinds(canvas, snapshot):
+    assert canvas.empty_hint.isVisible()
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    nodes = {n["id"]: n for n in snapshot["graph"]["nodes"]}
+    assert sorted(canvas.node_ids()) == sorted(nodes)
+    assert len(_node_items(canvas)) == 14
+    assert not canvas.empty_hint.isVisible()
+    for node_id, attrs in nodes.items():
+        item = canvas.node_item(node_id)
+        assert item is not None and item.kind == attrs["kind"]
+        # Boxes are exactly the layout's boxes, centred on the layout's positions.
+        assert (item.width, item.height) == node_size(attrs)
+        x, y = snapshot["positions"][node_id]
+        assert (item.pos().x(), item.pos().y()) == pytest.approx((x, y))
+    kinds = [canvas.node_item(n).kind for n in canvas.node_ids()]
+    assert kinds.count("grad_fn") == 5
+    assert kinds.count("tensor") == 4
+    assert kinds.count("saved") == 4
+    assert kinds.count("accumulate_grad") == 1
+    assert canvas.node_item("nope") is None
+    assert not canvas.bulk_edges
+
+
+def test_storage_groups_get_badges_and_links(canvas, snapshot):
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    badges = {n: canvas.node_item(n).storage_badge for n in canvas.node_ids()}
+    # x (t1) and the two saved "self" copies of x share S1; y and LogBackward's self share S2.
+    assert badges["t1"] == badges["s4"] == badges["s8"] == "S1"
+    assert badges["t2"] == badges["s14"] == "S2"
+    assert badges["t6"] is None and badges["fn3"] is None and badges["s13"] is None
+    links = {(g, frozenset((a, b))) for g, a, b in canvas.storage_links()}
+    assert ("S1", frozenset(("t1", "s4"))) in links
+    assert ("S2", frozenset(("t2", "s14"))) in links
+
+
+def test_detach_shares_storage_link(canvas):
+    graph = {"nodes": [
+        {"id": "t1", "kind": "tensor", "label": "A", "vars": ["A"], "shape": [2],
+         "is_leaf": True, "requires_grad": True, "storage": "S7", "new": False},
+        {"id": "t2", "kind": "tensor", "label": "B", "vars": ["B"], "shape": [2],
+         "is_leaf": True, "requires_grad": False, "storage": "S7", "new": True},
+        {"id": "t3", "kind": "tensor", "label": "C", "vars": ["C"], "shape": [2],
+         "is_leaf": True, "requires_grad": False, "storage": "S8", "new": False},
+    ], "edges": []}
+    canvas.set_graph(graph, _positions(graph))
+    assert canvas.storage_links() == [("S7", "t1", "t2")]
+    assert canvas.node_item("t1").storage_badge == "S7"
+    assert canvas.node_item("t3").storage_badge is None
+
+
+def test_new_nodes_glow_until_next_graph(canvas, snapshot):
+    graph = copy.deepcopy(snapshot["graph"])
+    added = {n["id"] for n in graph["nodes"] if n["statement"] == 4}
+    for node in graph["nodes"]:
+        node["new"] = node["id"] in added
+    for edge in graph["edges"]:
+        edge["new"] = edge["source"] == "fn10"
+    canvas.set_graph(graph, snapshot["positions"])
+    for node_id in canvas.node_ids():
+        assert ("new" in canvas.node_item(node_id).state) == (node_id in added)
+    assert canvas.edge_state("fn10", "fn11") == {"new"}
+    assert canvas.edge_state("fn3", "acc5") == set()
+
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    assert not any("new" in canvas.node_item(n).state for n in canvas.node_ids())
+    assert canvas.edge_state("fn10", "fn11") == set()
+
+
+def test_incremental_update_keeps_items(canvas, snapshot):
+    full = snapshot["graph"]
+    canvas.set_graph(full, snapshot["positions"])
+    before = {n: canvas.node_item(n) for n in canvas.node_ids()}
+
+    # Step back to statement 3: the nodes of statement 4 disappear.
+    gone = {n["id"] for n in full["nodes"] if n["statement"] == 4}
+    smaller = {
+        "nodes": [n for n in full["nodes"] if n["id"] not in gone],
+        "edges": [e for e in full["edges"] if e["source"] not in gone
+                  and e["target"] not in gone],
+    }
+    moved = dict(snapshot["positions"])
+    moved["t1"] = [moved["t1"][0] + 50, moved["t1"][1]]
+    canvas.set_graph(smaller, moved)
+    assert set(canvas.node_ids()) == set(before) - gone
+    for node_id in canvas.node_ids():
+        assert canvas.node_item(node_id) is before[node_id]
+    assert canvas.node_item("t1").pos().x() == pytest.approx(moved["t1"][0])
+    assert len(_node_items(canvas)) == len(before) - len(gone)
+    assert canvas.edge_state("fn10", "fn11") == set()
+
+    # Forward again: the old items stay, the returning ids get fresh items.
+    canvas.set_graph(full, snapshot["positions"])
+    for node_id in before:
+        item = canvas.node_item(node_id)
+        assert (item is before[node_id]) == (node_id not in gone)
+    assert len(_node_items(canvas)) == len(before)
+
+
+def test_freed_grad_fn_state(canvas, snapshot):
+    graph = copy.deepcopy(snapshot["graph"])
+    for node in graph["nodes"]:
+        if node["id"] == "fn3":
+            node["freed"] = True
+    canvas.set_graph(graph, snapshot["positions"])
+    assert "freed" in canvas.node_item("fn3").state
+    assert "freed" not in canvas.node_item("fn7").state
+
+
+def test_empty_graph_shows_hint(canvas, snapshot):
+    assert canvas.empty_hint.isVisible()
+    assert "F10" in canvas.empty_hint.text()
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    assert not canvas.empty_hint.isVisible()
+    canvas.clear()
+    assert canvas.node_ids() == []
+    assert canvas.empty_hint.isVisible()
+
+
+def test_search(canvas, snapshot):
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    assert sorted(canvas.search("powbackward")) == ["fn3", "fn7"]
+    assert set(canvas.search("Y")) >= {"t2", "fn3", "s14"}
+    assert "s13" in canvas.search("result")
+    assert "t1" in canvas.search("scalar")
+    assert canvas.search("") == []
+    assert canvas.search("no such thing") == []
+
+
+# --------------------------------------------------------------------------- backward
+
+
+def test_backward_first_step_carries_gradients(canvas, snapshot):
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    canvas.show_backward_step(0, 0, [TWO_PATHS_PASS])
+    assert "executing" in canvas.node_item("fn10").state  # the root's node runs first
+    assert not any("executed" in canvas.node_item(n).state for n in canvas.node_ids())
+    for target in ("fn11", "fn12"):
+        assert canvas.edge_state("fn10", target) == {"carrying"}
+        assert canvas.edge_label("fn10", target) == "1.0"
+    assert canvas.edge_state("fn11", "fn3") == set()
+    assert canvas.edge_label("fn11", "fn3") is None
+
+
+def test_backward_later_step(canvas, snapshot):
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    canvas.show_backward_step(0, 2, [TWO_PATHS_PASS])
+    assert "executing" in canvas.node_item("fn11").state
+    assert "executed" in canvas.node_item("fn10").state
+    assert "executed" in canvas.node_item("fn12").state
+    assert "executed" not in canvas.node_item("fn11").state
+    assert canvas.node_item("fn3").state == set()
+    assert canvas.edge_state("fn11", "fn3") == {"carrying"}
+    assert canvas.edge_label("fn11", "fn3") == "0.008"
+    assert canvas.edge_state("fn10", "fn11") == set()
+
+    canvas.show_backward_step(0, 4, [TWO_PATHS_PASS])
+    assert canvas.edge_label("fn3", "acc5") == "0.6"
+    canvas.show_backward_step(0, 5, [TWO_PATHS_PASS])  # AccumulateGrad passes nothing on
+    assert "executing" in canvas.node_item("acc5").state
+    assert canvas.edge_label("fn3", "acc5") is None
+
+
+def test_backward_highlight_survives_set_graph_and_clears(canvas, snapshot):
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    canvas.show_backward_step(0, 2, [TWO_PATHS_PASS])
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    assert "executing" in canvas.node_item("fn11").state
+    assert canvas.edge_label("fn11", "fn3") == "0.008"
+
+    canvas.clear_backward()
+    for node_id in canvas.node_ids():
+        assert not canvas.node_item(node_id).state & {"executing", "executed"}
+    assert canvas.edge_state("fn11", "fn3") == set()
+
+    canvas.show_backward_step(0, 99, [TWO_PATHS_PASS])  # out of range: nothing lit
+    assert not any(canvas.node_item(n).state for n in canvas.node_ids())
+    canvas.show_backward_step(None, None, [])
+    assert not any(canvas.node_item(n).state for n in canvas.node_ids())
+
+
+def test_format_value():
+    assert format_value(0.00800000037997961) == "0.008"
+    assert format_value(1.6094379124341003) == "1.6094"
+    assert format_value(1.0) == "1.0"
+    assert format_value(125.0) == "125.0"
+    assert format_value(3) == "3"
+    assert format_value(None) == "None"
+    assert format_value([0.5, 0.25]) == "[0.5, 0.25]"
+    text = format_value(list(range(100)))
+    assert text.startswith("[0, 1, 2") and text.endswith("\u2026]") and len(text) <= 26
+    assert len(format_value("tensor([[1., 2.],\n        [3., 4.]]) " * 10)) <= 26
+    assert "\n" not in format_value("tensor([[1., 2.],\n [3., 4.]])")
+
+
+# --------------------------------------------------------------------------- interaction
+
+
+def test_click_selects_node(canvas, qtbot, snapshot):
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    item = canvas.node_item("fn3")
+    pos = canvas.mapFromScene(item.scenePos())
+    with qtbot.waitSignal(canvas.node_selected, timeout=1000) as blocker:
+        qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    assert blocker.args == ["fn3"]
+    assert "selected" in item.state
+    assert canvas.selected_node() == "fn3"
+
+    other = canvas.node_item("t1")
+    with qtbot.waitSignal(canvas.node_activated, timeout=1000) as blocker:
+        qtbot.mouseDClick(canvas.viewport(), Qt.MouseButton.LeftButton,
+                          pos=canvas.mapFromScene(other.scenePos()))
+    assert blocker.args == ["t1"]
+    assert "selected" in other.state and "selected" not in item.state
+
+
+def test_click_on_background_selects_nothing(canvas, qtbot, snapshot):
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    with qtbot.assertNotEmitted(canvas.node_selected):
+        qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(3, 3))
+    assert canvas.selected_node() is None
+
+
+def test_select_node_programmatically(canvas, qtbot, snapshot):
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    with qtbot.assertNotEmitted(canvas.node_selected):
+        canvas.select_node("t1")
+    assert "selected" in canvas.node_item("t1").state
+    centre = canvas.mapToScene(canvas.viewport().rect().center())
+    assert centre.x() == pytest.approx(canvas.node_item("t1").pos().x(), abs=2)
+    # The selection's storage group is linked from it.
+    assert {(a, b) for _, a, b in canvas.storage_links() if a == "t1"} >= {
+        ("t1", "s4"), ("t1", "s8")}
+    canvas.select_node(None)
+    assert canvas.selected_node() is None
+    assert "selected" not in canvas.node_item("t1").state
+
+
+def test_zoom_stays_in_bounds(canvas, qtbot, snapshot):
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    canvas.fit_to_view()
+    assert MIN_ZOOM <= canvas.zoom_level() <= MAX_ZOOM
+    for _ in range(40):
+        canvas.zoom_in()
+    assert canvas.zoom_level() == pytest.approx(MAX_ZOOM)
+    for _ in range(80):
+        canvas.zoom_out()
+    assert canvas.zoom_level() == pytest.approx(MIN_ZOOM)
+    canvas.reset_zoom()
+    assert canvas.zoom_level() == pytest.approx(1.0)
+
+    with qtbot.waitSignal(canvas.view_changed, timeout=1000):
+        qtbot.keyClick(canvas, Qt.Key.Key_Plus)
+    assert canvas.zoom_level() == pytest.approx(1.25)
+    qtbot.keyClick(canvas, Qt.Key.Key_Minus)
+    qtbot.keyClick(canvas, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    assert canvas.zoom_level() == pytest.approx(0.8)
+    qtbot.keyClick(canvas, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    assert canvas.zoom_level() == pytest.approx(1.0)
+    qtbot.keyClick(canvas, Qt.Key.Key_F)
+    fitted = canvas.zoom_level()
+    assert MIN_ZOOM <= fitted <= MAX_ZOOM
+    canvas.zoom_in()
+    qtbot.keyClick(canvas, Qt.Key.Key_Home)
+    assert canvas.zoom_level() == pytest.approx(fitted)
+
+
+def test_wheel_zooms_under_the_mouse(canvas, snapshot):
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    canvas.reset_zoom()
+    at = QPointF(canvas.mapFromScene(canvas.node_item("fn3").scenePos()))
+    scene_before = canvas.mapToScene(at.toPoint())
+    event = QWheelEvent(at, QPointF(canvas.viewport().mapToGlobal(at.toPoint())), QPoint(0, 0),
+                        QPoint(0, 120), Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier,
+                        Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(canvas.viewport(), event)
+    assert canvas.zoom_level() > 1.1
+    scene_after = canvas.mapToScene(at.toPoint())
+    assert scene_after.x() == pytest.approx(scene_before.x(), abs=2)
+    assert scene_after.y() == pytest.approx(scene_before.y(), abs=2)
+
+
+# --------------------------------------------------------------------------- export
+
+
+def test_export_png_and_svg(canvas, snapshot, tmp_path):
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    canvas.show_backward_step(0, 2, [TWO_PATHS_PASS])
+    png = tmp_path / "graph.png"
+    canvas.export_image(str(png))
+    image = QImage(str(png))
+    assert not image.isNull() and image.width() > 300 and image.height() > 300
+    assert image.pixelColor(1, 1).name() == "#ffffff"
+
+    svg = tmp_path / "graph.svg"
+    canvas.export_image(str(svg))
+    text = svg.read_text()
+    assert "<svg" in text and "PowBackward0" in text
+    assert "<image" not in text  # nodes are vectors, not cached bitmaps
+
+    with pytest.raises(ValueError):
+        canvas.export_image(str(tmp_path / "graph.jpg"))
+
+
+def test_export_empty_canvas(canvas, tmp_path):
+    canvas.export_image(str(tmp_path / "empty.png"))
+    assert (tmp_path / "empty.png").stat().st_size > 0
+
+
+# --------------------------------------------------------------------------- scale
+
+
+def test_large_chain_uses_bulk_edges(canvas, qtbot):
+    graph = _chain(3000)
+    positions = _positions(graph)
+    canvas.set_graph(graph, positions)
+    assert len(canvas.node_ids()) == 3000
+    assert len(graph["edges"]) > BULK_EDGE_THRESHOLD
+    assert canvas.bulk_edges
+    # No item per edge: nodes plus a few bulk paths and overlays.
+    assert len(canvas.scene().items()) < 3000 + 100
+
+    # One more statement: incremental, items kept, new ones glow.
+    first = canvas.node_item("fn10")
+    bigger = copy.deepcopy(graph)
+    bigger["nodes"].append({"id": "fn9999", "kind": "grad_fn", "label": "SumBackward0",
+                            "vars": ["loss"], "statement": 9999, "new": True})
+    bigger["edges"].append({"source": "fn9999", "target": "fn2997", "kind": "grad",
+                            "new": True})
+    more = {k: [x, y] for k, (x, y) in
+            layout(graph_from_json(bigger), positions).items()}
+    canvas.set_graph(bigger, more)
+    assert canvas.node_item("fn10") is first
+    assert "new" in canvas.node_item("fn9999").state
+    assert canvas.edge_state("fn9999", "fn2997") == {"new"}
+
+    trace = {"steps": [{"node": "fn9999", "grad_inputs": [1.0], "targets": ["fn2997"]}]}
+    canvas.show_backward_step(0, 0, [trace])
+    assert canvas.edge_label("fn9999", "fn2997") == "1.0"
+    canvas.fit_to_view()
+    assert MIN_ZOOM <= canvas.zoom_level() <= MAX_ZOOM
+    canvas.select_node("fn1500")
+    assert not canvas.grab().isNull()
+
+    # Back under the threshold: per-edge items again.
+    small = _chain(20)
+    canvas.set_graph(small, _positions(small))
+    assert not canvas.bulk_edges
+    assert len(canvas.node_ids()) == 20
+
+
+def test_first_graph_is_fitted_when_shown_later(qtbot, snapshot):
+    view = GraphCanvas()
+    qtbot.addWidget(view)
+    view.set_graph(snapshot["graph"], snapshot["positions"])  # not shown yet
+    view.resize(900, 650)
+    view.show()
+    qtbot.waitExposed(view)
+    visible = view.mapToScene(view.viewport().rect()).boundingRect()
+    for node_id in view.node_ids():
+        assert visible.contains(view.node_item(node_id).sceneBoundingRect())
+
+
+def test_drag_on_background_pans(canvas, qtbot, snapshot):
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    canvas.zoom_in()
+    canvas.zoom_in()
+    start = QPoint(5, canvas.viewport().height() // 2)
+    before = canvas.mapToScene(start)
+    qtbot.mousePress(canvas.viewport(), Qt.MouseButton.LeftButton, pos=start)
+    qtbot.mouseMove(canvas.viewport(), start + QPoint(60, 40))
+    qtbot.mouseMove(canvas.viewport(), start + QPoint(120, 80))
+    qtbot.mouseRelease(canvas.viewport(), Qt.MouseButton.LeftButton, pos=start + QPoint(120, 80))
+    after = canvas.mapToScene(start)
+    assert after.x() < before.x() - 20 and after.y() < before.y() - 20
+    assert canvas.selected_node() is None
