@@ -176,7 +176,7 @@ def snapshot(
             module = recorder.module_of.get(id(fn))
             if module is not None:
                 graph.nodes[node_id]["module"] = module
-    for node_id, data in graph.nodes(data=True):
+    for _node_id, data in graph.nodes(data=True):
         data["new"] = False
         if "module" not in data and data.get("kind") in ("accumulate_grad", "tensor"):
             qual = next((v for v in data.get("vars", []) if "." in v), None)
