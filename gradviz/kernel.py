@@ -50,9 +50,7 @@ class Kernel:
 
     def state(self, results: list[Any] | None = None) -> dict[str, Any]:
         snap = self.session.snapshot()
-        from gradviz.core.capture import graph_from_json
-
-        graph = graph_from_json(snap["graph"])
+        graph = self.session.graph  # the captured networkx graph itself: no JSON round trip
         started = time.perf_counter()
         self.positions = layout(graph, self.positions or None)
         snap["positions"] = {k: [float(x), float(y)] for k, (x, y) in self.positions.items()}
