@@ -173,7 +173,7 @@ import json, os, sys, resource
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtWidgets import QApplication
 from gradviz.ui.canvas import GraphCanvas
-from gradviz.core.capture import graph_from_json
+from gradviz.core.graphdata import graph_from_json
 from gradviz.core.layout import layout
 app = QApplication([])
 snap = json.load(open(sys.argv[1]))

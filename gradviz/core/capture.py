@@ -21,6 +21,8 @@ import networkx as nx
 import numpy as np
 import torch
 
+from .graphdata import graph_from_json, graph_to_json  # noqa: F401  (re-exported)
+
 MAX_VALUE_ELEMENTS = 64
 MAX_SUMMARY_CHARS = 2_000
 
@@ -423,22 +425,3 @@ def capture(
         live_bytes=live_bytes,
         node_objects=node_objects,
     )
-
-
-def graph_to_json(graph: nx.DiGraph) -> dict[str, Any]:
-    """The documented node/edge lists (see docs/architecture.md)."""
-    return {
-        "nodes": [{"id": n, **data} for n, data in graph.nodes(data=True)],
-        "edges": [{"source": u, "target": v, **data} for u, v, data in graph.edges(data=True)],
-    }
-
-
-def graph_from_json(data: dict[str, Any]) -> nx.DiGraph:
-    graph = nx.DiGraph()
-    for node in data.get("nodes", []):
-        attrs = {k: v for k, v in node.items() if k != "id"}
-        graph.add_node(node["id"], **attrs)
-    for edge in data.get("edges", []):
-        attrs = {k: v for k, v in edge.items() if k not in ("source", "target")}
-        graph.add_edge(edge["source"], edge["target"], **attrs)
-    return graph
