@@ -77,7 +77,10 @@ class Kernel:
             r = s.step()
             return self.state([r] if r else [])
         if cmd == "skip":
-            s.skip_failed()
+            if request.get("force"):
+                s.skip_current()
+            else:
+                s.skip_failed()
             return self.state([])
         if cmd == "run_to_end":
             return self.state(self._run_loop(len(s.statements), request.get("keep_going", False)))

@@ -201,13 +201,24 @@ def tensor_value(t: torch.Tensor | None, limit: int = MAX_VALUE_ELEMENTS) -> Any
     return summarize(t)
 
 
+MAX_STATS_ELEMENTS = 5_000_000
+
+
 def summarize(t: torch.Tensor) -> str:
-    """``[0.1, -0.2, 0.3, ...] (4096 values, min -1.2, max 1.3, mean 0.01)``."""
-    flat = t.reshape(-1)
-    head = ", ".join(_fmt(v) for v in flat[:6].cpu().tolist())
+    """``[0.1, -0.2, 0.3, ...] (4096 values, min -1.2, max 1.3, mean 0.01)``.
+
+    Never materialises the tensor: an expanded view can stand for 10**10
+    elements on a few bytes of storage, so the head is read from the first
+    row and statistics only from tensors of modest size.
+    """
+    row = t[(0,) * (t.dim() - 1)] if t.dim() > 1 else t
+    head = ", ".join(_fmt(v) for v in row[:6].cpu().tolist())
     text = f"[{head}, ...] ({t.numel():,} values"
-    if t.dtype.is_floating_point or t.dtype in (torch.int32, torch.int64, torch.int16, torch.int8, torch.uint8):
-        f = flat.float()
+    numeric = t.dtype.is_floating_point or t.dtype in (
+        torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8,
+    )
+    if numeric and t.numel() <= MAX_STATS_ELEMENTS:
+        f = t.float()
         lo, hi = torch.aminmax(f)
         text += f", min {_fmt(lo.item())}, max {_fmt(hi.item())}, mean {_fmt(f.mean().item())}"
     return text + ")"

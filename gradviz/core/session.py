@@ -238,6 +238,11 @@ class Session:
         if self.results and not self.results[-1].ok and not self.at_end:
             self.cursor += 1
 
+    def skip_current(self) -> None:
+        """Move past the statement at the cursor without running it (after a Stop)."""
+        if not self.at_end:
+            self.cursor += 1
+
     def run_to_end(self, keep_going: bool = False) -> list[StatementResult]:
         out: list[StatementResult] = []
         while not self.at_end:

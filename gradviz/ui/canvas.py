@@ -293,9 +293,7 @@ class NodeItem(QGraphicsItem):
                 -_NODE_MARGIN, -_NODE_MARGIN, _NODE_MARGIN, _NODE_MARGIN
             )
         kind = self.attrs.get("kind")
-        self._radius = {"grad_fn": 8.0, "accumulate_grad": 3.0, "saved": 5.0}.get(
-            str(kind), h / 2
-        )
+        self._radius = {"grad_fn": 8.0, "accumulate_grad": 3.0, "saved": 5.0}.get(str(kind), h / 2)
         self.setToolTip(_tooltip(self.node_id, self.attrs))
         self._update_z()
         self.update()
@@ -352,7 +350,9 @@ class NodeItem(QGraphicsItem):
 
     def port_span(self) -> float:
         """Width along the top/bottom border where edges may attach (the flat part)."""
-        flat = self.width - (self.height if self.attrs.get("kind") == "tensor" else 2 * self._radius)
+        flat = self.width - (
+            self.height if self.attrs.get("kind") == "tensor" else 2 * self._radius
+        )
         return max(0.0, min(0.6 * self.width, flat))
 
     # --- painting ----------------------------------------------------------------
@@ -461,8 +461,16 @@ class NodeItem(QGraphicsItem):
             colour = theme.storage_colour(self._badge)
             w = fonts.badge_metrics.horizontalAdvance(self._badge) + 8
             cx, cy = self.badge_center()
-            self._draw_tab(painter, cx - w / 2, cy, self._badge, colour, colour, italic=False,
-                           text_colour="#ffffff")
+            self._draw_tab(
+                painter,
+                cx - w / 2,
+                cy,
+                self._badge,
+                colour,
+                colour,
+                italic=False,
+                text_colour="#ffffff",
+            )
 
     @staticmethod
     def _draw_tab(
@@ -711,8 +719,9 @@ class _StorageLinks(QGraphicsItem):
             else:
                 # Between rows: bow out to the right, where the badges are.
                 bow = 40.0 + 0.2 * abs(y1 - y0)
-                path.cubicTo(x0 + bow, y0 + (y1 - y0) * 0.25, x1 + bow, y1 - (y1 - y0) * 0.25,
-                             x1, y1)
+                path.cubicTo(
+                    x0 + bow, y0 + (y1 - y0) * 0.25, x1 + bow, y1 - (y1 - y0) * 0.25, x1, y1
+                )
         self.prepareGeometryChange()
         self._paths = paths
         bounds = QRectF()
@@ -780,8 +789,11 @@ class _Legend(QWidget):
             for kind, colour, text in col:
                 self._swatch(p, kind, colour, QRectF(x, y + 3, 22, 10))
                 p.setPen(theme.qcolor(theme.TEXT))
-                p.drawText(QRectF(x + 28, y, col_w - 28, self._row),
-                           Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+                p.drawText(
+                    QRectF(x + 28, y, col_w - 28, self._row),
+                    Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                    text,
+                )
                 y += self._row
             x += col_w
         p.end()
@@ -1084,8 +1096,9 @@ class GraphCanvas(QGraphicsView):
         """
         suffix = Path(path).suffix.lower()
         if suffix not in (".png", ".svg"):
-            raise ValueError(f"cannot export to {suffix or 'a file without suffix'!r}: "
-                             "use .png or .svg")
+            raise ValueError(
+                f"cannot export to {suffix or 'a file without suffix'!r}: use .png or .svg"
+            )
         source = self._scene.itemsBoundingRect()
         if source.isEmpty():
             source = QRectF(0, 0, 200, 100)
@@ -1112,8 +1125,9 @@ class GraphCanvas(QGraphicsView):
         # 2x for crisp text, less for huge graphs so the image stays around 40 megapixels.
         area = source.width() * source.height()
         scale = min(2.0, math.sqrt(40e6 / area), 16000 / max(source.width(), source.height()))
-        size = QSize(max(1, math.ceil(source.width() * scale)),
-                     max(1, math.ceil(source.height() * scale)))
+        size = QSize(
+            max(1, math.ceil(source.width() * scale)), max(1, math.ceil(source.height() * scale))
+        )
         image = QImage(size, QImage.Format.Format_ARGB32)
         image.fill(QColor("#ffffff"))
         painter = QPainter(image)
@@ -1140,8 +1154,7 @@ class GraphCanvas(QGraphicsView):
         self._groups = {g: members for g, members in groups.items() if len(members) > 1}
         for item in self._nodes.values():
             group = item.attrs.get("storage") if item.kind in ("tensor", "saved") else None
-            item.set_badge(str(group) if group is not None and str(group) in self._groups
-                           else None)
+            item.set_badge(str(group) if group is not None and str(group) in self._groups else None)
         self._update_storage_links()
 
     def _update_storage_links(self) -> None:
@@ -1235,8 +1248,11 @@ class GraphCanvas(QGraphicsView):
         for key, edge in edges.items():
             style = _style_for(edge.kind, False)
             edge.geometry, _ = _edge_geometry(
-                nodes[key[0]], nodes[key[1]],
-                offsets.get((key, "src"), 0.0), offsets.get((key, "dst"), 0.0), style.arrow,
+                nodes[key[0]],
+                nodes[key[1]],
+                offsets.get((key, "src"), 0.0),
+                offsets.get((key, "dst"), 0.0),
+                style.arrow,
             )
 
     def _clear_bulk(self) -> None:
@@ -1255,7 +1271,7 @@ class GraphCanvas(QGraphicsView):
             z = Z_EDGE_NEW if style.colour == theme.NEW else Z_EDGE
             for start in range(0, len(geometries), BULK_CHUNK):
                 path, arrows = QPainterPath(), QPainterPath()
-                for g in geometries[start:start + BULK_CHUNK]:
+                for g in geometries[start : start + BULK_CHUNK]:
                     _add_geometry(path, arrows if style.arrow else None, g)
                 item = _PathItem(style, z)
                 item.set_paths(path, arrows)
@@ -1328,8 +1344,11 @@ class GraphCanvas(QGraphicsView):
                 continue
             key = (node_id, target)
             edge = self._edges.get(key)
-            geometry = edge.geometry if edge is not None else _edge_geometry(
-                source, target_item, 0.0, 0.0, True)[0]
+            geometry = (
+                edge.geometry
+                if edge is not None
+                else _edge_geometry(source, target_item, 0.0, 0.0, True)[0]
+            )
             path, arrows = QPainterPath(), QPainterPath()
             _add_geometry(path, arrows, geometry)
             path_item = _PathItem(_EDGE_STYLES["carry"], Z_CARRY)

@@ -1,0 +1,420 @@
+"""The script editor: line numbers, Python highlighting and statement markers.
+
+The editor only shows what the window tells it: which statement runs next,
+which statements ran, which one failed (red, with PyTorch's message as a
+tooltip) and where a demo has a note. It knows nothing about the kernel.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QKeyEvent,
+    QPainter,
+    QPaintEvent,
+    QPolygon,
+    QSyntaxHighlighter,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+)
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
+
+from . import theme
+
+NEXT_BAND = "#fff4c2"
+NEXT_MARK = "#f08c00"
+RAN_BAND = "#eef8f0"
+RAN_MARK = "#69db7c"
+ERROR_BAND = "#ffe3e3"
+ERROR_MARK = theme.BACKWARD
+NOTE_MARK = "#7048e8"
+GUTTER_BG = "#f4f6fa"
+GUTTER_TEXT = "#9aa3b2"
+
+
+def _format(colour: str, *, bold: bool = False, italic: bool = False) -> QTextCharFormat:
+    fmt = QTextCharFormat()
+    fmt.setForeground(QColor(colour))
+    if bold:
+        fmt.setFontWeight(QFont.Weight.Bold)
+    fmt.setFontItalic(italic)
+    return fmt
+
+
+class PythonHighlighter(QSyntaxHighlighter):
+    """Keywords, builtins, numbers, strings (triple-quoted across lines), comments, notes."""
+
+    _IN_TRIPLE_SINGLE = 1
+    _IN_TRIPLE_DOUBLE = 2
+
+    def __init__(self, document: QTextDocument):
+        super().__init__(document)
+        self.formats = {
+            "keyword": _format("#7c3aed", bold=True),
+            "builtin": _format("#0b7285"),
+            "torch": _format("#1864ab"),
+            "number": _format("#c2410c"),
+            "string": _format("#2b8a3e"),
+            "comment": _format("#8a93a3", italic=True),
+            "note": _format(NOTE_MARK, italic=True),
+            "def": _format("#1c4f9c", bold=True),
+            "self": _format("#a61e4d"),
+        }
+        words = "|".join(keyword.kwlist)
+        builtins = "|".join(
+            [
+                "print", "len", "range", "abs", "min", "max", "sum", "float", "int",
+                "list", "tuple", "dict", "str", "bool", "isinstance", "enumerate", "zip",
+                "round", "type", "super",
+            ]
+        )  # fmt: skip
+        self.rules: list[tuple[re.Pattern[str], str]] = [
+            (re.compile(rf"\b(?:{words})\b"), "keyword"),
+            (re.compile(rf"\b(?:{builtins})\b(?=\s*\()"), "builtin"),
+            (re.compile(r"\b(?:torch|numpy|np|math|nn|F|dev)\b"), "torch"),
+            (re.compile(r"\b(?:self|ctx)\b"), "self"),
+            (re.compile(r"\b(?:def|class)\s+(\w+)"), "def"),
+            (
+                re.compile(r"\b(?:0[xX][0-9a-fA-F_]+|\d[\d_]*\.?\d*(?:[eE][+-]?\d+)?j?|\.\d+)\b"),
+                "number",
+            ),
+        ]
+        self._string = re.compile(
+            r"""[rbfRBF]{0,2}('''|\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
+        )
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt override
+        for pattern, name in self.rules:
+            for m in pattern.finditer(text):
+                group = 1 if name == "def" else 0
+                self.setFormat(m.start(group), m.end(group) - m.start(group), self.formats[name])
+        self.setCurrentBlockState(0)
+        start = 0
+        previous = self.previousBlockState()
+        if previous in (self._IN_TRIPLE_SINGLE, self._IN_TRIPLE_DOUBLE):
+            quote = "'''" if previous == self._IN_TRIPLE_SINGLE else '"""'
+            end = text.find(quote)
+            if end < 0:
+                self.setFormat(0, len(text), self.formats["string"])
+                self.setCurrentBlockState(previous)
+                return
+            self.setFormat(0, end + 3, self.formats["string"])
+            start = end + 3
+        pos = start
+        while pos < len(text):
+            hash_at = text.find("#", pos)
+            m = self._string.search(text, pos)
+            if hash_at >= 0 and (m is None or hash_at < m.start()):
+                is_note = text[hash_at:].startswith("#>")
+                self.setFormat(
+                    hash_at,
+                    len(text) - hash_at,
+                    self.formats["note" if is_note else "comment"],
+                )
+                return
+            if m is None:
+                return
+            token = m.group(1)
+            if token in ("'''", '"""'):
+                end = text.find(token, m.end())
+                if end < 0:
+                    self.setFormat(m.start(), len(text) - m.start(), self.formats["string"])
+                    state = self._IN_TRIPLE_SINGLE if token == "'''" else self._IN_TRIPLE_DOUBLE
+                    self.setCurrentBlockState(state)
+                    return
+                self.setFormat(m.start(), end + 3 - m.start(), self.formats["string"])
+                pos = end + 3
+            else:
+                self.setFormat(m.start(), m.end() - m.start(), self.formats["string"])
+                pos = m.end()
+
+
+class _Gutter(QWidget):
+    """Line numbers plus markers: ran, next, error, demo note."""
+
+    def __init__(self, editor: CodeEditor):
+        super().__init__(editor)
+        self.editor = editor
+        self.setMouseTracking(True)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(self.editor.gutter_width(), 0)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        self.editor.paint_gutter(event)
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            line = self.editor.line_at_y(event.pos().y())
+            text = self.editor.gutter_tooltip(line) if line else ""
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
+
+
+class CodeEditor(QPlainTextEdit):
+    """A QPlainTextEdit for tensor scripts, with the markers a stepping debugger needs."""
+
+    #: the user double-clicked (or otherwise asked for) a line in the gutter
+    gutter_clicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        font = QFont("DejaVu Sans Mono")
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        font.setFixedPitch(True)
+        font.setPointSize(10)
+        self.setFont(font)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
+        self.setPlaceholderText(
+            "# Type PyTorch code here, e.g.\n"
+            "x = torch.tensor(5.0, requires_grad=True)\n"
+            "y = x ** 3\ny.backward()"
+        )
+        self.highlighter = PythonHighlighter(self.document())
+        self._gutter = _Gutter(self)
+        self._next: tuple[int, int] | None = None
+        self._ran: tuple[int, int] | None = None
+        self._executed: set[int] = set()
+        self._error: tuple[int, int, str] | None = None
+        self._notes: dict[int, str] = {}
+        self.blockCountChanged.connect(self._update_gutter_width)
+        self.updateRequest.connect(self._on_update_request)
+        self._update_gutter_width()
+        self.setStyleSheet(
+            f"QPlainTextEdit {{ background: #ffffff; color: {theme.TEXT}; border: none;"
+            f" selection-background-color: #cfe3ff; selection-color: {theme.TEXT}; }}"
+        )
+
+    # --- markers (set by the window) --------------------------------------------------
+
+    def set_statement_marks(
+        self,
+        next_lines: tuple[int, int] | None,
+        ran_lines: tuple[int, int] | None = None,
+        executed: set[int] | None = None,
+    ) -> None:
+        """Mark the statement that runs next and the one that just ran (1-based, inclusive)."""
+        self._next = next_lines
+        self._ran = ran_lines
+        self._executed = set(executed or ())
+        self._refresh()
+
+    def set_error(self, first: int, last: int, message: str) -> None:
+        self._error = (first, max(first, last), message)
+        self._refresh()
+
+    def clear_error(self) -> None:
+        if self._error is not None:
+            self._error = None
+            self._refresh()
+
+    def set_notes(self, notes: dict[int, str]) -> None:
+        self._notes = dict(notes)
+        self._gutter.update()
+
+    @property
+    def next_lines(self) -> tuple[int, int] | None:
+        return self._next
+
+    @property
+    def ran_lines(self) -> tuple[int, int] | None:
+        return self._ran
+
+    @property
+    def error(self) -> tuple[int, int, str] | None:
+        return self._error
+
+    @property
+    def notes(self) -> dict[int, str]:
+        return dict(self._notes)
+
+    def tooltip_at_line(self, line: int) -> str:
+        """What hovering the text at ``line`` shows (the error message on the failing line)."""
+        if self._error and self._error[0] <= line <= self._error[1]:
+            return self._error[2]
+        return ""
+
+    def gutter_tooltip(self, line: int) -> str:
+        parts = []
+        if self._error and self._error[0] <= line <= self._error[1]:
+            parts.append(self._error[2])
+        if line in self._notes:
+            parts.append("What to look at: " + self._notes[line])
+        if self._next and self._next[0] <= line <= self._next[1]:
+            parts.append("Runs next (Step, F10)")
+        return "\n\n".join(parts)
+
+    def select_lines(self, first: int, last: int | None = None) -> None:
+        """Put the cursor on ``first`` and select through the end of ``last``."""
+        doc = self.document()
+        start = doc.findBlockByNumber(max(first - 1, 0))
+        end = doc.findBlockByNumber(max((last or first) - 1, 0))
+        if not start.isValid():
+            return
+        cursor = QTextCursor(start)
+        if end.isValid():
+            cursor.setPosition(
+                end.position() + max(end.length() - 1, 0), QTextCursor.MoveMode.KeepAnchor
+            )
+        self.setTextCursor(cursor)
+        self.centerCursor()
+        self.setFocus()
+
+    def cursor_line(self) -> int:
+        return self.textCursor().blockNumber() + 1
+
+    def line_at_y(self, y: int) -> int | None:
+        block = self.firstVisibleBlock()
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        while block.isValid():
+            height = round(self.blockBoundingRect(block).height())
+            if top <= y < top + height:
+                return block.blockNumber() + 1
+            top += height
+            block = block.next()
+        return None
+
+    # --- painting ---------------------------------------------------------------------
+
+    def _refresh(self) -> None:
+        selections = []
+
+        def band(first: int, last: int, colour: str, underline: bool = False) -> None:
+            doc = self.document()
+            for number in range(first - 1, last):
+                block = doc.findBlockByNumber(number)
+                if not block.isValid():
+                    break
+                sel = QTextEdit.ExtraSelection()
+                sel.format.setBackground(QColor(colour))
+                sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+                sel.cursor = QTextCursor(block)
+                selections.append(sel)
+                if underline and block.length() > 1:
+                    wavy = QTextEdit.ExtraSelection()
+                    wavy.format.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+                    wavy.format.setUnderlineColor(QColor(ERROR_MARK))
+                    cur = QTextCursor(block)
+                    text = block.text()
+                    indent = len(text) - len(text.lstrip())
+                    cur.setPosition(block.position() + indent)
+                    cur.setPosition(block.position() + len(text), QTextCursor.MoveMode.KeepAnchor)
+                    wavy.cursor = cur
+                    selections.append(wavy)
+
+        if self._ran and not (self._error and self._error[0] == self._ran[0]):
+            band(self._ran[0], self._ran[1], RAN_BAND)
+        if self._next:
+            band(self._next[0], self._next[1], NEXT_BAND)
+        if self._error:
+            band(self._error[0], self._error[1], ERROR_BAND, underline=True)
+        self.setExtraSelections(selections)
+        self._gutter.update()
+
+    def gutter_width(self) -> int:
+        digits = max(2, len(str(max(1, self.blockCount()))))
+        return 30 + self.fontMetrics().horizontalAdvance("9") * digits
+
+    def _update_gutter_width(self, *_: object) -> None:
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+
+    def _on_update_request(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self._gutter.scroll(0, dy)
+        else:
+            self._gutter.update(0, rect.y(), self._gutter.width(), rect.height())
+        if rect.contains(self.viewport().rect()):
+            self._update_gutter_width()
+
+    def resizeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        cr = self.contentsRect()
+        self._gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
+
+    def paint_gutter(self, event: QPaintEvent) -> None:
+        painter = QPainter(self._gutter)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.fillRect(event.rect(), QColor(GUTTER_BG))
+        width = self._gutter.width()
+        painter.setPen(QColor("#e3e7ee"))
+        painter.drawLine(width - 1, event.rect().top(), width - 1, event.rect().bottom())
+        block = self.firstVisibleBlock()
+        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
+        fm = self.fontMetrics()
+        painter.setFont(self.font())
+        while block.isValid() and top <= event.rect().bottom():
+            height = round(self.blockBoundingRect(block).height())
+            line = block.blockNumber() + 1
+            if block.isVisible() and top + height >= event.rect().top():
+                is_next = bool(self._next and self._next[0] <= line <= self._next[1])
+                is_error = bool(self._error and self._error[0] <= line <= self._error[1])
+                if line in self._executed:
+                    painter.fillRect(width - 4, top, 3, height, QColor(RAN_MARK))
+                if is_error:
+                    painter.fillRect(width - 4, top, 3, height, QColor(ERROR_MARK))
+                colour = theme.TEXT if (is_next or is_error) else GUTTER_TEXT
+                painter.setPen(QColor(colour))
+                painter.drawText(
+                    0, top, width - 18, fm.height(), Qt.AlignmentFlag.AlignRight, str(line)
+                )
+                cy = top + fm.height() // 2
+                if is_error:
+                    painter.setPen(Qt.PenStyle.NoPen)
+                    painter.setBrush(QColor(ERROR_MARK))
+                    painter.drawEllipse(QPoint(width - 11, cy), 4, 4)
+                elif is_next and self._next and line == self._next[0]:
+                    painter.setPen(Qt.PenStyle.NoPen)
+                    painter.setBrush(QColor(NEXT_MARK))
+                    x = width - 15
+                    painter.drawPolygon(
+                        QPolygon([QPoint(x, cy - 5), QPoint(x + 8, cy), QPoint(x, cy + 5)])
+                    )
+                if line in self._notes:
+                    painter.setPen(Qt.PenStyle.NoPen)
+                    painter.setBrush(QColor(NOTE_MARK))
+                    painter.drawEllipse(QPoint(6, cy), 3, 3)
+            block = block.next()
+            top += height
+        painter.end()
+
+    # --- editing conveniences -------------------------------------------------------------
+
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.ToolTip:
+            line = self.cursorForPosition(event.pos()).blockNumber() + 1
+            text = self.tooltip_at_line(line)
+            if text:
+                QToolTip.showText(event.globalPos(), text, self.viewport())
+            else:
+                QToolTip.hideText()
+            return True
+        return super().viewportEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        key = event.key()
+        if key == Qt.Key.Key_Tab and not event.modifiers():
+            self.insertPlainText("    ")
+            return
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers():
+            text = self.textCursor().block().text()
+            before = text[: self.textCursor().positionInBlock()]
+            indent = before[: len(before) - len(before.lstrip())]
+            if before.rstrip().endswith(":"):
+                indent += "    "
+            super().keyPressEvent(event)
+            self.insertPlainText(indent)
+            return
+        super().keyPressEvent(event)

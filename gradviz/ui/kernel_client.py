@@ -1,0 +1,417 @@
+"""The window's side of the kernel protocol (see :mod:`gradviz.kernel`).
+
+The kernel is a separate Python process (``python -m gradviz.kernel``) that
+owns the :class:`~gradviz.core.session.Session`; the GUI thread never runs a
+statement. Messages are JSON lines on the process's stdio, never pickle: a
+reply is data, not code.
+
+One request is in flight at a time; others wait in a queue. ``stop()`` kills
+the process (a statement that runs away cannot be interrupted any other way),
+starts a fresh kernel and *replays*: it loads the same source on the same
+device and runs the statements that had completed before the runaway one. An
+unexpected exit (a crash, a kill from outside) is handled the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, Signal
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+#: commands that rebuild the session from the start before running anything
+_RESETTING = {"load", "set_device", "step_back", "reset"}
+#: give up restarting after this many exits in a row without a good reply
+MAX_CRASHES_IN_A_ROW = 3
+
+Callback = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class KernelRequest:
+    id: int
+    cmd: str
+    params: dict[str, Any]
+    callback: Callback | None = None
+    replay: bool = False
+    sent_at: float = 0.0
+    progress_done: int | None = None
+    progress_total: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def message(self) -> dict[str, Any]:
+        return {"id": self.id, "cmd": self.cmd, **self.params}
+
+
+class KernelClient(QObject):
+    """Talks to one kernel process at a time and restarts it when it dies."""
+
+    #: the kernel said hello: {"pid", "cuda_available", "cuda_reason"}
+    ready = Signal(dict)
+    #: every reply: request id, the whole reply message
+    replied = Signal(int, dict)
+    #: progress of the request in flight: done, total
+    progressed = Signal(int, int)
+    #: True while a request is in flight or waiting, or the kernel is starting
+    busy_changed = Signal(bool)
+    #: the kernel exited unexpectedly; the message says how (a restart follows)
+    crashed = Signal(str)
+    #: a fresh kernel is being started: why ("stopped", "crashed")
+    restarting = Signal(str)
+    #: the replay after a restart finished: its reply (ok, state or message)
+    replayed = Signal(dict)
+    #: restarting was abandoned after repeated crashes
+    gave_up = Signal(str)
+
+    def __init__(self, parent: QObject | None = None, python: str | None = None):
+        super().__init__(parent)
+        self._python = python or sys.executable
+        self._process: QProcess | None = None
+        self._buffer = b""
+        self._stderr_tail: deque[str] = deque(maxlen=40)
+        self._ready = False
+        self._info: dict[str, Any] = {}
+        self._queue: deque[KernelRequest] = deque()
+        self._inflight: KernelRequest | None = None
+        self._next_id = 1
+        self._busy = False
+        self._closing = False
+        self._dead = False
+        self._crashes_in_a_row = 0
+        self._pending_replay: dict[str, Any] | None = None
+        self._replaying = False
+        # what the kernel holds, as of its last good reply
+        self.source = ""
+        self.device = "cpu"
+        self.cursor = 0
+        self.restarts = 0
+
+    # --- public -------------------------------------------------------------------
+
+    @property
+    def info(self) -> dict[str, Any]:
+        return dict(self._info)
+
+    @property
+    def is_ready(self) -> bool:
+        return self._ready
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    @property
+    def replaying(self) -> bool:
+        return self._replaying
+
+    @property
+    def dead(self) -> bool:
+        return self._dead
+
+    @property
+    def inflight(self) -> KernelRequest | None:
+        return self._inflight
+
+    def pid(self) -> int | None:
+        if self._process is None or self._process.state() == QProcess.ProcessState.NotRunning:
+            return None
+        return int(self._process.processId()) or None
+
+    def start(self) -> None:
+        """Start the kernel (once; restarts happen by themselves)."""
+        self._closing = False
+        self._dead = False
+        self._start_process()
+
+    def request(self, cmd: str, callback: Callback | None = None, **params: Any) -> int:
+        """Queue a command; ``callback(reply)`` runs on the GUI thread when it is answered."""
+        req = KernelRequest(self._next_id, cmd, params, callback)
+        self._next_id += 1
+        self._queue.append(req)
+        if self._dead:
+            self._fail(req, "the kernel is not running (it crashed repeatedly); press Reset")
+            self._queue.remove(req)
+            return req.id
+        self._pump()
+        return req.id
+
+    def stop(self) -> bool:
+        """Kill a runaway request; restart and replay what ran before it.
+
+        Returns False when nothing was running.
+        """
+        if self._inflight is None and not self._replaying:
+            return False
+        replay = self._replay_plan()
+        self._kill_process()
+        self._fail_all("stopped", stopped=True)
+        self._restart(replay, "stopped")
+        return True
+
+    def restart(self) -> None:
+        """Start afresh after giving up (the Reset action); loads the last source."""
+        self._dead = False
+        self._crashes_in_a_row = 0
+        self._kill_process()
+        self._restart({"source": self.source, "device": self.device, "run_to": 0}, "restart")
+
+    def shutdown(self, timeout_ms: int = 250) -> None:
+        """Ask the kernel to exit; kill it if it has not within ``timeout_ms``.
+
+        The kernel holds nothing worth flushing and torch's own teardown takes
+        most of a second, so the grace period is short: closing must feel instant.
+        """
+        self._closing = True
+        self._queue.clear()
+        self._inflight = None
+        proc = self._process
+        if proc is None:
+            return
+        self._disconnect(proc)
+        if proc.state() != QProcess.ProcessState.NotRunning:
+            if self._ready:
+                proc.write(b'{"id": 0, "cmd": "shutdown"}\n')
+                proc.closeWriteChannel()
+                if not proc.waitForFinished(timeout_ms):
+                    proc.kill()
+                    proc.waitForFinished(1000)
+            else:
+                proc.kill()
+                proc.waitForFinished(1000)
+        self._process = None
+        self._ready = False
+        proc.deleteLater()
+        self._set_busy(False)
+
+    # --- process ------------------------------------------------------------------
+
+    def _start_process(self) -> None:
+        proc = QProcess(self)
+        env = QProcessEnvironment.systemEnvironment()
+        paths = [str(REPO_ROOT)]
+        if env.contains("PYTHONPATH") and env.value("PYTHONPATH"):
+            paths.append(env.value("PYTHONPATH"))
+        env.insert("PYTHONPATH", os.pathsep.join(paths))
+        env.insert("PYTHONUNBUFFERED", "1")
+        proc.setProcessEnvironment(env)
+        proc.setWorkingDirectory(str(REPO_ROOT))
+        proc.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
+        proc.readyReadStandardOutput.connect(self._on_process_stdout)
+        proc.readyReadStandardError.connect(self._on_process_stderr)
+        proc.finished.connect(self._on_process_finished)
+        proc.errorOccurred.connect(self._on_process_error)
+        self._process = proc
+        self._buffer = b""
+        self._ready = False
+        self._set_busy(True)
+        proc.start(self._python, ["-m", "gradviz.kernel"])
+
+    def _disconnect(self, proc: QProcess) -> None:
+        for signal, slot in (
+            (proc.readyReadStandardOutput, self._on_process_stdout),
+            (proc.readyReadStandardError, self._on_process_stderr),
+            (proc.finished, self._on_process_finished),
+            (proc.errorOccurred, self._on_process_error),
+        ):
+            try:
+                signal.disconnect(slot)
+            except (RuntimeError, TypeError):
+                pass
+
+    def _kill_process(self) -> None:
+        proc = self._process
+        self._process = None
+        self._ready = False
+        if proc is None:
+            return
+        self._disconnect(proc)
+        if proc.state() != QProcess.ProcessState.NotRunning:
+            proc.kill()
+            proc.waitForFinished(1000)
+        proc.deleteLater()
+
+    def _restart(self, replay: dict[str, Any] | None, why: str) -> None:
+        self.restarts += 1
+        self._pending_replay = replay
+        self._replaying = replay is not None
+        self.restarting.emit(why)
+        self._start_process()
+
+    def _replay_plan(self) -> dict[str, Any]:
+        """Source, device and how many statements to re-run after a kill."""
+        req = self._inflight
+        source, device, cursor = self.source, self.device, self.cursor
+        if req is not None:
+            if req.cmd == "load":
+                source = req.params.get("source", "")
+                device = req.params.get("device", device)
+            elif req.cmd == "set_device":
+                device = req.params.get("device", device)
+            if req.progress_done is not None:
+                cursor = req.progress_done
+            elif req.cmd in _RESETTING:
+                cursor = 0
+            if req.replay:
+                # killed during a replay: replay only what that replay had finished
+                cursor = req.progress_done or 0
+        elif self._pending_replay is not None:
+            return dict(self._pending_replay)
+        return {"source": source, "device": device, "run_to": cursor}
+
+    # --- queue --------------------------------------------------------------------
+
+    def _pump(self) -> None:
+        proc = self._process
+        if self._inflight is not None or not self._ready or proc is None:
+            self._update_busy()
+            return
+        if not self._queue:
+            self._update_busy()
+            return
+        req = self._queue.popleft()
+        self._inflight = req
+        req.sent_at = time.monotonic()
+        proc.write((json.dumps(req.message()) + "\n").encode("utf-8"))
+        self._update_busy()
+
+    def _update_busy(self) -> None:
+        busy = (
+            self._inflight is not None
+            or bool(self._queue)
+            or (self._process is not None and not self._ready)
+        )
+        self._set_busy(busy)
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self.busy_changed.emit(busy)
+
+    def _fail(self, req: KernelRequest, message: str, **extra: Any) -> None:
+        reply = {"id": req.id, "event": "reply", "ok": False, "message": message, **extra}
+        if req.callback is not None:
+            req.callback(reply)
+        self.replied.emit(req.id, reply)
+
+    def _fail_all(self, message: str, **extra: Any) -> None:
+        pending = ([self._inflight] if self._inflight else []) + list(self._queue)
+        self._inflight = None
+        self._queue.clear()
+        for req in pending:
+            self._fail(req, message if req is pending[0] else "cancelled", **extra)
+
+    # --- messages -----------------------------------------------------------------
+
+    def _on_process_stdout(self) -> None:
+        proc = self._process
+        if proc is None:
+            return
+        self.feed(bytes(proc.readAllStandardOutput().data()))
+
+    def feed(self, data: bytes) -> None:
+        """Parse what the kernel wrote; a message may arrive split over several reads."""
+        self._buffer += data
+        while b"\n" in self._buffer:
+            line, self._buffer = self._buffer.split(b"\n", 1)
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                self._stderr_tail.append(
+                    "bad line from kernel: " + line[:200].decode("utf-8", "replace")
+                )
+                continue
+            if isinstance(message, dict):
+                self._on_message(message)
+
+    def _on_process_stderr(self) -> None:
+        proc = self._process
+        if proc is None:
+            return
+        text = bytes(proc.readAllStandardError().data()).decode("utf-8", "replace")
+        for line in text.splitlines():
+            if line.strip():
+                self._stderr_tail.append(line)
+
+    def _on_message(self, message: dict[str, Any]) -> None:
+        event = message.get("event")
+        if event == "ready":
+            self._ready = True
+            self._info = {k: v for k, v in message.items() if k != "event"}
+            self.ready.emit(dict(self._info))
+            if self._pending_replay is not None:
+                plan = self._pending_replay
+                self._pending_replay = None
+                req = KernelRequest(self._next_id, "load", plan, self._on_replay_reply, replay=True)
+                self._next_id += 1
+                self._queue.appendleft(req)
+            self._pump()
+        elif event == "progress":
+            req = self._inflight
+            if req is not None and message.get("id") == req.id:
+                req.progress_done = int(message.get("done", 0))
+                req.progress_total = int(message.get("total", 0))
+                self.progressed.emit(req.progress_done, req.progress_total)
+        elif event == "reply":
+            req = self._inflight
+            if req is None or message.get("id") != req.id:
+                return
+            self._inflight = None
+            if message.get("ok"):
+                self._crashes_in_a_row = 0
+                state = message.get("state")
+                if isinstance(state, dict):
+                    if req.cmd == "load":
+                        self.source = req.params.get("source", "")
+                    if "device" in req.params and req.cmd in ("load", "set_device"):
+                        self.device = req.params["device"]
+                    self.cursor = int(state.get("cursor", 0))
+            if req.callback is not None:
+                req.callback(message)
+            self.replied.emit(req.id, message)
+            self._pump()
+
+    def _on_replay_reply(self, reply: dict[str, Any]) -> None:
+        self._replaying = False
+        self.replayed.emit(reply)
+
+    def _on_process_error(self, error: QProcess.ProcessError) -> None:
+        if error == QProcess.ProcessError.FailedToStart:
+            self._on_process_finished(-1, QProcess.ExitStatus.CrashExit)
+
+    def _on_process_finished(self, code: int, status: QProcess.ExitStatus) -> None:
+        proc = self._process
+        if self._closing or proc is None:
+            return
+        self._on_process_stderr()
+        self._disconnect(proc)
+        self._process = None
+        self._ready = False
+        proc.deleteLater()
+        how = "crashed" if status == QProcess.ExitStatus.CrashExit else f"exited with code {code}"
+        tail = "\n".join(list(self._stderr_tail)[-6:])
+        message = f"the kernel {how}" + (f":\n{tail}" if tail else "")
+        replay = self._replay_plan()
+        self._fail_all(f"the kernel {how}", crashed=True)
+        self._crashes_in_a_row += 1
+        self.crashed.emit(message)
+        if self._crashes_in_a_row >= MAX_CRASHES_IN_A_ROW:
+            self._dead = True
+            self._replaying = False
+            self._set_busy(False)
+            self.gave_up.emit(message)
+            return
+        if self._crashes_in_a_row == MAX_CRASHES_IN_A_ROW - 1:
+            # the replay itself may be what crashes: load the text without running it
+            replay["run_to"] = 0
+        self._restart(replay, "crashed")

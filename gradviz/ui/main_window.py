@@ -1,0 +1,1887 @@
+"""The main window: editor, graph canvas, side panels, toolbar, menus, status bar.
+
+The window holds no torch objects. It sends commands to the kernel process
+(:class:`~gradviz.ui.kernel_client.KernelClient`) and renders the ``state``
+each reply carries. Stepping the *backward* pass is a replay of what the
+kernel recorded when ``backward()`` ran: one engine step per F11 press.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QByteArray,
+    QPointF,
+    QSettings,
+    QSize,
+    QStandardPaths,
+    Qt,
+    QTimer,
+)
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QColor,
+    QIcon,
+    QKeySequence,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QPixmap,
+    QPolygonF,
+    QStandardItemModel,
+)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDockWidget,
+    QFileDialog,
+    QFrame,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gradviz.core.demos import Demo, list_demos
+
+from . import theme
+from .canvas import GraphCanvas
+from .editor import CodeEditor
+from .kernel_client import KernelClient
+from .panels import (
+    AccumulationPanel,
+    InspectorPanel,
+    MemoryPanel,
+    OutputPanel,
+    TensorsPanel,
+    fmt_value,
+)
+
+APP_NAME = "gradviz"
+FIRST_DEMO = "first_backward"
+AUTOSAVE_INTERVAL_MS = 3000
+MAX_RECENT = 8
+STOP_ENABLE_DELAY_MS = 200
+SETTINGS_VERSION = 1
+
+SHORTCUTS = [
+    ("Step (run the next statement)", "F10"),
+    ("Run to end", "F5"),
+    ("Run to cursor (through the editor's line)", "Ctrl+F10"),
+    ("Step back (undo the last statement)", "Shift+F10"),
+    ("Reset (back to before the first statement)", "Ctrl+R / Ctrl+Shift+F5"),
+    ("Backward step (one engine step of the backward pass)", "F11"),
+    ("Backward to end (the whole pass)", "Shift+F11"),
+    ("Zero grad (every leaf's .grad = 0)", "Ctrl+Shift+G"),
+    ("Stop a statement that runs too long", "Shift+F5"),
+    ("Zoom in / out / fit the graph", "Ctrl++ / Ctrl+- / Ctrl+0"),
+    ("Find a node by name", "Ctrl+F"),
+    ("New / Open / Save / Save As", "Ctrl+N / Ctrl+O / Ctrl+S / Ctrl+Shift+S"),
+]
+
+
+# --- dialogs the tests replace ------------------------------------------------------------
+
+
+def ask_unsaved_changes(parent: QWidget, name: str) -> QMessageBox.StandardButton:
+    """Save / Discard / Cancel for a modified script (monkeypatched in tests)."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle("Unsaved changes")
+    box.setText(f"{name} has changes that are not saved.")
+    box.setInformativeText("Save them before going on?")
+    box.setStandardButtons(
+        QMessageBox.StandardButton.Save
+        | QMessageBox.StandardButton.Discard
+        | QMessageBox.StandardButton.Cancel
+    )
+    box.setDefaultButton(QMessageBox.StandardButton.Save)
+    answer = QMessageBox.StandardButton(box.exec())
+    box.deleteLater()
+    return answer
+
+
+def ask_restore_autosave(parent: QWidget, name: str, when: str) -> bool:
+    """Offer the text autosaved before gradviz last stopped (monkeypatched in tests)."""
+    answer = QMessageBox.question(
+        parent,
+        "Restore unsaved work?",
+        f"gradviz stopped before {name} was saved.\n"
+        f"An autosaved copy from {when} exists. Restore it?",
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.Yes,
+    )
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def default_settings() -> QSettings:
+    """The user's settings; ``GRADVIZ_SETTINGS_DIR`` puts them in an ini file there instead."""
+    folder = os.environ.get("GRADVIZ_SETTINGS_DIR")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        return QSettings(str(Path(folder) / "gradviz.ini"), QSettings.Format.IniFormat)
+    return QSettings("gradviz", "gradviz")
+
+
+def default_data_dir() -> Path:
+    """Where autosaves go; ``GRADVIZ_DATA_DIR`` overrides AppDataLocation."""
+    folder = os.environ.get("GRADVIZ_DATA_DIR")
+    if folder:
+        return Path(folder)
+    location = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    return Path(location or Path.home() / ".gradviz")
+
+
+# --- toolbar icons, painted so they look the same everywhere ---------------------------------
+
+
+def _icon(kind: str) -> QIcon:
+    pix = QPixmap(40, 40)
+    pix.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pix)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    p.scale(2, 2)
+    forward = QColor("#2f6fd6")
+    backward = QColor(theme.BACKWARD)
+    grey = QColor("#5c6370")
+
+    def tri(x: float, y: float, w: float, h: float, colour: QColor, left: bool = False) -> None:
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(colour)
+        if left:
+            pts = [QPointF(x + w, y), QPointF(x, y + h / 2), QPointF(x + w, y + h)]
+        else:
+            pts = [QPointF(x, y), QPointF(x + w, y + h / 2), QPointF(x, y + h)]
+        p.drawPolygon(QPolygonF(pts))
+
+    def bar(x: float, y: float, w: float, h: float, colour: QColor) -> None:
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(colour)
+        p.drawRoundedRect(x, y, w, h, 1, 1)
+
+    def nabla(x: float, y: float, s: float, colour: QColor) -> None:
+        p.setPen(
+            QPen(
+                colour,
+                2.0,
+                Qt.PenStyle.SolidLine,
+                Qt.PenCapStyle.RoundCap,
+                Qt.PenJoinStyle.RoundJoin,
+            )
+        )
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawPolygon(
+            QPolygonF([QPointF(x, y), QPointF(x + s, y), QPointF(x + s / 2, y + s * 0.9)])
+        )
+
+    if kind == "step":
+        tri(4, 4, 9, 12, forward)
+        bar(14, 4, 2.5, 12, forward)
+    elif kind == "run":
+        tri(2, 4, 7, 12, forward)
+        tri(9, 4, 7, 12, forward)
+        bar(16, 4, 2, 12, forward)
+    elif kind == "cursor":
+        tri(2, 4, 8, 12, forward)
+        p.setPen(QPen(grey, 1.6))
+        p.drawLine(QPointF(15, 3), QPointF(15, 17))
+        p.drawLine(QPointF(12.5, 3), QPointF(17.5, 3))
+        p.drawLine(QPointF(12.5, 17), QPointF(17.5, 17))
+    elif kind == "back":
+        bar(3.5, 4, 2.5, 12, grey)
+        tri(7, 4, 9, 12, grey, left=True)
+    elif kind == "reset":
+        p.setPen(QPen(grey, 2.0, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        path = QPainterPath()
+        path.arcMoveTo(4, 4, 12, 12, 110)
+        path.arcTo(4, 4, 12, 12, 110, 290)
+        p.drawPath(path)
+        tri(2.5, 2, 6, 7, grey, left=False)
+    elif kind == "bwstep":
+        nabla(4, 4, 12, backward)
+    elif kind == "bwend":
+        nabla(1.5, 4.5, 9, backward)
+        nabla(9.5, 4.5, 9, backward)
+    elif kind == "zero":
+        p.setPen(QPen(QColor("#1098ad"), 1.8))
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.drawEllipse(QPointF(10, 10), 7, 7)
+        font = theme.label_font(10, bold=True)
+        p.setFont(font)
+        p.drawText(QPointF(6.6, 13.8), "0")
+    elif kind == "stop":
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(backward)
+        p.drawRoundedRect(4, 4, 12, 12, 2.5, 2.5)
+    p.end()
+    icon = QIcon(pix)
+    return icon
+
+
+def _when_idle(method: Callable[..., None]) -> Callable[..., None]:
+    """Run a kernel action now, or after the actions before it are answered.
+
+    A learner may press F10 three times while the first step still runs; each
+    press must act on the state the previous one produced, so the press itself
+    waits in line (the kernel client queues requests, this queues decisions).
+    """
+
+    @functools.wraps(method)
+    def wrapper(self: MainWindow, *args: Any, **kwargs: Any) -> None:
+        if self.client.busy or self._pending:
+            self._pending.append(lambda: method(self, *args, **kwargs))
+            return
+        method(self, *args, **kwargs)
+
+    return wrapper
+
+
+class MainWindow(QMainWindow):
+    """gradviz's window. Construct, ``show()``, then ``open_initial()``."""
+
+    def __init__(
+        self,
+        settings: QSettings | None = None,
+        data_dir: Path | str | None = None,
+        *,
+        autosave_interval_ms: int = AUTOSAVE_INTERVAL_MS,
+        start_kernel: bool = True,
+    ):
+        super().__init__()
+        self.settings = settings if settings is not None else default_settings()
+        self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+        self.state: dict[str, Any] | None = None
+        self.path: Path | None = None
+        self.demo: Demo | None = None
+        self.demos = list_demos()
+        self._sent_source: str | None = None
+        self._device = "cpu"
+        self._bw_pass: int | None = None
+        self._bw_shown = 0
+        self._bw_known = 0
+        self._busy_since: float | None = None
+        self._running_index: int | None = None
+        self._stopped: dict[str, Any] | None = None
+        self._last_autosave_text: str | None = None
+        self._closing = False
+        self._restarted_note: str | None = None
+        self._pending: list[Callable[[], None]] = []
+
+        self.setWindowTitle(APP_NAME)
+        self.setObjectName("gradvizMainWindow")
+        self.setDockOptions(
+            QMainWindow.DockOption.AnimatedDocks
+            | QMainWindow.DockOption.AllowTabbedDocks
+            | QMainWindow.DockOption.AllowNestedDocks
+        )
+        self.client = KernelClient(self)
+        self._build_central()
+        self._build_docks()
+        self._build_actions()
+        self._build_menus()
+        self._build_toolbar()
+        self._build_status()
+        self._connect()
+        self.resize(1400, 900)
+        self._restore_window()
+
+        self._autosave_timer = QTimer(self)
+        self._autosave_timer.setInterval(autosave_interval_ms)
+        self._autosave_timer.timeout.connect(self._on_autosave_timer)
+        self._autosave_timer.start()
+        self._busy_timer = QTimer(self)
+        self._busy_timer.setInterval(250)
+        self._busy_timer.timeout.connect(self._on_busy_timer)
+        self._stop_timer = QTimer(self)
+        self._stop_timer.setSingleShot(True)
+        self._stop_timer.setInterval(STOP_ENABLE_DELAY_MS)
+        self._stop_timer.timeout.connect(self._update_actions)
+        self._update_actions()
+        self._update_title()
+        if start_kernel:
+            self.client.start()
+
+    # --- construction -------------------------------------------------------------------------
+
+    def _build_central(self) -> None:
+        self.editor = CodeEditor()
+        self.editor.setObjectName("editor")
+        self.canvas = GraphCanvas()
+        self.canvas.setObjectName("canvas")
+        self.canvas.set_legend_visible(False)
+
+        self.guide = QFrame()
+        self.guide.setObjectName("guide")
+        self.guide.setStyleSheet(
+            "QFrame#guide { background: #f3f0ff; border: none; border-bottom: 1px solid #e5dbff; }"
+        )
+        self.guide_title = QLabel()
+        self.guide_title.setObjectName("guideTitle")
+        self.guide_title.setWordWrap(True)
+        self.guide_title.setTextFormat(Qt.TextFormat.RichText)
+        self.guide_title.setStyleSheet(f"color: {theme.TEXT}; font-size: 13px;")
+        self.guide_note = QLabel()
+        self.guide_note.setObjectName("guideNote")
+        self.guide_note.setWordWrap(True)
+        self.guide_note.setTextFormat(Qt.TextFormat.RichText)
+        self.guide_note.setStyleSheet(f"color: {theme.TEXT}; font-size: 12px;")
+        guide_layout = QVBoxLayout(self.guide)
+        guide_layout.setContentsMargins(12, 7, 12, 8)
+        guide_layout.setSpacing(3)
+        guide_layout.addWidget(self.guide_title)
+        guide_layout.addWidget(self.guide_note)
+
+        canvas_box = QWidget()
+        canvas_layout = QVBoxLayout(canvas_box)
+        canvas_layout.setContentsMargins(0, 0, 0, 0)
+        canvas_layout.setSpacing(0)
+        canvas_layout.addWidget(self.guide)
+        canvas_layout.addWidget(self.canvas, 1)
+
+        editor_box = QWidget()
+        editor_layout = QVBoxLayout(editor_box)
+        editor_layout.setContentsMargins(0, 0, 0, 0)
+        editor_layout.setSpacing(0)
+        self.editor_header = QLabel()
+        self.editor_header.setStyleSheet(
+            f"background: #f4f6fa; color: {theme.MUTED_TEXT}; padding: 5px 10px;"
+            " border-bottom: 1px solid #e3e7ee; font-weight: 600;"
+        )
+        editor_layout.addWidget(self.editor_header)
+        editor_layout.addWidget(self.editor, 1)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.addWidget(editor_box)
+        self.splitter.addWidget(canvas_box)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([440, 560])
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setHandleWidth(1)
+        self.splitter.setStyleSheet("QSplitter::handle { background: #dfe3ea; }")
+        self.setCentralWidget(self.splitter)
+
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.tensors_panel = TensorsPanel()
+        self.accumulation_panel = AccumulationPanel()
+        self.memory_panel = MemoryPanel()
+        self.inspector_panel = InspectorPanel()
+        self.output_panel = OutputPanel()
+        right = Qt.DockWidgetArea.RightDockWidgetArea
+        bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+        self.inspector_dock = self._dock("Inspector", "inspectorDock", self.inspector_panel, right)
+        self.accumulation_dock = self._dock(
+            "Gradient accumulation", "accumulationDock", self.accumulation_panel, right
+        )
+        self.tensors_dock = self._dock("Tensors", "tensorsDock", self.tensors_panel, bottom)
+        self.memory_dock = self._dock("Memory", "memoryDock", self.memory_panel, bottom)
+        self.output_dock = self._dock("Output", "outputDock", self.output_panel, bottom)
+        self.splitDockWidget(self.tensors_dock, self.output_dock, Qt.Orientation.Horizontal)
+        self.tabifyDockWidget(self.tensors_dock, self.memory_dock)
+        self.tensors_dock.raise_()
+        self.docks = [
+            self.inspector_dock,
+            self.accumulation_dock,
+            self.tensors_dock,
+            self.memory_dock,
+            self.output_dock,
+        ]
+        self._default_state = self.saveState(SETTINGS_VERSION)
+        self._sized = False
+
+    def _apply_default_sizes(self) -> None:
+        """Proportions for the first screen (a restored layout keeps the user's own)."""
+        width = max(self.width(), 1000)
+        right = int(width * 0.26)
+        self.resizeDocks([self.inspector_dock], [right], Qt.Orientation.Horizontal)
+        self.resizeDocks(
+            [self.inspector_dock, self.accumulation_dock], [55, 45], Qt.Orientation.Vertical
+        )
+        self.resizeDocks([self.tensors_dock], [int(self.height() * 0.28)], Qt.Orientation.Vertical)
+        centre = width - right
+        self.resizeDocks(
+            [self.tensors_dock, self.output_dock],
+            [int(centre * 0.7), int(centre * 0.3)],
+            Qt.Orientation.Horizontal,
+        )
+        self.splitter.setSizes([int(centre * 0.44), int(centre * 0.56)])
+
+    def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if not self._sized:
+            self._sized = True
+            if not self._restored_layout:
+                self._apply_default_sizes()
+
+    def _action(
+        self,
+        text: str,
+        slot: Callable[[], Any],
+        shortcuts: list[str] | str | None = None,
+        tip: str = "",
+        icon: str | None = None,
+    ) -> QAction:
+        action = QAction(text, self)
+        if shortcuts:
+            keys = [shortcuts] if isinstance(shortcuts, str) else shortcuts
+            action.setShortcuts([QKeySequence(k) for k in keys])
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        if tip:
+            shown = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            action.setToolTip(f"{tip} ({shown})" if shown else tip)
+            action.setStatusTip(tip)
+        if icon:
+            action.setIcon(_icon(icon))
+        action.triggered.connect(lambda *_: slot())
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        a = self._action
+        self.act_step = a("Step", self.step, "F10", "Run the next statement", "step")
+        self.act_run_to_end = a(
+            "Run to end", self.run_to_end, "F5", "Run every statement left", "run"
+        )
+        self.act_run_to_cursor = a(
+            "Run to cursor", self.run_to_cursor, "Ctrl+F10",
+            "Run through the statement on the editor's cursor line", "cursor",
+        )  # fmt: skip
+        self.act_step_back = a(
+            "Step back",
+            self.step_back,
+            "Shift+F10",
+            "Undo the last statement (replays the ones before it)",
+            "back",
+        )
+        self.act_reset = a(
+            "Reset",
+            self.reset,
+            ["Ctrl+R", "Ctrl+Shift+F5"],
+            "Back to before the first statement",
+            "reset",
+        )
+        self.act_bw_step = a(
+            "Backward step", self.backward_step, "F11",
+            "Show the next engine step of the backward pass", "bwstep",
+        )  # fmt: skip
+        self.act_bw_end = a(
+            "Backward to end", self.backward_to_end, "Shift+F11",
+            "Show the backward pass to its last step", "bwend",
+        )  # fmt: skip
+        self.act_zero_grad = a(
+            "Zero grad", self.zero_grad, "Ctrl+Shift+G", "Set every leaf's .grad to zero", "zero"
+        )
+        self.act_stop = a(
+            "Stop", self.stop, "Shift+F5", "Stop the statement that is running", "stop"
+        )
+
+        self.act_new = a("&New", self.new_file, _std_key(QKeySequence.StandardKey.New))
+        self.act_open = a(
+            "&Open…", self.open_file_dialog, _std_key(QKeySequence.StandardKey.Open)
+        )  # fmt: skip
+        self.act_save = a("&Save", self.save, _std_key(QKeySequence.StandardKey.Save))
+        self.act_save_as = a("Save &As…", self.save_as, "Ctrl+Shift+S")
+        self.act_export = a("Export graph image…", self.export_graph)
+        self.act_quit = a("&Quit", self.close, "Ctrl+Q")
+
+        self.act_zoom_in = a("Zoom in", self.canvas.zoom_in, ["Ctrl++", "Ctrl+="])
+        self.act_zoom_out = a("Zoom out", self.canvas.zoom_out, "Ctrl+-")
+        self.act_fit = a("Fit graph", self.canvas.fit_to_view, "Ctrl+0")
+        self.act_find = a("Find node…", self.find_node, "Ctrl+F")
+        self.act_legend = QAction("Show legend", self, checkable=True)
+        self.act_legend.setChecked(False)
+        self.act_legend.toggled.connect(self.canvas.set_legend_visible)
+        self.act_reset_layout = a("Reset panel layout", self.reset_layout)
+
+        self.act_shortcuts = a("Keyboard shortcuts", self.show_shortcuts, "F1")
+        self.act_about = a("About gradviz", self.show_about)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addActions([self.act_new, self.act_open])
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        file_menu.addActions([self.act_save, self.act_save_as])
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_export)
+        file_menu.addSeparator()
+        file_menu.addAction(self.act_quit)
+        self._update_recent_menu()
+
+        run_menu = bar.addMenu("&Run")
+        run_menu.addActions(
+            [
+                self.act_step,
+                self.act_run_to_cursor,
+                self.act_run_to_end,
+                self.act_step_back,
+                self.act_reset,
+            ]
+        )
+        run_menu.addSeparator()
+        run_menu.addActions([self.act_bw_step, self.act_bw_end, self.act_zero_grad])
+        run_menu.addSeparator()
+        run_menu.addAction(self.act_stop)
+        device_menu = run_menu.addMenu("Device")
+        self.device_actions = QActionGroup(self)
+        for name in ("cpu", "cuda"):
+            act = QAction(name, self, checkable=True)
+            act.setChecked(name == "cpu")
+            act.triggered.connect(lambda _=False, n=name: self.set_device(n))
+            self.device_actions.addAction(act)
+            device_menu.addAction(act)
+
+        self.demos_menu = bar.addMenu("&Demos")
+        self.demo_actions: dict[str, QAction] = {}
+        for number, demo in enumerate(self.demos, start=1):
+            act = QAction(f"{number}. {demo.title}", self)
+            act.setToolTip(demo.about)
+            act.setStatusTip(demo.about)
+            act.setData(demo.name)
+            act.triggered.connect(lambda _=False, d=demo: self.load_demo(d))
+            self.demos_menu.addAction(act)
+            self.demo_actions[demo.name] = act
+        self.demos_menu.setToolTipsVisible(True)
+
+        view_menu = bar.addMenu("&View")
+        view_menu.addActions([self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_find])
+        view_menu.addAction(self.act_legend)
+        view_menu.addSeparator()
+        for dock in self.docks:
+            view_menu.addAction(dock.toggleViewAction())
+        view_menu.addAction(self.act_reset_layout)
+
+        help_menu = bar.addMenu("&Help")
+        help_menu.addActions([self.act_shortcuts, self.act_about])
+
+    def _build_toolbar(self) -> None:
+        tb = QToolBar("Debug")
+        tb.setObjectName("debugToolbar")
+        tb.setMovable(False)
+        tb.setIconSize(QSize(20, 20))
+        tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        tb.setStyleSheet(
+            "QToolBar { background: #ffffff; border: none; border-bottom: 1px solid #e3e7ee;"
+            " spacing: 2px; padding: 3px 6px; }"
+            f"QToolButton {{ padding: 3px 7px; border-radius: 4px; color: {theme.TEXT}; }}"
+            "QToolButton:hover { background: #edf2fa; }"
+            "QToolButton:disabled { color: #adb5bd; }"
+            f"QLabel {{ color: {theme.MUTED_TEXT}; padding: 0 4px 0 2px; }}"
+        )
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
+        self.toolbar = tb
+        tb.addWidget(QLabel("Device"))
+        self.device_combo = QComboBox()
+        self.device_combo.setObjectName("deviceCombo")
+        self.device_combo.addItems(["cpu", "cuda"])
+        self.device_combo.setToolTip("Where tensors made with device=dev live (dev is this choice)")
+        self.device_combo.setMinimumWidth(80)
+        self.device_combo.currentTextChanged.connect(self._on_device_combo_changed)
+        tb.addWidget(self.device_combo)
+        tb.addSeparator()
+        tb.addActions(
+            [
+                self.act_step,
+                self.act_run_to_cursor,
+                self.act_run_to_end,
+                self.act_step_back,
+                self.act_reset,
+            ]
+        )
+        tb.addSeparator()
+        tb.addActions([self.act_bw_step, self.act_bw_end, self.act_zero_grad])
+        tb.addSeparator()
+        tb.addAction(self.act_stop)
+
+    def _build_status(self) -> None:
+        bar = self.statusBar()
+        bar.setStyleSheet(
+            "QStatusBar { background: #f4f6fa; border-top: 1px solid #e3e7ee;"
+            f" color: {theme.TEXT}; }}"
+            "QStatusBar::item { border: none; }"
+        )
+        self.status_label = QLabel("Starting the kernel…")
+        self.status_label.setObjectName("kernelStatus")
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(180)
+        self.progress.setMaximumHeight(14)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.position_label = QLabel()
+        self.position_label.setStyleSheet(f"color: {theme.MUTED_TEXT}; padding: 0 8px;")
+        self.device_label = QLabel()
+        self.device_label.setStyleSheet(f"color: {theme.MUTED_TEXT}; padding: 0 8px;")
+        bar.addWidget(self.status_label, 1)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.position_label)
+        bar.addPermanentWidget(self.device_label)
+
+    def _connect(self) -> None:
+        c = self.client
+        c.ready.connect(self._on_client_ready)
+        c.progressed.connect(self._on_client_progressed)
+        c.busy_changed.connect(self._on_client_busy_changed)
+        c.crashed.connect(self._on_client_crashed)
+        c.restarting.connect(self._on_client_restarting)
+        c.replayed.connect(self._on_client_replayed)
+        c.gave_up.connect(self._on_client_gave_up)
+        self.canvas.node_selected.connect(self._on_canvas_node_selected)
+        self.canvas.node_activated.connect(self._on_canvas_node_activated)
+        self.editor.textChanged.connect(self._on_editor_text_changed)
+        self.editor.document().modificationChanged.connect(lambda *_: self._update_title())
+
+    # --- startup ------------------------------------------------------------------------------
+
+    def open_initial(self, file: str | None = None, demo: str | None = None) -> None:
+        """What the first screen shows: the given file/demo, else the last script, else a demo."""
+        if self._offer_autosave():
+            return
+        if file:
+            if self.open_path(Path(file), ask=False):
+                return
+        if demo:
+            found = self._find_demo(demo)
+            if found is not None:
+                self.load_demo(found, ask=False)
+                return
+            known = ", ".join(d.name for d in self.demos)
+            self.output_panel.add_note(f"No demo named '{demo}'; the demos are: {known}")
+        last = str(self.settings.value("file/last", "") or "")
+        last_demo = str(self.settings.value("file/last_demo", "") or "")
+        launched = _to_bool(self.settings.value("launched"))
+        if last and Path(last).is_file() and self.open_path(Path(last), ask=False):
+            return
+        if last_demo or not launched:
+            found = self._find_demo(last_demo or FIRST_DEMO) or self._find_demo(FIRST_DEMO)
+            if found is not None:
+                self.load_demo(found, ask=False)
+                return
+        self._set_text("", None, None)
+        self._load_into_kernel()
+
+    def _find_demo(self, name: str) -> Demo | None:
+        for d in self.demos:
+            if name in (d.name, d.path.stem, d.path.name):
+                return d
+        return None
+
+    def _restore_window(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        state = self.settings.value("window/state")
+        self._restored_layout = False
+        if isinstance(state, QByteArray) and not state.isEmpty():
+            self._restored_layout = self.restoreState(state, SETTINGS_VERSION)
+        device = str(self.settings.value("device", "cpu") or "cpu")
+        if device in ("cpu", "cuda"):
+            self._device = device
+            self._set_combo_device(device)
+
+    def _save_window(self) -> None:
+        s = self.settings
+        s.setValue("window/geometry", self.saveGeometry())
+        s.setValue("window/state", self.saveState(SETTINGS_VERSION))
+        s.setValue("device", self._device)
+        s.setValue("file/last", str(self.path) if self.path else "")
+        s.setValue("file/last_demo", self.demo.name if self.demo and not self.path else "")
+        s.setValue("launched", True)
+        s.sync()
+
+    # --- the kernel's replies -----------------------------------------------------------------
+
+    def _send(
+        self,
+        cmd: str,
+        status: str,
+        then: Callable[[dict[str, Any]], None] | None = None,
+        **params: Any,
+    ) -> None:
+        def on_reply(reply: dict[str, Any]) -> None:
+            if (
+                cmd == "load"
+                and not reply.get("ok")
+                and params.get("device", "cpu") != "cpu"
+                and not reply.get("stopped")
+                and not reply.get("crashed")
+            ):
+                # e.g. the last session used cuda and this machine has none: use cpu
+                self._device = "cpu"
+                self._set_combo_device("cpu")
+                self.output_panel.add_note(f"{reply.get('message')}: running on cpu instead")
+                self._send("load", status, then, **{**params, "device": "cpu"})
+                return
+            self._on_reply(reply, cmd)
+            if then is not None and reply.get("ok"):
+                then(reply["state"])
+
+        if cmd == "load":
+            self._sent_source = params.get("source", "")
+        self._running_index = self._index_for_status(cmd, params)
+        if status:
+            self.set_status(status)
+        self.client.request(cmd, on_reply, **params)
+
+    def _index_for_status(self, cmd: str, params: dict[str, Any]) -> int | None:
+        if cmd in ("step", "run_to_end", "run_to_line") and self.state:
+            return int(self.state.get("cursor", 0))
+        if cmd in ("load", "set_device", "step_back"):
+            return 0
+        return None
+
+    def _on_reply(self, reply: dict[str, Any], cmd: str) -> None:
+        if self._closing:
+            return
+        if reply.get("stopped") or reply.get("crashed") or reply.get("message") == "cancelled":
+            return  # the stop / crash handlers say what happened
+        if not reply.get("ok"):
+            message = reply.get("message", "the kernel refused")
+            self._sent_source = self.client.source
+            if cmd == "set_device":
+                self._device = self._device_from_state()
+                self._set_combo_device(self._device)
+            self.output_panel.add_note(message, kind="error")
+            self.set_status(message)
+            self._update_actions()
+            return
+        state = reply.get("state")
+        if isinstance(state, dict):
+            self.apply_state(state)
+            self.set_status(self._describe(cmd, state))
+
+    def _describe(self, cmd: str, state: dict[str, Any]) -> str:
+        new = state.get("new_results") or []
+        failed = [r for r in new if not r.get("ok")]
+        if state.get("parse_error"):
+            pe = state["parse_error"]
+            return f"The script does not parse (line {pe.get('line')}): {pe.get('message')}"
+        if failed:
+            r = failed[-1]
+            err = r.get("error") or {}
+            return (
+                f"Line {r['line']} failed: {err.get('type')}: {_first_line(err.get('message', ''))}"
+            )
+        if cmd == "zero_grad":
+            zeroed = state.get("zeroed") or []
+            return (
+                f"Zeroed .grad of {', '.join(zeroed)}" if zeroed else "No leaf has a .grad to zero"
+            )
+        if cmd == "reset":
+            return "Reset: nothing has run yet. Step (F10) runs the first statement."
+        if cmd == "load" and not new:
+            return "Loaded: nothing has run yet. Step (F10) runs the first statement."
+        if len(new) == 1:
+            passes = new[0].get("passes") or []
+            extra = ""
+            if passes:
+                extra = " — backward() ran: press F11 to step through it"
+            return f"Ran line {new[0]['line']}{extra}"
+        if new:
+            return f"Ran {len(new)} statements (lines {new[0]['line']}–{new[-1]['line']})"
+        if state.get("at_end"):
+            return "At the end of the script"
+        return "Ready"
+
+    def apply_state(self, state: dict[str, Any]) -> None:
+        """Render a kernel state in every part of the window."""
+        self.state = state
+        previous_known = self._bw_known
+        self.canvas.set_graph(state.get("graph") or {}, state.get("positions") or {})
+        self._keep_graph_in_view()
+        self.tensors_panel.set_state(state)
+        self.accumulation_panel.set_state(state)
+        self.memory_panel.set_state(state)
+        self.output_panel.set_state(state)
+        self.inspector_panel.set_state(state)
+        passes = state.get("backward_passes") or []
+        if len(passes) > previous_known:
+            first_new = previous_known
+            self._bw_pass = next(
+                (i for i in range(first_new, len(passes)) if passes[i].get("steps")),
+                len(passes) - 1,
+            )
+            self._bw_shown = 0
+            self.canvas.clear_backward()
+        elif len(passes) < previous_known or not passes:
+            self._bw_pass = None if not passes else min(self._bw_pass or 0, len(passes) - 1)
+            self._bw_shown = 0
+            self.canvas.clear_backward()
+        self._bw_known = len(passes)
+        self.inspector_panel.focus_pass = self._bw_pass if self._bw_shown else None
+        self._mark_editor()
+        self._update_guide()
+        self._update_position()
+        self._update_actions()
+
+    def _keep_graph_in_view(self) -> None:
+        scene = self.canvas.scene()
+        items = scene.itemsBoundingRect()
+        if items.isEmpty():
+            return
+        visible = self.canvas.mapToScene(self.canvas.viewport().rect()).boundingRect()
+        if not visible.contains(items):
+            self.canvas.fit_to_view()
+
+    def _device_from_state(self) -> str:
+        if self.state:
+            return "cuda" if str(self.state.get("device", "cpu")).startswith("cuda") else "cpu"
+        return self._device
+
+    # --- editor marks, guide, position --------------------------------------------------------
+
+    def _statements(self) -> list[dict[str, Any]]:
+        return list((self.state or {}).get("statements") or [])
+
+    def _cursor(self) -> int:
+        return int((self.state or {}).get("cursor", 0))
+
+    def _failed_here(self) -> dict[str, Any] | None:
+        """The failed result at the cursor, if the last statement that ran failed."""
+        results = (self.state or {}).get("results") or []
+        if results and not results[-1].get("ok") and results[-1].get("index") == self._cursor():
+            return results[-1]
+        return None
+
+    def _at_end(self) -> bool:
+        return self._cursor() >= len(self._statements())
+
+    def _mark_editor(self) -> None:
+        state = self.state or {}
+        statements = self._statements()
+        cursor = self._cursor()
+        executed = {
+            line for s in statements if s.get("ran") for line in range(s["line"], s["end_line"] + 1)
+        }
+        failed = self._failed_here()
+        next_lines = None
+        if cursor < len(statements) and not failed:
+            s = statements[cursor]
+            next_lines = (s["line"], s["end_line"])
+        ran_lines = None
+        results = state.get("results") or []
+        ok = [r for r in results if r.get("ok")]
+        if ok and not failed:
+            ran_lines = (ok[-1]["line"], ok[-1]["end_line"])
+        self.editor.set_statement_marks(next_lines, ran_lines, executed)
+        parse_error = state.get("parse_error")
+        if parse_error and parse_error.get("line"):
+            self.editor.set_error(
+                parse_error["line"],
+                parse_error["line"],
+                f"{parse_error.get('type')}: {parse_error.get('message')}"
+                "\n\nNothing ran: fix this line.",
+            )
+        elif failed:
+            err = failed.get("error") or {}
+            first, last = failed["line"], failed["end_line"]
+            line = err.get("line")
+            if line and first <= line <= last:
+                first = last = line
+            tip = f"{err.get('type')}: {err.get('message')}"
+            if err.get("explanation"):
+                tip += f"\n\nWhy: {err['explanation']}"
+            tip += "\n\nStep (F10) skips this statement; edit it and Step to run it again."
+            self.editor.set_error(first, last, tip)
+        elif self._stopped and self._stopped.get("index") == cursor and cursor < len(statements):
+            s = statements[cursor]
+            self.editor.set_error(
+                s["line"],
+                s["end_line"],
+                f"Stopped by you after {self._stopped['seconds']:.1f} s.\n"
+                "Everything before it is intact. Step (F10) skips it; edit it and Step to run "
+                "the new text.",
+            )
+        else:
+            self.editor.clear_error()
+        if self.demo is not None and self.editor.toPlainText() == self.demo.source:
+            self.editor.set_notes(self.demo.notes)
+        else:
+            self.editor.set_notes({})
+
+    def _update_guide(self, backward_text: str | None = None) -> None:
+        demo_on = self.demo is not None and self.editor.toPlainText() == self.demo.source
+        if demo_on and self.demo is not None:
+            self.guide_title.setText(
+                f"<b>Demo: {_h(self.demo.title)}</b>"
+                f"<span style='color:{theme.MUTED_TEXT}'> — {_h(self.demo.about)}</span>"
+            )
+        else:
+            name = self.path.name if self.path else "untitled script"
+            self.guide_title.setText(
+                f"<b>{_h(name)}</b><span style='color:{theme.MUTED_TEXT}'> — F10 steps, "
+                "F11 steps the backward pass; click a node to inspect it</span>"
+            )
+        if backward_text:
+            self.guide_note.setText(backward_text)
+            return
+        statements = self._statements()
+        cursor = self._cursor()
+        notes = self.demo.notes if (demo_on and self.demo) else {}
+        failed = self._failed_here()
+        text = ""
+        if self.state and self.state.get("parse_error"):
+            pe = self.state["parse_error"]
+            text = _tag("Fix", "#e03131") + _h(f"line {pe.get('line')}: {pe.get('message')}")
+        elif failed:
+            err = failed.get("error") or {}
+            why = err.get("explanation") or _first_line(err.get("message", ""))
+            text = _tag(f"Line {failed['line']} failed", theme.BACKWARD) + _h(why)
+        elif self._stopped and self._stopped.get("index") == cursor and cursor < len(statements):
+            text = _tag(f"Stopped · line {statements[cursor]['line']}", theme.BACKWARD) + _h(
+                f"you stopped it after {self._stopped['seconds']:.1f} s; everything before it "
+                "is kept. Step skips it; edit it first to run it again."
+            )
+        elif cursor < len(statements):
+            s = statements[cursor]
+            note = _note_for(notes, s)
+            if note:
+                text = _tag(f"Next · line {s['line']}", "#7048e8") + _h(note)
+            else:
+                prev = statements[cursor - 1] if cursor > 0 else None
+                prev_note = _note_for(notes, prev) if prev else None
+                if prev and prev_note:
+                    text = _tag(f"Just ran · line {prev['line']}", "#5c6370") + _h(prev_note)
+                else:
+                    text = _tag(f"Next · line {s['line']}", "#f08c00") + (
+                        f"<code>{_h(_first_line(s['source']))}</code>"
+                    )
+        elif statements:
+            passes = (self.state or {}).get("backward_passes") or []
+            prev_note = _note_for(notes, statements[-1])
+            if self._bw_available():
+                text = _tag("End", "#2f9e44") + _h(
+                    "every statement ran. Press F11 to step through the backward pass, "
+                    "one engine step at a time."
+                )
+            elif prev_note:
+                text = _tag(f"Just ran · line {statements[-1]['line']}", "#5c6370") + _h(prev_note)
+            else:
+                extra = " Reset (Ctrl+R) to start over." if not passes else ""
+                text = _tag("End", "#2f9e44") + _h("every statement ran." + extra)
+        else:
+            text = _h("Type PyTorch code in the editor, then press Step (F10).")
+        self.guide_note.setText(text)
+
+    def _update_position(self) -> None:
+        n = len(self._statements())
+        cursor = self._cursor()
+        self.position_label.setText(
+            f"statement {min(cursor, n)} of {n} run" if n else "no statements"
+        )
+        self.device_label.setText(f"device: {self._device_from_state()}")
+
+    # --- actions: forward -----------------------------------------------------------------------
+
+    def _source(self) -> str:
+        return self.editor.toPlainText()
+
+    def _text_changed(self) -> bool:
+        sent = self._sent_source if self._sent_source is not None else self.client.source
+        return self._source() != sent
+
+    def _load_into_kernel(
+        self,
+        run_to: int | None = None,
+        then: Callable[[dict[str, Any]], None] | None = None,
+        status: str = "",
+    ) -> None:
+        self._stopped = None
+        self._send(
+            "load",
+            status or "Loading the script…",
+            then,
+            source=self._source(),
+            device=self._device,
+            run_to=run_to,
+        )
+
+    def _syntax_ok(self) -> bool:
+        """Check edited text before it replaces the kernel's: a typo must not lose the state."""
+        try:
+            ast.parse(self._source())
+        except SyntaxError as exc:
+            line = exc.lineno or 1
+            message = f"SyntaxError: {exc.msg}"
+            self.editor.set_error(
+                line,
+                line,
+                f"{message}\n\nNothing ran and the state is unchanged: fix this line and "
+                "press Step again.",
+            )
+            self.output_panel.add_note(f"{message} (nothing ran; the state is kept)", line, "error")
+            self.set_status(f"Line {line}: {message}. Nothing ran; the state is kept.")
+            return False
+        return True
+
+    @_when_idle
+    def step(self) -> None:
+        """F10: run the next statement (reloading edited text first, skipping a failed one)."""
+        if self._text_changed():
+            if not self._syntax_ok():
+                return
+            ran = self._cursor()
+
+            def then(state: dict[str, Any]) -> None:
+                results = state.get("new_results") or []
+                if results and not results[-1].get("ok"):
+                    return
+                self._send("step", "Running the next statement…")
+
+            self._load_into_kernel(ran, then, "The script changed: re-running it…")
+            return
+        failed = self._failed_here()
+        if failed:
+            line = failed["line"]
+            self._send("skip", "")
+            self._send(
+                "step",
+                f"Skipped line {line} (it failed)",
+                lambda st: self.set_status(
+                    f"Skipped line {line} (it failed); {self._describe('step', st)}"
+                ),
+            )
+            return
+        stopped = self._stopped
+        if stopped and stopped.get("index") == self._cursor() and not self._at_end():
+            # A statement the user stopped is not run again by accident: skip it.
+            line = stopped.get("line")
+            self._stopped = None
+            self._send("skip", "", force=True)
+            self._send(
+                "step",
+                f"Skipped line {line} (you stopped it)",
+                lambda st: self.set_status(
+                    f"Skipped line {line} (you stopped it); {self._describe('step', st)}"
+                ),
+            )
+            return
+        if self._at_end():
+            self.set_status("At the end of the script: nothing left to step")
+            return
+        self._send("step", "Running the next statement…")
+
+    @_when_idle
+    def run_to_end(self) -> None:
+        """F5: run every statement left (stops at a failure)."""
+        if self._text_changed():
+            if not self._syntax_ok():
+                return
+            self._load_into_kernel(
+                None, lambda st: self._send("run_to_end", "Running to the end…", keep_going=False)
+            )
+            return
+        if self._failed_here():
+            self._send("skip", "")
+        self._send("run_to_end", "Running to the end…", keep_going=False)
+
+    def run_to_cursor(self) -> None:
+        """Ctrl+F10: run through the statement on the editor's cursor line."""
+        self._run_to_line(self.editor.cursor_line())
+
+    @_when_idle
+    def _run_to_line(self, line: int) -> None:
+        if self._text_changed():
+            if not self._syntax_ok():
+                return
+            self._load_into_kernel(
+                None, lambda st: self._send("run_to_line", f"Running to line {line}…", line=line)
+            )
+            return
+        failed = self._failed_here()
+        if failed and line > failed["end_line"]:
+            self._send("skip", "")
+        self._send("run_to_line", f"Running to line {line}…", line=line)
+
+    @_when_idle
+    def step_back(self) -> None:
+        """Shift+F10: undo the last statement (the kernel replays the ones before it)."""
+        if self._text_changed():
+            if not self._syntax_ok():
+                return
+            self._load_into_kernel(max(self._cursor() - 1, 0))
+            return
+        self._stopped = None
+        self._send("step_back", "Stepping back…")
+
+    @_when_idle
+    def reset(self) -> None:
+        """Ctrl+R: back to before the first statement."""
+        self.output_panel.clear_notes()
+        self._stopped = None
+        if self.client.dead:
+            self.client.restart()
+            return
+        if self._text_changed():
+            self._load_into_kernel(None)
+            return
+        self._send("reset", "Resetting…")
+
+    @_when_idle
+    def zero_grad(self) -> None:
+        self._send("zero_grad", "Zeroing every leaf's .grad…")
+
+    def stop(self) -> None:
+        """Shift+F5: kill the runaway statement; the kernel restarts and replays."""
+        if not self.client.busy:
+            return
+        self._pending.clear()
+        index = self._running_index
+        req = self.client.inflight
+        if req is not None and req.progress_done is not None:
+            index = req.progress_done
+        seconds = time.monotonic() - (self._busy_since or time.monotonic())
+        statements = self._statements()
+        if req is not None and req.cmd == "load":
+            statements = []
+        line = statements[index]["line"] if index is not None and index < len(statements) else None
+        self._stopped = {"index": index, "line": line, "seconds": seconds}
+        if not self.client.stop():
+            return
+        where = f"line {line}" if line else "the statement"
+        self.output_panel.add_note(
+            f"Stopped {where} after {seconds:.1f} s. Restarting the kernel and replaying the "
+            "statements before it; nothing before it is lost.",
+            line,
+        )
+        self.set_status(f"Stopped {where}: restarting the kernel and replaying…")
+
+    @_when_idle
+    def set_device(self, device: str) -> None:
+        if device == self._device:
+            self._set_combo_device(device)
+            return
+        info = self.client.info
+        if device == "cuda" and info and not info.get("cuda_available"):
+            self.set_status(f"cuda is unavailable: {info.get('cuda_reason')}")
+            self._set_combo_device(self._device)
+            return
+        self._device = device
+        self._set_combo_device(device)
+        cursor = self._cursor()
+        if self._text_changed() and self._syntax_ok():
+            self._load_into_kernel(cursor, status=f"Switching to {device} and re-running…")
+        else:
+            self._send(
+                "set_device",
+                f"Switching to {device}: re-running {cursor} statements…",
+                device=device,
+                run_to=cursor,
+            )
+
+    def _set_combo_device(self, device: str) -> None:
+        self.device_combo.blockSignals(True)
+        self.device_combo.setCurrentText(device)
+        self.device_combo.blockSignals(False)
+        for act in self.device_actions.actions() if hasattr(self, "device_actions") else []:
+            act.setChecked(act.text() == device)
+
+    def _on_device_combo_changed(self, text: str) -> None:
+        self.set_device(text)
+
+    # --- actions: backward ------------------------------------------------------------------
+
+    def _passes(self) -> list[dict[str, Any]]:
+        return list((self.state or {}).get("backward_passes") or [])
+
+    def _bw_available(self) -> bool:
+        passes = self._passes()
+        if self._bw_pass is None or not passes:
+            return False
+        if self._bw_pass < len(passes) and self._bw_shown < len(
+            passes[self._bw_pass].get("steps") or []
+        ):
+            return True
+        return any(p.get("steps") for p in passes[self._bw_pass + 1 :])
+
+    def _bw_steps_of_current_pass(self) -> int:
+        """Steps of the pass being shown, moving on to the next pass once it is all shown."""
+        passes = self._passes()
+        assert self._bw_pass is not None
+        steps = passes[self._bw_pass].get("steps") or []
+        if self._bw_shown >= len(steps):
+            self._bw_pass = next(
+                i for i in range(self._bw_pass + 1, len(passes)) if passes[i].get("steps")
+            )
+            self._bw_shown = 0
+        return len(passes[self._bw_pass].get("steps") or [])
+
+    def backward_step(self) -> None:
+        """F11: show the next engine step of the backward pass on the canvas."""
+        if not self._bw_available():
+            return
+        self._bw_steps_of_current_pass()
+        self._bw_shown += 1
+        self._show_backward()
+
+    def backward_to_end(self) -> None:
+        """Shift+F11: show the whole pass (the next one, when this one is fully shown)."""
+        if not self._bw_available():
+            return
+        self._bw_shown = self._bw_steps_of_current_pass()
+        self._show_backward()
+
+    def _show_backward(self) -> None:
+        passes = self._passes()
+        assert self._bw_pass is not None
+        bpass = passes[self._bw_pass]
+        steps = bpass.get("steps") or []
+        index = self._bw_shown - 1
+        self.canvas.show_backward_step(self._bw_pass, index, passes)
+        step = steps[index]
+        self.inspector_panel.focus_pass = self._bw_pass
+        self.inspector_panel.show_node(step["node"])
+        labels = {
+            n["id"]: n.get("label", n["id"])
+            for n in (self.state or {}).get("graph", {}).get("nodes", [])
+        }
+        received = ", ".join(fmt_value(g, 60) for g in step.get("grad_outputs", []))
+        sent = [
+            f"{fmt_value(g, 60)} → {labels.get(t, t)}"
+            for g, t in zip(step.get("grad_inputs", []), step.get("targets", []))
+            if t is not None
+        ]
+        name = step.get("label", step["node"])
+        if step.get("vars"):
+            name += f" ({', '.join(step['vars'])})"
+        line = None
+        if bpass.get("statement") is not None and bpass["statement"] < len(self._statements()):
+            line = self._statements()[bpass["statement"]]["line"]
+        where = f" (line {line})" if line else ""
+        what = f"<b>{_h(name)}</b> receives {_h(received or '–')}"
+        if sent:
+            what += " and passes " + _h("; ".join(sent))
+        elif step.get("label") == "AccumulateGrad":
+            what += " and adds it into " + _h(
+                ", ".join(f"{v}.grad" for v in step.get("vars", [])) or ".grad"
+            )
+        tag = _tag(
+            f"Backward #{self._bw_pass + 1}{where} · step {self._bw_shown} of {len(steps)}",
+            theme.BACKWARD,
+        )
+        error = ""
+        if self._bw_shown == len(steps) and bpass.get("error"):
+            error = (
+                f"<br><span style='color:{theme.BACKWARD}'>{_h(_first_line(bpass['error']))}</span>"
+            )
+        self._update_guide(tag + what + error)
+        self.set_status(
+            f"Backward pass #{self._bw_pass + 1}: step {self._bw_shown} of {len(steps)}"
+            f" ({step.get('label')})"
+        )
+        self._update_actions()
+
+    # --- canvas ------------------------------------------------------------------------------
+
+    def _on_canvas_node_selected(self, node_id: str) -> None:
+        self.inspector_panel.focus_pass = self._bw_pass if self._bw_shown else None
+        self.inspector_panel.show_node(node_id)
+        self.inspector_dock.raise_()
+
+    def _on_canvas_node_activated(self, node_id: str) -> None:
+        node = next(
+            (n for n in (self.state or {}).get("graph", {}).get("nodes", []) if n["id"] == node_id),
+            None,
+        )
+        if node is None or node.get("statement") is None:
+            return
+        statements = self._statements()
+        index = node["statement"]
+        if 0 <= index < len(statements):
+            s = statements[index]
+            self.editor.select_lines(s["line"], s["end_line"])
+            self.set_status(f"{node.get('label')} was created by line {s['line']}")
+
+    def find_node(self) -> None:
+        text, ok = QInputDialog.getText(self, "Find node", "Variable, op or shape:")
+        if not ok or not text.strip():
+            return
+        found = self.canvas.search(text)
+        if not found:
+            self.set_status(f"No node matches '{text}'")
+            return
+        self.canvas.select_node(found[0])
+        self._on_canvas_node_selected(found[0])
+        self.set_status(f"{len(found)} node(s) match '{text}'")
+
+    def export_graph(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export graph", "graph.png", "PNG image (*.png);;SVG (*.svg)"
+        )
+        if not path:
+            return
+        try:
+            self.canvas.export_image(path)
+        except (OSError, ValueError) as exc:
+            QMessageBox.warning(self, "Export failed", str(exc))
+            return
+        self.set_status(f"Graph written to {path}")
+
+    # --- kernel events ---------------------------------------------------------------------------
+
+    def _on_client_ready(self, info: dict[str, Any]) -> None:
+        model = self.device_combo.model()
+        if isinstance(model, QStandardItemModel):
+            item = model.item(1)
+            available = bool(info.get("cuda_available"))
+            item.setEnabled(available)
+            reason = info.get("cuda_reason") or ""
+            item.setToolTip("CUDA is available" if available else f"cuda unavailable: {reason}")
+            cuda_action = self.device_actions.actions()[1]
+            cuda_action.setEnabled(available)
+            cuda_action.setToolTip(item.toolTip())
+            if not available and self._device == "cuda":
+                self._device = "cpu"
+                self._set_combo_device("cpu")
+                self.set_status(f"cuda is unavailable here ({reason}): using cpu")
+        if not self.client.replaying and self.state is None:
+            self.set_status("Kernel ready")
+
+    def _on_client_progressed(self, done: int, total: int) -> None:
+        if total >= 2:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+            self.progress.show()
+        if self.client.replaying:
+            self.set_status(f"Replaying {done} of {total} statements on a fresh kernel…")
+        else:
+            statements = self._statements()
+            self._running_index = done
+            if done < len(statements) and done < total:
+                line = statements[done]["line"]
+                self.set_status(f"Running line {line} ({done + 1} of {total})…")
+
+    def _on_client_busy_changed(self, busy: bool) -> None:
+        if busy:
+            self._busy_since = time.monotonic()
+            self._busy_timer.start()
+            self._stop_timer.start()
+        else:
+            self._busy_since = None
+            self._busy_timer.stop()
+            self._stop_timer.stop()
+            self.progress.hide()
+        self._update_actions()
+        while not busy and self._pending and not self.client.busy and not self._closing:
+            self._pending.pop(0)()
+
+    @property
+    def busy(self) -> bool:
+        """True while the kernel works or pressed actions wait their turn."""
+        return self.client.busy or bool(self._pending)
+
+    def _on_busy_timer(self) -> None:
+        if self._busy_since is None:
+            return
+        elapsed = time.monotonic() - self._busy_since
+        if elapsed < 1.0 or self.client.replaying or not self.client.inflight:
+            return
+        statements = self._statements()
+        index = self._running_index
+        req = self.client.inflight
+        if req is not None and req.progress_done is not None:
+            index = req.progress_done
+        where = "the script"
+        if req is not None and req.cmd != "load" and index is not None and index < len(statements):
+            where = f"line {statements[index]['line']}"
+        self.set_status(f"Running {where} for {elapsed:.0f} s… Stop (Shift+F5) ends it")
+
+    def _on_client_restarting(self, why: str) -> None:
+        self.progress.hide()
+        if why == "crashed":
+            self.set_status("The kernel died: restarting it and replaying…")
+
+    def _on_client_crashed(self, message: str) -> None:
+        if self._closing:
+            return
+        self._restarted_note = message
+        self.output_panel.add_note(
+            f"{_first_line(message)}. Restarting it and replaying the statements that had run."
+        )
+        self.set_status("The kernel died: restarting it and replaying…")
+
+    def _on_client_replayed(self, reply: dict[str, Any]) -> None:
+        if self._closing:
+            return
+        crashed = self._restarted_note is not None
+        self._restarted_note = None
+        self.progress.hide()
+        if not reply.get("ok"):
+            self.set_status(f"Restarted, but the replay failed: {reply.get('message')}")
+            self._sent_source = self.client.source
+            self._update_actions()
+            return
+        state = reply["state"]
+        self._sent_source = self.client.source
+        self.apply_state(state)
+        n = int(state.get("cursor", 0))
+        if crashed:
+            self.set_status(f"Kernel restarted after a crash; replayed {n} statements")
+        else:
+            where = (
+                f"line {self._stopped['line']}"
+                if self._stopped and self._stopped.get("line")
+                else "the statement"
+            )
+            self.set_status(
+                f"Stopped {where}; replayed {n} statements on a fresh kernel:"
+                " all state before it is kept"
+            )
+
+    def _on_client_gave_up(self, message: str) -> None:
+        self._pending.clear()
+        self.output_panel.add_note(
+            "The kernel keeps crashing; press Reset (Ctrl+R) to start it again."
+        )
+        self.set_status("The kernel keeps crashing: press Reset (Ctrl+R) to start it again")
+        self._update_actions()
+
+    # --- action state -------------------------------------------------------------------------
+
+    def _update_actions(self) -> None:
+        alive = not self.client.dead
+        changed = self._text_changed() if hasattr(self, "editor") else False
+        # a load of new text is under way (or presses wait their turn): the state that
+        # decides what makes sense is not known yet, so let presses queue
+        loading = self._pending or (
+            self._sent_source is not None and self._sent_source != self.client.source
+        )
+        changed = bool(changed or loading)
+        has_state = self.state is not None
+        at_end = self._at_end()
+        can_forward = alive and (
+            changed or (has_state and (not at_end or self._failed_here() is not None))
+        )
+        self.act_step.setEnabled(can_forward)
+        self.act_run_to_end.setEnabled(can_forward)
+        self.act_run_to_cursor.setEnabled(
+            alive and (changed or (has_state and bool(self._statements())))
+        )
+        results = (self.state or {}).get("results") or []
+        self.act_step_back.setEnabled(alive and (changed or self._cursor() > 0 or bool(results)))
+        self.act_reset.setEnabled(True)
+        self.act_bw_step.setEnabled(self._bw_available())
+        self.act_bw_end.setEnabled(self._bw_available())
+        tensors = (self.state or {}).get("tensors") or {}
+        has_grad = any(t.get("is_leaf") and t.get("grad") is not None for t in tensors.values())
+        self.act_zero_grad.setEnabled(alive and has_grad)
+        stoppable = (
+            self.client.busy
+            and not self._stop_timer.isActive()
+            and (self.client.inflight is not None or self.client.replaying)
+        )
+        self.act_stop.setEnabled(bool(stoppable))
+
+    # --- editor text ----------------------------------------------------------------------------
+
+    def _on_editor_text_changed(self) -> None:
+        self._update_actions()
+        if self.demo is not None and self.state is not None:
+            # notes are only true for the demo's own text
+            self._mark_editor()
+            self._update_guide()
+
+    def _set_text(self, text: str, path: Path | None, demo: Demo | None) -> None:
+        self.path = path
+        self.demo = demo
+        self.editor.blockSignals(True)
+        self.editor.setPlainText(text)
+        self.editor.blockSignals(False)
+        self.editor.document().setModified(False)
+        self.editor.set_statement_marks(None)
+        self.editor.clear_error()
+        self.editor.set_notes(demo.notes if demo else {})
+        self._bw_pass, self._bw_shown, self._bw_known = None, 0, 0
+        self.canvas.clear_backward()
+        self.output_panel.clear_notes()
+        self.tensors_panel.reset_changes()
+        self._stopped = None
+        self._last_autosave_text = None
+        self._update_title()
+        self._update_editor_header()
+
+    def _update_title(self) -> None:
+        if not hasattr(self, "editor_header"):
+            return
+        name = self._display_name()
+        mark = "*" if self.editor.document().isModified() else ""
+        self.setWindowTitle(f"{name}{mark} — {APP_NAME}")
+        self._update_editor_header()
+
+    def _update_editor_header(self) -> None:
+        name = self._display_name()
+        mark = " •" if self.editor.document().isModified() else ""
+        self.editor_header.setText(f"{name}{mark}")
+        self.editor_header.setToolTip(str(self.path) if self.path else "")
+
+    def _display_name(self) -> str:
+        if self.path:
+            return self.path.name
+        if self.demo:
+            return f"demo: {self.demo.name}.py"
+        return "untitled.py"
+
+    # --- files -----------------------------------------------------------------------------------
+
+    def maybe_save(self) -> bool:
+        """True when it is fine to drop the editor's text (saved, discarded or unchanged)."""
+        if not self.editor.document().isModified():
+            return True
+        answer = ask_unsaved_changes(self, self._display_name())
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        if answer == QMessageBox.StandardButton.Discard:
+            return True
+        return False
+
+    def new_file(self) -> None:
+        if not self.maybe_save():
+            return
+        self._remove_autosave()
+        self._set_text("", None, None)
+        self._load_into_kernel(None, status="New script")
+        self.editor.setFocus()
+
+    def load_demo(self, demo: Demo, ask: bool = True) -> None:
+        """Put a demo's text in the editor and reset, ready to step through it."""
+        if ask and not self.maybe_save():
+            return
+        self._remove_autosave()
+        self._set_text(demo.source, None, demo)
+        self._load_into_kernel(None, status=f"Demo '{demo.title}' loaded: press Step (F10)")
+        self.set_status(
+            f"Demo '{demo.title}' loaded: press Step (F10) to run it statement by statement"
+        )
+
+    def open_file_dialog(self) -> None:
+        if not self.maybe_save():
+            return
+        start = str(self.path.parent) if self.path else str(Path.home())
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open script", start, "Python scripts (*.py);;All files (*)"
+        )
+        if path:
+            self.open_path(Path(path), ask=False)
+
+    def open_path(self, path: Path, ask: bool = True) -> bool:
+        if ask and not self.maybe_save():
+            return False
+        try:
+            text = path.read_bytes().decode("utf-8", errors="replace")
+        except OSError as exc:
+            self.set_status(f"Cannot open {path}: {exc}")
+            self._forget_recent(path)
+            return False
+        if path.name.endswith(".json"):
+            script = _script_from_snapshot(text)
+            if script is None:
+                self.set_status(f"{path.name} is not a gradviz snapshot")
+                return False
+            self._remove_autosave()
+            self._set_text(script, None, None)
+            self.editor.document().setModified(True)
+            self._update_title()
+            self._load_into_kernel(None)
+            self.set_status(f"Opened the statements saved in {path.name}: step to re-run them")
+            return True
+        self._remove_autosave()
+        self._set_text(text, path.resolve(), None)
+        self._add_recent(path.resolve())
+        self._load_into_kernel(None, status=f"Opened {path.name}")
+        self.set_status(f"Opened {path}: press Step (F10) to run it")
+        return True
+
+    def save(self) -> bool:
+        if self.path is None:
+            return self.save_as()
+        return self._write(self.path)
+
+    def save_as(self, path: str | Path | None = None) -> bool:
+        if path is None:
+            start = (
+                str(self.path)
+                if self.path
+                else str(Path.home() / (f"{self.demo.name}.py" if self.demo else "script.py"))
+            )
+            chosen, _ = QFileDialog.getSaveFileName(
+                self, "Save script", start, "Python scripts (*.py)"
+            )
+            if not chosen:
+                return False
+            path = chosen
+        return self._write(Path(path))
+
+    def _write(self, path: Path) -> bool:
+        try:
+            path.write_text(self._source(), encoding="utf-8")
+        except OSError as exc:
+            QMessageBox.warning(self, "Save failed", f"Could not write {path}:\n{exc}")
+            return False
+        self.path = path.resolve()
+        self.editor.document().setModified(False)
+        self._remove_autosave()
+        self._add_recent(self.path)
+        self._update_title()
+        self.set_status(f"Saved {path}")
+        return True
+
+    def _recent(self) -> list[str]:
+        value = self.settings.value("file/recent", [])
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [value] if value else []
+        return [str(v) for v in value]
+
+    def _add_recent(self, path: Path) -> None:
+        items = [p for p in self._recent() if p != str(path)]
+        items.insert(0, str(path))
+        self.settings.setValue("file/recent", items[:MAX_RECENT])
+        self._update_recent_menu()
+
+    def _forget_recent(self, path: Path) -> None:
+        self.settings.setValue("file/recent", [p for p in self._recent() if p != str(path)])
+        self._update_recent_menu()
+
+    def _update_recent_menu(self) -> None:
+        menu = self.recent_menu
+        menu.clear()
+        recent = self._recent()
+        for p in recent:
+            act = menu.addAction(Path(p).name)
+            act.setToolTip(p)
+            act.setStatusTip(p)
+            act.triggered.connect(lambda _=False, path=p: self.open_path(Path(path)))
+        if not recent:
+            empty = menu.addAction("(none yet)")
+            empty.setEnabled(False)
+        menu.setToolTipsVisible(True)
+
+    # --- autosave ------------------------------------------------------------------------------
+
+    @property
+    def autosave_path(self) -> Path:
+        return self.data_dir / "autosave.py"
+
+    @property
+    def _autosave_meta(self) -> Path:
+        return self.data_dir / "autosave.json"
+
+    def _on_autosave_timer(self) -> None:
+        if not self.editor.document().isModified():
+            return
+        text = self._source()
+        if text == self._last_autosave_text:
+            return
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self.autosave_path.write_text(text, encoding="utf-8")
+            meta = {
+                "file": str(self.path) if self.path else None,
+                "demo": self.demo.name if self.demo else None,
+                "saved_at": time.time(),
+            }
+            self._autosave_meta.write_text(json.dumps(meta), encoding="utf-8")
+        except OSError:
+            return
+        self._last_autosave_text = text
+
+    def autosave_now(self) -> None:
+        self._on_autosave_timer()
+
+    def _remove_autosave(self) -> None:
+        for p in (self.autosave_path, self._autosave_meta):
+            try:
+                p.unlink()
+            except OSError:
+                pass
+        self._last_autosave_text = None
+
+    def _offer_autosave(self) -> bool:
+        """After a crash, offer the autosaved text. True when it was restored."""
+        if not self.autosave_path.is_file():
+            return False
+        try:
+            text = self.autosave_path.read_text(encoding="utf-8")
+            meta = json.loads(self._autosave_meta.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            meta = {}
+            text = self.autosave_path.read_text(encoding="utf-8", errors="replace")
+        file = Path(meta["file"]) if meta.get("file") else None
+        saved_at = float(meta.get("saved_at") or self.autosave_path.stat().st_mtime)
+        if file and file.is_file():
+            if (
+                file.stat().st_mtime >= saved_at
+                or file.read_text(encoding="utf-8", errors="replace") == text
+            ):
+                self._remove_autosave()
+                return False
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved_at))
+        name = file.name if file else "an untitled script"
+        if not ask_restore_autosave(self, name, when):
+            self._remove_autosave()
+            return False
+        demo = self._find_demo(meta.get("demo") or "") if meta.get("demo") else None
+        self._set_text(text, file if file and file.is_file() else None, demo)
+        self.editor.document().setModified(True)
+        self._update_title()
+        self._load_into_kernel(None, status="Restored the autosaved text")
+        self.set_status("Restored the text autosaved before gradviz stopped (not saved yet)")
+        return True
+
+    # --- help, layout ---------------------------------------------------------------------
+
+    def show_shortcuts(self) -> None:
+        dialog = QDialog(self)
+        dialog.setWindowTitle("Keyboard shortcuts")
+        table = QTableWidget(len(SHORTCUTS), 2)
+        table.setHorizontalHeaderLabels(["Action", "Keys"])
+        table.verticalHeader().setVisible(False)
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        for row, (what, keys) in enumerate(SHORTCUTS):
+            table.setItem(row, 0, QTableWidgetItem(what))
+            table.setItem(row, 1, QTableWidgetItem(keys))
+        table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        table.resizeColumnToContents(1)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(dialog.reject)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(table)
+        layout.addWidget(buttons)
+        dialog.resize(560, 420)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.shortcuts_dialog = dialog
+        dialog.open()
+
+    def show_about(self) -> None:
+        QMessageBox.about(
+            self,
+            "About gradviz",
+            "<b>gradviz</b> — step through PyTorch autograd.<br><br>"
+            "Type tensor code, step forward statement by statement, then step the backward "
+            "pass node by node and watch gradients flow and accumulate in the real autograd "
+            "graph. Scripts run in a separate, sandboxed kernel process.",
+        )
+
+    def reset_layout(self) -> None:
+        self.restoreState(self._default_state, SETTINGS_VERSION)
+        for dock in self.docks:
+            dock.show()
+        self._apply_default_sizes()
+
+    # --- status --------------------------------------------------------------------------------
+
+    def set_status(self, text: str) -> None:
+        self.status_label.setText(text)
+
+    def status_text(self) -> str:
+        return self.status_label.text()
+
+    # --- closing -------------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        if not self._closing and not self.maybe_save():
+            event.ignore()
+            return
+        self._closing = True
+        self._autosave_timer.stop()
+        self._busy_timer.stop()
+        self._save_window()
+        self._remove_autosave()
+        self.client.shutdown()
+        event.accept()
+
+
+# --- small helpers --------------------------------------------------------------------------------
+
+
+def _h(text: Any) -> str:
+    import html
+
+    return html.escape(str(text))
+
+
+def _tag(text: str, colour: str) -> str:
+    return (
+        f"<span style='background:{colour}; color:#ffffff; font-weight:600;'>"
+        f"&nbsp;{_h(text)}&nbsp;</span>&nbsp; "
+    )
+
+
+def _first_line(text: str) -> str:
+    text = str(text or "").strip()
+    first = text.splitlines()[0] if text else ""
+    return first if len(first) <= 120 else first[:117] + "…"
+
+
+def _note_for(notes: dict[int, str], statement: dict[str, Any] | None) -> str | None:
+    if not statement or not notes:
+        return None
+    for line in range(statement["line"], statement["end_line"] + 1):
+        if line in notes:
+            return notes[line]
+    return None
+
+
+def _script_from_snapshot(text: str) -> str | None:
+    """The script behind a ``gradviz run --json`` snapshot: its statements at their lines."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("statements"), list):
+        return None
+    lines: dict[int, str] = {}
+    for st in data["statements"]:
+        if not isinstance(st, dict) or "line" not in st or "source" not in st:
+            return None
+        for offset, chunk in enumerate(str(st["source"]).splitlines()):
+            lines.setdefault(int(st["line"]) + offset, chunk)
+    if not lines:
+        return ""
+    return "\n".join(lines.get(n, "") for n in range(1, max(lines) + 1)) + "\n"
+
+
+def _std_key(key: QKeySequence.StandardKey) -> str:
+    return QKeySequence(key).toString()
+
+
+def _to_bool(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.lower() in ("1", "true", "yes")
+    return bool(value)

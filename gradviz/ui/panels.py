@@ -1,0 +1,1159 @@
+"""Side panels: tensors, .grad accumulation, memory, inspector, output.
+
+Every panel is handed the kernel's ``state`` dict (see
+``docs/snapshot-example.json``) and renders it. No autograd logic lives here:
+the numbers come from the kernel; the panels only format, sort and colour.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPaintEvent, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from . import theme
+
+CHANGED = "#fff3bf"
+ZERO_ROW = "#e7f5ff"
+TOTAL_ROW = "#f1f3f5"
+ERROR_TEXT = theme.BACKWARD
+WARNING_TEXT = "#c45f00"
+
+# --- formatting ---------------------------------------------------------------------------
+
+
+def fmt_number(value: Any) -> str:
+    """Numbers the way a learner reads them: 0.6, 1.2, 1.6094, 0.008, 14.0."""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return str(value)
+        if value == 0:
+            return "0.0"
+        if value.is_integer() and abs(value) < 1e15:
+            return f"{value:.1f}"
+        if 1e-4 <= abs(value) < 1e6:
+            text = f"{value:.4f}".rstrip("0").rstrip(".")
+            if text not in ("0", "-0"):
+                return text
+        return f"{value:.4g}"
+    return str(value)
+
+
+def fmt_value(value: Any, limit: int = 400) -> str:
+    """A tensor value from the kernel: a number, nested lists, or torch's summary string."""
+    if value is None:
+        return "None"
+    if isinstance(value, list):
+        text = _fmt_list(value)
+    else:
+        text = fmt_number(value)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return text
+
+
+def _fmt_list(value: list[Any]) -> str:
+    parts = [_fmt_list(v) if isinstance(v, list) else fmt_number(v) for v in value]
+    return "[" + ", ".join(parts) + "]"
+
+
+def fmt_bytes(n: int | float | None) -> str:
+    """``400,000,000 B (381.5 MiB)``; small counts stay plain (``12 B``)."""
+    if n is None:
+        return "–"
+    n = int(n)
+    text = f"{n:,} B"
+    size = float(abs(n))
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        if size < 1024:
+            break
+        size /= 1024
+        if size < 1024 or unit == "TiB":
+            return f"{text} ({size:.1f} {unit})"
+    return text
+
+
+def short_bytes(n: float) -> str:
+    """Axis ticks: ``381.5 MiB``, ``12 B``."""
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(size) < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GiB"
+
+
+def fmt_shape(shape: Any) -> str:
+    if shape is None:
+        return ""
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def scalar_of(value: Any) -> float | None:
+    """The number in a 0-d (or one-element) value, else None."""
+    while isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)):
+        return float(value)
+    return None
+
+
+def norm_of(value: Any) -> float | None:
+    """The Euclidean norm of nested numeric lists (None for a summary string)."""
+    total = 0.0
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            total += float(v) * float(v)
+        else:
+            return None
+    return math.sqrt(total)
+
+
+def statement_line(state: dict[str, Any], index: int | None) -> int | None:
+    if index is None:
+        return None
+    statements = state.get("statements") or []
+    if 0 <= index < len(statements):
+        return statements[index].get("line")
+    return None
+
+
+def statement_source(state: dict[str, Any], index: int | None) -> str:
+    if index is None:
+        return ""
+    statements = state.get("statements") or []
+    if 0 <= index < len(statements):
+        return statements[index].get("source", "")
+    return ""
+
+
+def _item(text: str, tooltip: str | None = None, *, align_right: bool = False) -> QTableWidgetItem:
+    item = QTableWidgetItem(text)
+    item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
+    if tooltip:
+        item.setToolTip(tooltip)
+    if align_right:
+        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return item
+
+
+def _table(headers: Sequence[str]) -> QTableWidget:
+    table = QTableWidget(0, len(headers))
+    table.setHorizontalHeaderLabels(list(headers))
+    table.verticalHeader().setVisible(False)
+    table.verticalHeader().setDefaultSectionSize(22)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setAlternatingRowColors(False)
+    table.setShowGrid(False)
+    table.setWordWrap(False)
+    table.horizontalHeader().setHighlightSections(False)
+    table.horizontalHeader().setDefaultAlignment(
+        Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+    )
+    table.setStyleSheet(
+        "QTableWidget { background: #ffffff; border: none; gridline-color: #eef1f6; }"
+        "QTableWidget::item { padding: 0 4px; border-bottom: 1px solid #f1f3f5; }"
+        f"QTableWidget::item:selected {{ background: #d0e4ff; color: {theme.TEXT}; }}"
+        f"QHeaderView::section {{ background: #f4f6fa; color: {theme.MUTED_TEXT}; border: none;"
+        " border-bottom: 1px solid #dfe3ea; padding: 3px 4px; font-weight: 600; font-size: 11px; }"
+    )
+    return table
+
+
+def _hint(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setWordWrap(True)
+    label.setStyleSheet(f"color: {theme.MUTED_TEXT}; padding: 4px 6px;")
+    return label
+
+
+# --- tensors ------------------------------------------------------------------------------
+
+#: what the learner reads first (value, grad) comes first; the rest as get_tensor_info prints it
+TENSOR_COLUMNS = (
+    "name",
+    "value",
+    "grad",
+    "grad_fn",
+    "requires_grad",
+    "is_leaf",
+    "retains_grad",
+    "shape",
+    "dtype",
+    "device",
+    "version",
+    "storage",
+)
+
+
+class TensorsPanel(QWidget):
+    """One row per script variable holding a tensor; leaves first; changes in yellow."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.table = _table(TENSOR_COLUMNS)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        self._previous: dict[str, dict[str, Any]] = {}
+        self._rows: dict[str, int] = {}
+        self._changed: set[tuple[str, str]] = set()
+        self.hint = _hint("No tensors yet: step (F10) through a script to create some.")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.hint)
+        layout.addWidget(self.table)
+
+    def set_state(self, state: dict[str, Any] | None) -> None:
+        tensors: dict[str, dict[str, Any]] = dict((state or {}).get("tensors") or {})
+        order = list(tensors)
+        names = sorted(order, key=lambda n: (not tensors[n].get("is_leaf"), order.index(n)))
+        groups: dict[str, list[str]] = {}
+        for name in names:
+            group = tensors[name].get("storage")
+            if group:
+                groups.setdefault(group, []).append(name)
+        self._changed = set()
+        self._rows = {}
+        self.table.setUpdatesEnabled(False)
+        self.table.setRowCount(len(names))
+        for row, name in enumerate(names):
+            info = tensors[name]
+            before = self._previous.get(name)
+            self._rows[name] = row
+            texts = self._texts(info, groups)
+            for col, key in enumerate(TENSOR_COLUMNS):
+                text, tip = texts[key]
+                item = _item(text, tip or (text if len(text) > 30 else None))
+                if key == "name":
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                changed = before is None or self._cell_changed(key, before, info)
+                if changed and self._previous is not None and self._has_previous:
+                    item.setBackground(QColor(CHANGED))
+                    self._changed.add((name, key))
+                if key == "storage" and len(groups.get(info.get("storage") or "", [])) > 1:
+                    item.setForeground(QColor(theme.storage_colour(info["storage"])))
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                self.table.setItem(row, col, item)
+        self.table.setUpdatesEnabled(True)
+        if names and names != self._sized_for:
+            # fit the columns when rows come or go (a user's own widths survive value changes)
+            self.table.resizeColumnsToContents()
+            for col, key in enumerate(TENSOR_COLUMNS[:-1]):
+                cap = 260 if key == "value" else 170
+                self.table.setColumnWidth(col, min(self.table.columnWidth(col), cap))
+            self._sized_for = list(names)
+        self.hint.setVisible(not names)
+        self._previous = tensors
+        self._has_previous = True
+
+    _has_previous = False
+    _sized_for: list[str] = []
+
+    def reset_changes(self) -> None:
+        """Forget the previous state (after a load): nothing is highlighted next time."""
+        self._previous = {}
+        self._has_previous = False
+
+    @staticmethod
+    def _cell_changed(key: str, before: dict[str, Any], after: dict[str, Any]) -> bool:
+        if key == "name":
+            return False
+        return before.get(key) != after.get(key)
+
+    @staticmethod
+    def _texts(info: dict[str, Any], groups: dict[str, list[str]]) -> dict[str, tuple[str, str]]:
+        name = info.get("name", "")
+        group = info.get("storage") or ""
+        sharing = [n for n in groups.get(group, []) if n != name]
+        storage = group
+        tip = ""
+        if sharing:
+            storage = f"{group} ⇄ {', '.join(sharing)}"
+            tip = f"{name} shares memory with {', '.join(sharing)}: writing one changes the other"
+        grad = info.get("grad")
+        value = fmt_value(info.get("value"), 2000)
+        return {
+            "name": (name, ""),
+            "shape": (fmt_shape(info.get("shape")), ""),
+            "dtype": (str(info.get("dtype", "")), ""),
+            "device": (str(info.get("device", "")), ""),
+            "requires_grad": (str(info.get("requires_grad")), ""),
+            "is_leaf": (str(info.get("is_leaf")), ""),
+            "retains_grad": (str(info.get("retains_grad")), ""),
+            "grad_fn": (str(info.get("grad_fn") or "None"), ""),
+            "grad": (fmt_value(grad, 200), fmt_value(grad, 2000) if grad is not None else ""),
+            "version": (str(info.get("version", "")), "t._version: in-place writes bump it"),
+            "storage": (storage, tip),
+            "value": (value.replace("\n", " ")[:200], value if len(value) > 60 else ""),
+        }
+
+    # test and inspector helpers
+    def names(self) -> list[str]:
+        return sorted(self._rows, key=self._rows.__getitem__)
+
+    def cell(self, name: str, column: str) -> str:
+        item = self.table.item(self._rows[name], TENSOR_COLUMNS.index(column))
+        return item.text() if item else ""
+
+    def is_highlighted(self, name: str, column: str) -> bool:
+        return (name, column) in self._changed
+
+
+# --- a small plot -------------------------------------------------------------------------
+
+
+@dataclass
+class Series:
+    name: str
+    colour: str
+    points: list[tuple[str, float]]  # (x label, y)
+    style: str = "step"  # "step", "line" or "bar"
+
+
+class MiniPlot(QWidget):
+    """A compact plot painted with QPainter: step/line series and bars over labelled x slots."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.series: list[Series] = []
+        self.y_title = ""
+        self.empty_text = "nothing to plot yet"
+        self.y_format: Callable[[float], str] = fmt_number
+        self.markers: dict[int, str] = {}  # x slot -> label drawn under the axis (e.g. "zero")
+        self.binary_units = False  # ticks at round KiB/MiB/GiB values
+        self.setMinimumHeight(120)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(320, 160)
+
+    def set_series(self, series: list[Series], y_title: str = "") -> None:
+        self.series = series
+        self.y_title = y_title
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.fillRect(self.rect(), QColor("#ffffff"))
+        font = theme.label_font(10)
+        p.setFont(font)
+        fm = p.fontMetrics()
+        slots = max((len(s.points) for s in self.series), default=0)
+        values = [y for s in self.series for _, y in s.points if math.isfinite(y)]
+        if not slots or not values:
+            p.setPen(QColor(theme.HINT_TEXT))
+            p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.empty_text)
+            p.end()
+            return
+        lo, hi = min(0.0, min(values)), max(0.0, max(values))
+        unit = 1.0
+        if self.binary_units and hi > 1024:
+            unit = 1024.0 ** min(3, int(math.log(hi, 1024)))
+        ticks = [t * unit for t in nice_ticks(lo / unit, hi / unit)]
+        lo, hi = ticks[0], ticks[-1]
+        if any(s.style == "step" for s in self.series) and max(values) > hi * 0.9:
+            # room for the value labels above the top points
+            hi += (hi - lo) * 0.15
+        left = max(fm.horizontalAdvance(self.y_format(t)) for t in ticks) + 14
+        top, right, bottom = (36 if len(self.series) > 1 else 22), 12, 26
+        plot = QRectF(
+            left, top, max(self.width() - left - right, 10), max(self.height() - top - bottom, 10)
+        )
+
+        def ypos(v: float) -> float:
+            return plot.bottom() - (v - lo) / (hi - lo) * plot.height()
+
+        slot_w = plot.width() / slots
+
+        def xpos(i: int) -> float:
+            return plot.left() + slot_w * (i + 0.5)
+
+        # grid and y ticks
+        for t in ticks:
+            y = ypos(t)
+            p.setPen(QPen(QColor("#eef1f6"), 1))
+            p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+            p.setPen(QColor(theme.MUTED_TEXT))
+            label = self.y_format(t)
+            p.drawText(
+                QRectF(0, y - 8, left - 6, 16),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                label,
+            )
+        p.setPen(QPen(QColor("#c5ccd6"), 1))
+        p.drawLine(QPointF(plot.left(), ypos(0)), QPointF(plot.right(), ypos(0)))
+        p.drawLine(QPointF(plot.left(), plot.top()), QPointF(plot.left(), plot.bottom()))
+        # title
+        p.setPen(QColor(theme.MUTED_TEXT))
+        title_font = theme.label_font(10, bold=True)
+        p.setFont(title_font)
+        p.drawText(QRectF(left, 2, plot.width(), 16), Qt.AlignmentFlag.AlignLeft, self.y_title)
+        p.setFont(font)
+        # x labels (thinned when crowded)
+        labels = next(
+            (s.points for s in self.series if len(s.points) == slots), self.series[0].points
+        )
+        step = max(1, math.ceil(slots / max(1, plot.width() / 46)))
+        for i, (label, _) in enumerate(labels):
+            if i % step:
+                continue
+            colour = ERROR_TEXT if i in self.markers else theme.MUTED_TEXT
+            p.setPen(QColor(colour))
+            text = self.markers.get(i, label)
+            p.drawText(
+                QRectF(xpos(i) - slot_w / 2 - 20, plot.bottom() + 4, slot_w + 40, 16),
+                Qt.AlignmentFlag.AlignHCenter,
+                text,
+            )
+        # series
+        bars = [s for s in self.series if s.style == "bar"]
+        bar_w = min(slot_w * 0.7, 28) / max(1, len(bars))
+        for b, s in enumerate(bars):
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(QColor(s.colour))
+            for i, (_, y) in enumerate(s.points):
+                x0 = xpos(i) - bar_w * len(bars) / 2 + b * bar_w
+                r = QRectF(x0, min(ypos(y), ypos(0)), bar_w - 1, abs(ypos(y) - ypos(0)))
+                p.drawRect(r)
+        for s in self.series:
+            if s.style == "bar" or not s.points:
+                continue
+            colour = QColor(s.colour)
+            path = QPainterPath()
+            for i, (_, y) in enumerate(s.points):
+                pt = QPointF(xpos(i), ypos(y))
+                if i == 0:
+                    path.moveTo(pt)
+                elif s.style == "step":
+                    path.lineTo(QPointF(xpos(i), path.currentPosition().y()))
+                    path.lineTo(pt)
+                else:
+                    path.lineTo(pt)
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.setPen(QPen(colour, 2))
+            p.drawPath(path)
+            p.setBrush(QBrush(colour))
+            label_every = max(1, math.ceil(len(s.points) / max(1, plot.width() / 46)))
+            for i, (_, y) in enumerate(s.points):
+                pt = QPointF(xpos(i), ypos(y))
+                p.setPen(QPen(QColor("#ffffff"), 1.5))
+                p.drawEllipse(pt, 4, 4)
+                if s.style == "step" and i % label_every == 0:
+                    p.setPen(colour)
+                    p.drawText(
+                        QRectF(pt.x() - 40, pt.y() - 20, 80, 14),
+                        Qt.AlignmentFlag.AlignHCenter,
+                        self.y_format(y),
+                    )
+        # legend, under the title
+        if len(self.series) > 1:
+            x = plot.left()
+            for s in self.series:
+                p.setPen(Qt.PenStyle.NoPen)
+                p.setBrush(QColor(s.colour))
+                p.drawRect(QRectF(x, 21, 9, 9))
+                p.setPen(QColor(theme.MUTED_TEXT))
+                p.drawText(QPointF(x + 13, 30), s.name)
+                x += fm.horizontalAdvance(s.name) + 26
+        p.end()
+
+
+def nice_ticks(lo: float, hi: float, count: int = 4) -> list[float]:
+    """Round tick values (1, 2, 2.5, 5 x 10^k) covering ``lo``..``hi``."""
+    if hi <= lo:
+        hi = lo + 1.0
+    raw = (hi - lo) / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    start = math.floor(lo / step) * step
+    ticks = []
+    value = start
+    while value < hi - step * 1e-9:
+        ticks.append(round(value, 12))
+        value += step
+    ticks.append(round(value, 12))
+    return ticks
+
+
+# --- accumulation -------------------------------------------------------------------------
+
+GRAD_EVENT_TEXT = {
+    "backward": "backward",
+    "zero": "zeroed",
+    "set": "assigned",
+    "none": "set to None",
+}
+
+
+class AccumulationPanel(QWidget):
+    """Each leaf's .grad after every backward pass, zero_() and assignment, plus a plot."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.table = _table(("leaf", "after", "line", ".grad"))
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.plot = MiniPlot()
+        self.plot.empty_text = "x.grad after each backward() shows here"
+        self.hint = _hint(
+            "backward() adds into .grad: run it twice (retain_graph=True) and the value doubles."
+        )
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.plot)
+        splitter.setSizes([140, 160])
+        splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.hint)
+        layout.addWidget(splitter)
+        self._rows: list[dict[str, Any]] = []
+
+    def set_state(self, state: dict[str, Any] | None) -> None:
+        state = state or {}
+        events: dict[str, list[dict[str, Any]]] = state.get("grad_events") or {}
+        self._rows = []
+        for name, items in events.items():
+            for number, event in enumerate(items):
+                self._rows.append({"leaf": name, "order": number, **event})
+        self.table.setRowCount(len(self._rows))
+        for row, event in enumerate(self._rows):
+            kind = event.get("kind", "")
+            after = GRAD_EVENT_TEXT.get(kind, kind)
+            if kind == "backward" and event.get("pass_index") is not None:
+                after = f"backward #{event['pass_index'] + 1}"
+            line = statement_line(state, event.get("statement"))
+            items = [
+                _item(event["leaf"]),
+                _item(after),
+                _item(str(line) if line else "", statement_source(state, event.get("statement"))),
+                _item(fmt_value(event.get("value"), 200), fmt_value(event.get("value"), 2000)),
+            ]
+            for col, item in enumerate(items):
+                if kind == "zero":
+                    item.setBackground(QColor(ZERO_ROW))
+                    font = item.font()
+                    font.setItalic(True)
+                    item.setFont(font)
+                self.table.setItem(row, col, item)
+        self.table.resizeColumnsToContents()
+        self.hint.setVisible(not self._rows)
+        self._plot(events)
+
+    def _plot(self, events: dict[str, list[dict[str, Any]]]) -> None:
+        series = []
+        any_norm = False
+        markers: dict[int, str] = {}
+        for n, (name, items) in enumerate(events.items()):
+            points = []
+            for i, event in enumerate(items):
+                value = event.get("value")
+                y = scalar_of(value)
+                if y is None and value is not None:
+                    y = norm_of(value)
+                    any_norm = True
+                if y is None:
+                    y = 0.0
+                kind = event.get("kind")
+                label = (
+                    f"#{event['pass_index'] + 1}" if event.get("pass_index") is not None else kind
+                )
+                if kind == "zero":
+                    markers[i] = "zero"
+                points.append((label, y))
+            colour = theme.STORAGE_COLOURS[(n + 5) % len(theme.STORAGE_COLOURS)]
+            series.append(Series(f"{name}.grad", colour, points, "step"))
+        self.plot.markers = markers
+        title = "‖.grad‖ (norm: non-scalar grads)" if any_norm else ".grad after each event"
+        self.plot.set_series(series, title)
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        """(leaf, after, .grad) per row, as shown."""
+        out = []
+        for row in range(self.table.rowCount()):
+            out.append(tuple(self.table.item(row, c).text() for c in (0, 1, 3)))
+        return out
+
+    def values(self, leaf: str) -> list[str]:
+        return [v for name, _, v in self.rows() if name == leaf]
+
+
+# --- memory ---------------------------------------------------------------------------------
+
+
+class MemoryPanel(QWidget):
+    """Bytes per statement: allocated by it, held by the graph, alive in variables."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.table = _table(())
+        self.plot = MiniPlot()
+        self.plot.y_format = short_bytes
+        self.plot.binary_units = True
+        self.plot.empty_text = "allocated bytes per statement show here"
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.plot)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([640, 280])
+        splitter.setChildrenCollapsible(False)
+        self.plot.setMaximumWidth(420)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+        self._columns: list[str] = []
+
+    def set_state(self, state: dict[str, Any] | None) -> None:
+        state = state or {}
+        memory = state.get("memory") or {}
+        rows = memory.get("statements") or []
+        totals = memory.get("totals") or {}
+        cuda = str(state.get("device", "cpu")).startswith("cuda")
+        columns = ["line", "statement", "allocated", "held by graph", "live tensors"]
+        keys = ["allocated_bytes", "saved_bytes", "live_bytes"]
+        if cuda:
+            columns += ["cuda allocated", "cuda peak"]
+            keys += ["cuda_allocated", "cuda_max_allocated"]
+        if columns != self._columns:
+            self.table.setColumnCount(len(columns))
+            self.table.setHorizontalHeaderLabels(columns)
+            self._columns = columns
+        tips = {
+            "allocated_bytes": "bytes this statement allocated (new tensors, outputs)",
+            "saved_bytes": "bytes the autograd graph holds in saved tensors after it",
+            "live_bytes": "bytes of all tensors bound to variables after it",
+        }
+        self.table.setRowCount(len(rows) + (1 if rows else 0))
+        for r, row in enumerate(rows):
+            source = statement_source(state, row.get("index")).splitlines()
+            self.table.setItem(r, 0, _item(str(row.get("line", ""))))
+            self.table.setItem(r, 1, _item(source[0] if source else "", "\n".join(source)))
+            for c, key in enumerate(keys, start=2):
+                item = _item(fmt_bytes(row.get(key)), tips.get(key), align_right=True)
+                if key == "allocated_bytes" and row.get(key):
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                self.table.setItem(r, c, item)
+        if rows:
+            r = len(rows)
+            total_items = [_item(""), _item("total / now")]
+            total_items.append(
+                _item(
+                    fmt_bytes(totals.get("allocated_bytes")),
+                    "sum over statements",
+                    align_right=True,
+                )
+            )
+            total_items.append(_item(fmt_bytes(totals.get("saved_bytes")), "now", align_right=True))
+            total_items.append(_item(fmt_bytes(totals.get("live_bytes")), "now", align_right=True))
+            if cuda:
+                total_items.append(_item(fmt_bytes(totals.get("cuda_allocated")), align_right=True))
+                total_items.append(
+                    _item(fmt_bytes(totals.get("cuda_max_allocated")), align_right=True)
+                )
+            for c, item in enumerate(total_items):
+                item.setBackground(QColor(TOTAL_ROW))
+                font = item.font()
+                font.setBold(True)
+                item.setFont(font)
+                self.table.setItem(r, c, item)
+        self.table.resizeColumnsToContents()
+        self.table.setColumnWidth(1, min(self.table.columnWidth(1), 200))
+        points_alloc = [
+            (str(row.get("line", "")), float(row.get("allocated_bytes") or 0)) for row in rows
+        ]
+        points_live = [
+            (str(row.get("line", "")), float(row.get("live_bytes") or 0)) for row in rows
+        ]
+        self.plot.set_series(
+            [
+                Series("allocated", "#4c6ef5", points_alloc, "bar"),
+                Series("live", "#f08c00", points_live, "line"),
+            ]
+            if rows
+            else [],
+            "bytes per statement (x: line)",
+        )
+
+    def row_texts(self) -> list[list[str]]:
+        out = []
+        for r in range(self.table.rowCount()):
+            out.append(
+                [
+                    self.table.item(r, c).text() if self.table.item(r, c) else ""
+                    for c in range(self.table.columnCount())
+                ]
+            )
+        return out
+
+
+# --- inspector ------------------------------------------------------------------------------
+
+KIND_TEXT = {
+    "grad_fn": "grad_fn: a backward op recorded by the forward pass",
+    "accumulate_grad": "AccumulateGrad: adds the incoming gradient into a leaf's .grad",
+    "tensor": "tensor bound to a variable",
+    "saved": "saved tensor: kept by a grad_fn for its backward formula",
+}
+
+
+def _esc(text: Any) -> str:
+    return html.escape(str(text))
+
+
+class InspectorPanel(QWidget):
+    """Everything about the node selected on the canvas, including its chain-rule product."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.browser = QTextBrowser()
+        self.browser.setOpenLinks(False)
+        self.browser.setStyleSheet(
+            "QTextBrowser { background: #ffffff; border: none; padding: 6px; }"
+        )
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.browser)
+        self.state: dict[str, Any] = {}
+        self.node_id: str | None = None
+        #: the backward pass being stepped on the canvas (preferred over the latest one)
+        self.focus_pass: int | None = None
+        self._empty()
+
+    def _empty(self) -> None:
+        self.browser.setHtml(
+            f"<p style='color:{theme.MUTED_TEXT}'>Click a node on the graph to see its op, "
+            "saved tensors, the gradients it received and passed on, and the chain rule "
+            "that produced them. Double-click a node to find its statement.</p>"
+        )
+
+    def text(self) -> str:
+        return self.browser.toPlainText()
+
+    def set_state(self, state: dict[str, Any] | None) -> None:
+        self.state = state or {}
+        nodes = {n["id"] for n in (self.state.get("graph") or {}).get("nodes", [])}
+        if self.node_id and self.node_id in nodes:
+            self.show_node(self.node_id)
+        else:
+            self.node_id = None
+            self._empty()
+
+    def show_node(self, node_id: str | None) -> None:
+        self.node_id = node_id
+        if not node_id:
+            self._empty()
+            return
+        graph = self.state.get("graph") or {}
+        nodes = {n["id"]: n for n in graph.get("nodes", [])}
+        node = nodes.get(node_id)
+        if node is None:
+            self._empty()
+            return
+        edges = graph.get("edges", [])
+        self.browser.setHtml(self._html(node, nodes, edges))
+
+    # --- building the page ---------------------------------------------------------------
+
+    def _html(
+        self, node: dict[str, Any], nodes: dict[str, Any], edges: list[dict[str, Any]]
+    ) -> str:
+        state = self.state
+        kind = node.get("kind", "")
+        parts = [
+            f"<style>h3{{margin:0 0 2px 0;}} .k{{color:{theme.MUTED_TEXT};}}"
+            " .mono{font-family:'DejaVu Sans Mono';}"
+            " td{padding:1px 8px 1px 0;vertical-align:top;}"
+            f" .sec{{color:{theme.MUTED_TEXT};font-weight:600;"
+            "margin-top:8px;}</style>"
+        ]
+        style = theme.NODE_STYLES.get(
+            "leaf"
+            if kind == "tensor" and node.get("is_leaf") and node.get("requires_grad")
+            else kind,
+            theme.NODE_STYLES["grad_fn"],
+        )
+        parts.append(
+            f"<h3><span style='color:{style.stroke}'>■</span>"
+            f" {_esc(node.get('label', node['id']))}</h3>"
+            f"<div class='k'>{_esc(KIND_TEXT.get(kind, kind))} · id {_esc(node['id'])}</div>"
+        )
+        rows: list[tuple[str, str]] = []
+        if node.get("vars"):
+            rows.append(("variables", ", ".join(node["vars"])))
+        if "shape" in node:
+            rows.append(("shape", fmt_shape(node.get("shape"))))
+        for key in ("dtype", "device", "storage"):
+            if node.get(key):
+                rows.append((key, str(node[key])))
+        tensor = self._tensor_for(node)
+        if tensor:
+            for key in ("requires_grad", "is_leaf", "retains_grad", "grad_fn", "version"):
+                rows.append((key, str(tensor.get(key))))
+            rows.append(("value", fmt_value(tensor.get("value"))))
+            rows.append(("grad", fmt_value(tensor.get("grad"))))
+        elif kind == "saved" and "value" in node:
+            rows.append(("value", fmt_value(node.get("value"))))
+        idx = node.get("statement")
+        line = statement_line(state, idx)
+        if line:
+            rows.append(("created by", f"line {line}: {statement_source(state, idx)}"))
+        parts.append(self._rows(rows))
+
+        if kind == "grad_fn":
+            saved = [
+                nodes[e["target"]]
+                for e in edges
+                if e["source"] == node["id"] and e.get("kind") == "saved" and e["target"] in nodes
+            ]
+            parts.append("<div class='sec'>Saved tensors</div>")
+            if node.get("freed"):
+                parts.append(
+                    f"<div style='color:{theme.FREED}'>freed: backward() ran without "
+                    "retain_graph=True, "
+                    "so this node's saved tensors are gone (a second backward fails)</div>"
+                )
+            elif saved:
+                srows = []
+                for s in saved:
+                    owner = f" — same memory as {', '.join(s['vars'])}" if s.get("vars") else ""
+                    srows.append(
+                        (
+                            s.get("label", ""),
+                            f"{fmt_value(s.get('value'))}  {fmt_shape(s.get('shape'))}{owner}",
+                        )
+                    )
+                parts.append(self._rows(srows))
+            else:
+                parts.append("<div class='k'>none</div>")
+            scalars = node.get("saved") or {}
+            if scalars:
+                parts.append("<div class='sec'>Saved values</div>")
+                parts.append(self._rows([(k, fmt_value(v)) for k, v in scalars.items()]))
+
+        parts.extend(self._backward_html(node, nodes, edges))
+        return "".join(parts)
+
+    @staticmethod
+    def _rows(rows: list[tuple[str, str]]) -> str:
+        body = "".join(
+            f"<tr><td class='k'>{_esc(k)}</td><td class='mono'>{_esc(v)}</td></tr>" for k, v in rows
+        )
+        return f"<table>{body}</table>"
+
+    def _tensor_for(self, node: dict[str, Any]) -> dict[str, Any] | None:
+        if node.get("kind") != "tensor":
+            return None
+        tensors = self.state.get("tensors") or {}
+        for name in node.get("vars") or [node.get("label")]:
+            if name in tensors:
+                return tensors[name]
+        return None
+
+    def _autograd_node(self, node: dict[str, Any], edges: list[dict[str, Any]]) -> str | None:
+        """The node the engine runs for ``node``.
+
+        Itself, a tensor's grad_fn or a leaf's AccumulateGrad.
+        """
+        kind = node.get("kind")
+        if kind in ("grad_fn", "accumulate_grad"):
+            return node["id"]
+        if kind == "tensor":
+            for e in edges:
+                if e.get("kind") == "output" and e["source"] == node["id"]:
+                    return e["target"]
+                if e.get("kind") == "leaf" and e["target"] == node["id"]:
+                    return e["source"]
+        return None
+
+    def _backward_html(
+        self, node: dict[str, Any], nodes: dict[str, Any], edges: list[dict[str, Any]]
+    ) -> list[str]:
+        target = self._autograd_node(node, edges)
+        passes = self.state.get("backward_passes") or []
+        if target is None:
+            return []
+        found = None
+        order = list(range(len(passes) - 1, -1, -1))
+        if self.focus_pass is not None and 0 <= self.focus_pass < len(passes):
+            order.remove(self.focus_pass)
+            order.insert(0, self.focus_pass)
+        for pi in order:
+            for step in passes[pi].get("steps", []):
+                if step.get("node") == target:
+                    found = (pi, step)
+                    break
+            if found:
+                break
+        if not found:
+            if passes:
+                return [
+                    "<div class='sec'>Backward</div>"
+                    "<div class='k'>not run by any backward pass yet</div>"
+                ]
+            return []
+        pi, step = found
+        bpass = passes[pi]
+        line = statement_line(self.state, bpass.get("statement"))
+        where = f" (line {line})" if line else ""
+        out = [f"<div class='sec'>Backward pass #{pi + 1}{where}</div>"]
+        rows = [("grad in", ", ".join(fmt_value(g) for g in step.get("grad_outputs", [])) or "–")]
+        labels = {n: nodes[n].get("label", n) for n in nodes}
+        for g, t in zip(step.get("grad_inputs", []), step.get("targets", [])):
+            if t is None:
+                continue
+            rows.append((f"grad out → {labels.get(t, t)}", fmt_value(g)))
+        out.append(self._rows(rows))
+        chain = chain_rule(bpass, target)
+        if chain:
+            out.append("<div class='sec'>Chain rule</div>")
+            out.append("<div class='mono'>" + "<br>".join(_esc(c) for c in chain) + "</div>")
+        return out
+
+
+def _first_number(values: list[Any]) -> float | None:
+    for v in values:
+        s = scalar_of(v)
+        if s is not None:
+            return s
+    return None
+
+
+def _compact(value: float) -> str:
+    """Chain-rule factors: ``1``, ``75``, ``0.008`` (no trailing ``.0``)."""
+    text = fmt_number(value)
+    return text[:-2] if text.endswith(".0") else text
+
+
+def chain_rule(bpass: dict[str, Any], target: str, max_paths: int = 6) -> list[str]:
+    """Lines like ``dz/dx = 1 × 0.008 × 75 = 0.6`` for a scalar backward pass.
+
+    Each factor is a local derivative, read off the recorded pass as the
+    gradient a node passed on divided by the gradient it received; the first
+    factor is the seed gradient of the root. Empty for non-scalar passes.
+    """
+    steps = bpass.get("steps") or []
+    by_node: dict[str, dict[str, Any]] = {}
+    for step in steps:
+        by_node.setdefault(step["node"], step)
+        for g in list(step.get("grad_outputs", [])) + list(step.get("grad_inputs", [])):
+            if g is not None and scalar_of(g) is None:
+                return []
+    roots = [r for r in bpass.get("root", []) if r in by_node]
+    if not roots or target not in by_node:
+        return []
+    root = roots[0]
+
+    def name_of(node_id: str) -> str:
+        step = by_node.get(node_id) or {}
+        names = step.get("vars") or []
+        return names[0] if names else f"({step.get('label', node_id)} output)"
+
+    seed = _first_number(by_node[root].get("grad_outputs", []))
+    if seed is None:
+        return []
+    # iterative DFS over (node, factors, path)
+    paths: list[tuple[list[float], list[str]]] = []
+    stack: list[tuple[str, list[float], list[str]]] = [(root, [seed], [by_node[root]["label"]])]
+    truncated = False
+    while stack:
+        node_id, factors, names = stack.pop()
+        if node_id == target:
+            if len(paths) >= max_paths:
+                truncated = True
+                break
+            paths.append((factors, names))
+            continue
+        step = by_node.get(node_id)
+        if step is None:
+            continue
+        g_out = _first_number(step.get("grad_outputs", []))
+        for g_in, nxt in reversed(list(zip(step.get("grad_inputs", []), step.get("targets", [])))):
+            if nxt is None or g_in is None:
+                continue
+            g_in_value = scalar_of(g_in)
+            if g_in_value is None:
+                continue
+            local = g_in_value / g_out if g_out else math.nan
+            nxt_label = by_node.get(nxt, {}).get("label", nxt)
+            stack.append((nxt, [*factors, local], [*names, nxt_label]))
+    if not paths:
+        return []
+    wrt = name_of(target)
+    of = name_of(root)
+    lines = []
+    totals = []
+    for factors, names in paths:
+        product = math.prod(factors)
+        totals.append(product)
+        text = " × ".join("?" if math.isnan(f) else _compact(f) for f in factors)
+        if len(paths) > 1:
+            lines.append(f"via {' → '.join(names)}:")
+            lines.append(f"  {text} = {_compact(product)}")
+        else:
+            lines.append(f"d{of}/d{wrt} = {text} = {_compact(product)}")
+    if len(paths) > 1:
+        sum_text = " + ".join(_compact(t) for t in totals)
+        lines.append(f"d{of}/d{wrt} = {sum_text} = {_compact(sum(totals))} (the paths add up)")
+    if truncated:
+        lines.append(f"(first {max_paths} paths shown)")
+    lines.append("factors: seed gradient, then each node's local derivative (grad out / grad in)")
+    return lines
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+@dataclass
+class OutputEntry:
+    line: int | None
+    kind: str  # "output", "value", "warning", "error", "note"
+    text: str
+    detail: str = ""
+
+    def plain(self) -> str:
+        prefix = f"[line {self.line}] " if self.line else ""
+        return prefix + self.text + (f"\n{self.detail}" if self.detail else "")
+
+
+class OutputPanel(QWidget):
+    """print output, expression values, warnings and errors, each with its line number."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.browser = QTextBrowser()
+        self.browser.setOpenLinks(False)
+        font = QFont("DejaVu Sans Mono")
+        font.setStyleHint(QFont.StyleHint.Monospace)
+        font.setPointSize(9)
+        self.browser.setFont(font)
+        self.browser.setStyleSheet(
+            "QTextBrowser { background: #ffffff; border: none; padding: 4px; }"
+        )
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.browser)
+        self._entries: list[OutputEntry] = []
+        self._notes: list[OutputEntry] = []
+
+    def entries(self) -> list[OutputEntry]:
+        return list(self._entries) + list(self._notes)
+
+    def text(self) -> str:
+        return self.browser.toPlainText()
+
+    def add_note(self, text: str, line: int | None = None, kind: str = "note") -> None:
+        """A message from the window (stopped, restarted); kept until the next reset/load."""
+        self._notes.append(OutputEntry(line, kind, text))
+        self._render()
+
+    def clear_notes(self) -> None:
+        self._notes = []
+        self._render()
+
+    def set_state(self, state: dict[str, Any] | None) -> None:
+        state = state or {}
+        entries: list[OutputEntry] = []
+        parse_error = state.get("parse_error")
+        if parse_error:
+            entries.append(
+                OutputEntry(
+                    parse_error.get("line"),
+                    "error",
+                    f"{parse_error.get('type', 'SyntaxError')}: {parse_error.get('message', '')}",
+                    "Nothing ran: fix the script and press Step again.",
+                )
+            )
+        for r in state.get("results") or []:
+            line = r.get("line")
+            out = (r.get("output") or "").rstrip("\n")
+            if out:
+                entries.append(OutputEntry(line, "output", out))
+            if r.get("value") is not None:
+                entries.append(OutputEntry(line, "value", f"= {r['value']}"))
+            for w in r.get("warnings") or []:
+                entries.append(OutputEntry(line, "warning", w))
+            err = r.get("error")
+            if err:
+                why = err.get("explanation")
+                entries.append(
+                    OutputEntry(
+                        err.get("line") or line,
+                        "error",
+                        f"{err.get('type')}: {err.get('message')}",
+                        f"Why: {why}" if why else "",
+                    )
+                )
+        self._entries = entries
+        self._render()
+
+    def _render(self) -> None:
+        colours = {
+            "output": theme.TEXT,
+            "value": "#1864ab",
+            "warning": WARNING_TEXT,
+            "error": ERROR_TEXT,
+            "note": theme.MUTED_TEXT,
+        }
+        blocks = []
+        for e in self.entries():
+            prefix = f"line {e.line}" if e.line else "gradviz"
+            tag = {"warning": "warning", "error": "error"}.get(e.kind, "")
+            body = _esc(e.text).replace("\n", "<br>")
+            if e.kind == "note":
+                body = f"<i>{body}</i>"
+            if tag:
+                body = f"<b>{tag}:</b> {body}"
+            detail = (
+                f"<br><span style='color:{theme.TEXT}'>{_esc(e.detail)}</span>" if e.detail else ""
+            )
+            blocks.append(
+                f"<table cellspacing=0 cellpadding=1 width='100%'><tr>"
+                f"<td width=62 style='color:{theme.HINT_TEXT}'>{prefix}</td>"
+                f"<td style='color:{colours.get(e.kind, theme.TEXT)}'>{body}{detail}</td>"
+                "</tr></table>"
+            )
+        if not blocks:
+            blocks.append(
+                f"<span style='color:{theme.HINT_TEXT}'>print() output, expression values, "
+                "warnings "
+                "and errors appear here, each with its line number.</span>"
+            )
+        self.browser.setHtml("".join(blocks))
+        bar = self.browser.verticalScrollBar()
+        bar.setValue(bar.maximum())

@@ -1,0 +1,110 @@
+"""Fixtures for the UI tests. Qt is imported inside the fixtures, so core tests never load it."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# Headless by default; a developer can still run the UI tests on a real display.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+KERNEL_TIMEOUT_MS = 60_000
+"""Generous: CI machines are slow and shared, and each window starts a kernel (imports torch)."""
+
+
+def _pointer(widget) -> int:
+    import shiboken6
+
+    return int(shiboken6.getCppPointer(widget)[0])
+
+
+@pytest.fixture
+def gui_dirs(tmp_path, monkeypatch):
+    """Temporary settings and autosave folders, so tests never touch the user's."""
+    settings_dir = tmp_path / "settings"
+    data_dir = tmp_path / "data"
+    settings_dir.mkdir()
+    data_dir.mkdir()
+    monkeypatch.setenv("GRADVIZ_SETTINGS_DIR", str(settings_dir))
+    monkeypatch.setenv("GRADVIZ_DATA_DIR", str(data_dir))
+    return settings_dir, data_dir
+
+
+@pytest.fixture
+def main_window(qtbot, gui_dirs, monkeypatch):
+    """Factory: ``main_window(demo=..., file=..., source=...)`` -> a shown, ready MainWindow.
+
+    At teardown every window is closed (unsaved changes discarded), its kernel
+    process must be gone, and no top-level widget may be left behind.
+    """
+    from PySide6.QtCore import QCoreApplication, QEvent, QSettings
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from gradviz.ui import main_window as mw
+    from gradviz.ui.app import create_application
+
+    create_application()
+    settings_dir, data_dir = gui_dirs
+    before = {_pointer(w) for w in QApplication.topLevelWidgets()}
+    windows = []
+
+    def factory(
+        demo: str | None = None,
+        file: str | None = None,
+        source: str | None = None,
+        first_launch: bool = False,
+    ):
+        settings = QSettings(str(settings_dir / "gradviz.ini"), QSettings.Format.IniFormat)
+        if not first_launch and demo is None and file is None and source is None:
+            demo = "first_backward"
+        window = mw.MainWindow(settings=settings, data_dir=data_dir)
+        windows.append(window)
+        window.resize(1400, 900)
+        window.show()
+        if source is None:
+            window.open_initial(file=file, demo=demo)
+        else:  # a new, untitled script
+            window.new_file()
+            window.editor.setPlainText(source)
+        qtbot.waitUntil(
+            lambda: window.client.is_ready and window.state is not None and not window.busy,
+            timeout=KERNEL_TIMEOUT_MS,
+        )
+        return window
+
+    yield factory
+
+    monkeypatch.setattr(
+        mw, "ask_unsaved_changes", lambda *a, **k: QMessageBox.StandardButton.Discard
+    )
+    for window in windows:
+        pid = window.client.pid()
+        window.close()
+        assert window.client.pid() is None, "the kernel outlived its window"
+        if pid:
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)
+        window.deleteLater()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QCoreApplication.processEvents()
+    leaked = [
+        f"{type(w).__name__}({w.objectName()!r})"
+        for w in QApplication.topLevelWidgets()
+        if _pointer(w) not in before and type(w).__name__ not in ("QTipLabel",)
+    ]
+    assert not leaked, f"top-level widgets left behind: {leaked}"
+
+
+@pytest.fixture
+def type_lines(qtbot):
+    """Type lines into the editor the way a person does: characters, then Enter."""
+    from PySide6.QtCore import Qt
+
+    def typer(editor, *lines: str) -> None:
+        editor.setFocus()
+        for line in lines:
+            qtbot.keyClicks(editor, line)
+            qtbot.keyClick(editor, Qt.Key.Key_Return)
+
+    return typer

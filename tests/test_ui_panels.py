@@ -1,0 +1,252 @@
+"""Panels and editor on their own: given a kernel state, they show the right text (no kernel)."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QObject, Signal  # noqa: E402
+
+from gradviz.ui.editor import CodeEditor  # noqa: E402
+from gradviz.ui.panels import (  # noqa: E402
+    AccumulationPanel,
+    InspectorPanel,
+    MemoryPanel,
+    OutputPanel,
+    TensorsPanel,
+    chain_rule,
+    fmt_bytes,
+    fmt_number,
+    fmt_value,
+    nice_ticks,
+)
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "snapshot-example.json"
+
+
+@pytest.fixture
+def example_state():
+    return json.loads(EXAMPLE.read_text())
+
+
+def _step(node, label, grad_out, grad_in, targets, names=()):
+    return {
+        "node": node,
+        "label": label,
+        "grad_outputs": grad_out,
+        "grad_inputs": grad_in,
+        "vars": list(names),
+        "targets": targets,
+    }
+
+
+RETAIN_GRAPH_PASS = {
+    "root": ["fn3"],
+    "retain_graph": True,
+    "statement": 4,
+    "kind": "backward",
+    "error": None,
+    "leaf_grads": {"x": 0.6000000238418579},
+    "steps": [
+        _step("fn3", "LogBackward0", [1.0], [0.00800000037997961], ["fn2"], ["z"]),
+        _step("fn2", "PowBackward0", [0.00800000037997961], [0.6000000238418579], ["acc1"], ["y"]),
+        _step("acc1", "AccumulateGrad", [0.6000000238418579], [], [], ["x"]),
+    ],
+}
+
+
+def test_numbers_and_bytes_read_like_pytorch_prints_them():
+    assert fmt_number(0.6000000238418579) == "0.6"
+    assert fmt_number(1.2000000476837158) == "1.2"
+    assert fmt_number(1.6094379425048828) == "1.6094"
+    assert fmt_number(0.00800000037997961) == "0.008"
+    assert fmt_number(14.0) == "14.0"
+    assert fmt_number(-0.005316) == "-0.0053"
+    assert fmt_number(1.5e-7) == "1.5e-07"
+    assert fmt_value([[0.75, 3.0], [6.75, 3.0]]) == "[[0.75, 3.0], [6.75, 3.0]]"
+    assert fmt_value(None) == "None"
+    assert fmt_bytes(400_000_000) == "400,000,000 B (381.5 MiB)"
+    assert fmt_bytes(0) == "0 B"
+    assert fmt_bytes(12) == "12 B"
+    assert fmt_bytes(2048) == "2,048 B (2.0 KiB)"
+    assert nice_ticks(0, 1.2) == [0, 0.5, 1.0, 1.5]
+
+
+def test_chain_rule_multiplies_local_derivatives_from_the_root():
+    lines = chain_rule(RETAIN_GRAPH_PASS, "acc1")
+    assert lines[0] == "dz/dx = 1 × 0.008 × 75 = 0.6"
+    assert chain_rule(RETAIN_GRAPH_PASS, "fn2")[0] == "dz/dy = 1 × 0.008 = 0.008"
+    non_scalar = copy.deepcopy(RETAIN_GRAPH_PASS)
+    non_scalar["steps"][0]["grad_outputs"] = [[1.0, 1.0]]
+    assert chain_rule(non_scalar, "acc1") == []
+
+
+def test_tensors_panel_puts_leaves_first_and_highlights_what_changed(qtbot, example_state):
+    panel = TensorsPanel()
+    qtbot.addWidget(panel)
+    panel.set_state(example_state)
+    assert panel.names()[0] == "x"
+    assert set(panel.names()) == {"x", "y", "w", "z"}
+    assert panel.cell("z", "grad_fn") == "AddBackward0"
+    assert panel.cell("x", "value") == "5.0"
+    assert panel.cell("x", "shape") == "()"
+    after = copy.deepcopy(example_state)
+    after["tensors"]["x"]["grad"] = 1.600000023841858
+    after["tensors"]["x"]["version"] = 1
+    after["tensors"]["B"] = dict(after["tensors"]["y"], name="B", is_leaf=True, grad_fn=None)
+    panel.set_state(after)
+    assert panel.cell("x", "grad") == "1.6"
+    assert panel.is_highlighted("x", "grad") and panel.is_highlighted("x", "version")
+    assert not panel.is_highlighted("x", "value")
+    assert not panel.is_highlighted("z", "value")
+    assert panel.is_highlighted("B", "value")  # a new variable
+    assert panel.names()[:2] == ["x", "B"]
+    assert "⇄ y" in panel.cell("B", "storage")  # shares y's memory
+
+
+def test_accumulation_panel_lists_every_pass_and_marks_zeroing(qtbot, example_state):
+    panel = AccumulationPanel()
+    qtbot.addWidget(panel)
+    state = dict(example_state)
+    state["grad_events"] = {
+        "x": [
+            {"kind": "backward", "statement": 4, "value": 0.6000000238418579, "pass_index": 0},
+            {"kind": "backward", "statement": 6, "value": 1.2000000476837158, "pass_index": 1},
+            {"kind": "zero", "statement": 9, "value": 0.0, "pass_index": None},
+        ]
+    }
+    panel.set_state(state)
+    assert panel.rows() == [
+        ("x", "backward #1", "0.6"),
+        ("x", "backward #2", "1.2"),
+        ("x", "zeroed", "0.0"),
+    ]
+    assert panel.table.item(2, 0).font().italic()
+    assert panel.plot.y_title == ".grad after each event"
+    state["grad_events"] = {"w": [{"kind": "backward", "statement": 1, "value": [[3.0, 4.0]]}]}
+    panel.set_state(state)
+    assert "norm" in panel.plot.y_title
+    assert panel.plot.series[0].points[0][1] == pytest.approx(5.0)
+    panel.resize(400, 300)
+    assert not panel.grab().isNull()
+
+
+def test_memory_panel_formats_bytes_per_statement_with_a_totals_row(qtbot, example_state):
+    panel = MemoryPanel()
+    qtbot.addWidget(panel)
+    state = copy.deepcopy(example_state)
+    state["memory"]["statements"][4]["allocated_bytes"] = 400_000_000
+    panel.set_state(state)
+    rows = panel.row_texts()
+    assert rows[4][0] == "9" and rows[4][1].startswith("z = torch.log(y)")
+    assert rows[4][2] == "400,000,000 B (381.5 MiB)"
+    assert rows[-1][1] == "total / now"
+    assert len(rows) == len(state["memory"]["statements"]) + 1
+    panel.resize(700, 250)
+    assert not panel.grab().isNull()
+
+
+def test_inspector_shows_op_saved_tensors_and_statement(qtbot, example_state):
+    panel = InspectorPanel()
+    qtbot.addWidget(panel)
+    panel.set_state(example_state)
+    panel.show_node("fn3")
+    text = panel.text()
+    assert "PowBackward0" in text
+    assert "exponent" in text and "3" in text
+    assert "self" in text and "same memory as x" in text
+    assert "line 6: y = x ** 3" in text
+    freed = copy.deepcopy(example_state)
+    for node in freed["graph"]["nodes"]:
+        if node["id"] == "fn3":
+            node["freed"] = True
+    panel.set_state(freed)
+    assert "freed" in panel.text()
+    passes = copy.deepcopy(RETAIN_GRAPH_PASS)
+    passes["root"] = ["fn11"]
+    passes["steps"] = [
+        _step("fn11", "LogBackward0", [1.0], [0.008], ["fn3"], []),
+        _step("fn3", "PowBackward0", [0.008], [0.6], ["acc5"], ["y"]),
+        _step("acc5", "AccumulateGrad", [0.6], [], [], ["x"]),
+    ]
+    freed["backward_passes"] = [passes]
+    panel.set_state(freed)
+    panel.show_node("t1")  # the leaf tensor x: its AccumulateGrad's gradient
+    text = panel.text()
+    assert "Backward pass #1" in text
+    assert "d(LogBackward0 output)/dx = 1 × 0.008 × 75 = 0.6" in text
+
+
+def test_output_panel_prefixes_every_entry_with_its_line(qtbot):
+    panel = OutputPanel()
+    qtbot.addWidget(panel)
+    results = [
+        {"line": 3, "output": "hello\n", "value": None, "warnings": [], "error": None},
+        {
+            "line": 4,
+            "output": "",
+            "value": "tensor(14.)",
+            "warnings": ["UserWarning: .grad of a non-leaf"],
+            "error": None,
+        },
+        {
+            "line": 5,
+            "output": "",
+            "value": None,
+            "warnings": [],
+            "error": {
+                "type": "RuntimeError",
+                "message": "boom",
+                "explanation": "because",
+                "line": 5,
+            },
+        },
+    ]
+    panel.set_state({"results": results})
+    plain = [e.plain() for e in panel.entries()]
+    assert plain == [
+        "[line 3] hello",
+        "[line 4] = tensor(14.)",
+        "[line 4] UserWarning: .grad of a non-leaf",
+        "[line 5] RuntimeError: boom\nWhy: because",
+    ]
+    assert "line 5" in panel.text() and "because" in panel.text()
+
+
+def test_editor_marks_next_statement_error_and_notes(qtbot):
+    editor = CodeEditor()
+    qtbot.addWidget(editor)
+    editor.setPlainText("import torch\nx = torch.ones(2)\nx[0] = 3\n")
+    editor.set_statement_marks((2, 2), (1, 1), {1})
+    editor.set_error(3, 3, "RuntimeError: a leaf Variable that requires grad")
+    editor.set_notes({2: "look here"})
+    assert editor.tooltip_at_line(3).startswith("RuntimeError")
+    assert editor.tooltip_at_line(2) == ""
+    assert "look here" in editor.gutter_tooltip(2)
+    assert len(editor.extraSelections()) >= 3
+    editor.select_lines(2)
+    assert editor.cursor_line() == 2
+    editor.resize(400, 200)
+    editor.show()
+    assert not editor.grab().isNull()
+
+
+def test_signal_emit_does_not_exhaust_true(qtbot):
+    """PySide6 6.12's emit() steals a reference to True; gradviz.ui guards against it."""
+    import gradviz.ui  # noqa: F401 - applies the guard
+
+    class Emitter(QObject):
+        fired = Signal()
+
+    emitter = Emitter()
+    before = sys.getrefcount(True)
+    for _ in range(before + 10):
+        emitter.fired.emit()
+    assert sys.getrefcount(True) > 0

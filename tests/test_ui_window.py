@@ -1,0 +1,341 @@
+"""The main window driven as a learner drives it: keys, toolbar clicks, the canvas, panels."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+from gradviz.core.demos import find_demo  # noqa: E402
+
+TIMEOUT = 30_000
+
+
+def click(qtbot, window, action) -> None:
+    """Click the toolbar button of ``action`` (it must be enabled)."""
+    button = window.toolbar.widgetForAction(action)
+    assert button is not None and button.isVisible()
+    assert action.isEnabled(), f"{action.text()} is disabled"
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+
+
+def press(qtbot, window, key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
+    """A key press in the editor, where a learner's focus usually is."""
+    window.activateWindow()
+    window.editor.setFocus()
+    qtbot.keyClick(window.editor, key, modifier)
+
+
+def wait_idle(qtbot, window, condition=None) -> None:
+    qtbot.waitUntil(
+        lambda: not window.busy and (condition is None or bool(condition())),
+        timeout=TIMEOUT,
+    )
+
+
+def node_for(window, label: str, var: str | None = None) -> str:
+    for node in window.state["graph"]["nodes"]:
+        if node.get("label") == label and (var is None or var in (node.get("vars") or [])):
+            return node["id"]
+    raise AssertionError(f"no node {label} {var}")
+
+
+def click_node(qtbot, window, node_id: str, double: bool = False) -> None:
+    canvas = window.canvas
+    item = canvas.node_item(node_id)
+    canvas.centerOn(item)
+    pos = canvas.mapFromScene(item.scenePos())
+    if double:
+        qtbot.mouseDClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    else:
+        qtbot.mouseClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+
+
+# --- first launch, stepping, the canvas -------------------------------------------------------
+
+
+def test_first_launch_opens_a_demo_and_step_shows_the_new_tensor(qtbot, main_window):
+    window = main_window(first_launch=True)
+    demo = find_demo("first_backward")
+    assert window.editor.toPlainText() == demo.source
+    assert demo.title in window.guide_title.text()
+    assert window.state["cursor"] == 0
+    assert window.act_stop.isEnabled() is False
+    assert window.act_bw_step.isEnabled() is False
+    first = window.state["statements"][0]
+    assert window.editor.next_lines == (first["line"], first["end_line"])
+
+    click(qtbot, window, window.act_step)  # import torch
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 1)
+    click(qtbot, window, window.act_step)  # w = torch.tensor(...)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 2)
+
+    assert "w" in window.tensors_panel.names()
+    assert window.tensors_panel.is_highlighted("w", "value")
+    w_node = node_for(window, "w")
+    assert "new" in window.canvas.node_item(w_node).state
+    ran = window.state["statements"][1]
+    assert window.editor.ran_lines == (ran["line"], ran["end_line"])
+    assert "statement 2 of" in window.position_label.text()
+
+    press(qtbot, window, Qt.Key.Key_F10)  # x = w ** 3, by keyboard this time
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 3)
+    pow_node = node_for(window, "PowBackward0", "x")
+    assert "new" in window.canvas.node_item(pow_node).state
+    assert "new" not in window.canvas.node_item(w_node).state
+
+
+def test_run_to_end_then_step_the_backward_pass(qtbot, main_window):
+    window = main_window(demo="two_paths")
+    press(qtbot, window, Qt.Key.Key_F5)
+    wait_idle(qtbot, window, lambda: window.state["at_end"])
+    assert not window.act_step.isEnabled()
+    assert window.act_bw_step.isEnabled()
+    assert window.tensors_panel.cell("x", "grad") == "1.6"
+    assert window.tensors_panel.cell("y", "grad") == "0.008"
+
+    steps = window.state["backward_passes"][0]["steps"]
+    press(qtbot, window, Qt.Key.Key_F11)
+    root = window.canvas.node_item(steps[0]["node"])
+    assert "executing" in root.state
+    click(qtbot, window, window.act_bw_step)
+    second = steps[1]
+    assert "executing" in window.canvas.node_item(second["node"]).state
+    assert "executing" not in root.state
+    assert "executed" in root.state
+    target = second["targets"][0]
+    assert "carrying" in window.canvas.edge_state(second["node"], target)
+    assert window.canvas.edge_label(second["node"], target)
+    assert f"step 2 of {len(steps)}" in window.guide_note.text()
+    assert second["label"] in window.inspector_panel.text()
+
+    click(qtbot, window, window.act_bw_end)
+    assert not window.act_bw_step.isEnabled()
+    acc = node_for(window, "AccumulateGrad")
+    assert "executing" in window.canvas.node_item(acc).state
+
+    # the inspector explains x.grad with the chain rule over both paths
+    x_node = node_for(window, "x")
+    click_node(qtbot, window, x_node)
+    text = window.inspector_panel.text()
+    assert "1 × 1 × 0.008 × 75 = 0.6" in text
+    assert "1 × 1 × 0.1 × 10 = 1" in text
+    assert "dz/dx = 0.6 + 1 = 1.6" in text
+
+
+def test_double_click_on_a_node_selects_its_statement(qtbot, main_window):
+    window = main_window(demo="two_paths")
+    window.run_to_end()
+    wait_idle(qtbot, window, lambda: window.state["at_end"])
+    add = node_for(window, "AddBackward0")
+    click_node(qtbot, window, add, double=True)
+    cursor = window.editor.textCursor()
+    assert "torch.log(y) + torch.sqrt(w)" in cursor.selectedText()
+    line = next(n for n in window.state["graph"]["nodes"] if n["id"] == add)["statement"]
+    assert window.editor.cursor_line() == window.state["statements"][line]["line"]
+
+
+# --- accumulation, errors, skipping -----------------------------------------------------------
+
+
+def test_retain_graph_accumulates_then_fails_and_step_skips_the_failure(qtbot, main_window):
+    window = main_window(demo="retain_graph")
+    click(qtbot, window, window.act_run_to_end)
+    wait_idle(qtbot, window, lambda: window.state["results"])
+    assert window.accumulation_panel.values("x") == ["0.6", "1.2"]
+    rows = window.accumulation_panel.rows()
+    assert rows[0][1] == "backward #1" and rows[1][1] == "backward #2"
+
+    error = window.editor.error
+    assert error is not None
+    failing = window.state["results"][-1]
+    assert error[0] == failing["line"]
+    assert "backward through the graph a second time" in window.editor.tooltip_at_line(error[0])
+    assert "Why:" in window.editor.tooltip_at_line(error[0])
+    entries = [e.plain() for e in window.output_panel.entries()]
+    assert any(e.startswith(f"[line {failing['line']}] RuntimeError") for e in entries)
+    assert f"Line {failing['line']} failed" in window.status_text()
+    assert window.tensors_panel.cell("x", "grad") == "1.2"  # state before it is kept
+
+    click(qtbot, window, window.act_step)  # skips the failure, runs x.grad.zero_()
+    wait_idle(qtbot, window, lambda: window.state["cursor"] > failing["index"] + 1)
+    assert window.editor.error is None
+    assert f"Skipped line {failing['line']}" in window.status_text()
+    assert window.accumulation_panel.rows()[-1][1] == "zeroed"
+    assert window.accumulation_panel.values("x")[-1] == "0.0"
+
+
+def test_failing_statement_is_marked_and_state_before_it_stays(qtbot, main_window, type_lines):
+    window = main_window(source="")
+    type_lines(
+        window.editor,
+        "a = torch.tensor([0., 1.], requires_grad=True)",
+        "a[0] = 3",
+        "b = a * 2",
+    )
+    press(qtbot, window, Qt.Key.Key_F5)
+    wait_idle(qtbot, window, lambda: bool(window.state["results"]))
+    assert window.editor.error[:2] == (2, 2)
+    assert "leaf Variable that requires grad" in window.editor.tooltip_at_line(2)
+    assert window.tensors_panel.names() == ["a"]
+    assert window.editor.toPlainText().startswith("a = torch.tensor")
+
+    press(qtbot, window, Qt.Key.Key_F10)  # skip a[0] = 3, run b = a * 2
+    wait_idle(qtbot, window, lambda: "b" in window.tensors_panel.names())
+    assert "Skipped line 2" in window.status_text()
+    assert window.editor.error is None
+
+
+def test_a_syntax_error_keeps_the_state_and_the_text(qtbot, main_window, type_lines):
+    window = main_window(source="")
+    type_lines(window.editor, "a = torch.ones(3) * 2")
+    press(qtbot, window, Qt.Key.Key_F10)
+    wait_idle(qtbot, window, lambda: "a" in window.tensors_panel.names())
+    type_lines(window.editor, "b = a +")
+    press(qtbot, window, Qt.Key.Key_F10)
+    assert window.editor.error is not None and window.editor.error[0] == 2
+    assert "SyntaxError" in window.editor.tooltip_at_line(2)
+    assert window.tensors_panel.names() == ["a"]
+    assert "b = a +" in window.editor.toPlainText()
+    assert window.window().isVisible()
+
+
+def test_editing_the_script_then_stepping_reruns_it(qtbot, main_window, type_lines):
+    window = main_window(source="")
+    type_lines(window.editor, "x = torch.tensor(2.0, requires_grad=True)", "y = x * 3")
+    click(qtbot, window, window.act_run_to_end)
+    wait_idle(qtbot, window, lambda: window.state["at_end"] and window.state["cursor"] == 2)
+    assert not window.act_step.isEnabled()
+    type_lines(window.editor, "y.backward()")
+    assert window.act_step.isEnabled()  # the text changed: there is something to run
+    click(qtbot, window, window.act_step)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 3)
+    assert window.tensors_panel.cell("x", "grad") == "3.0"
+    assert window.act_bw_step.isEnabled()
+
+
+def test_step_back_and_reset(qtbot, main_window):
+    window = main_window(demo="two_paths")
+    press(qtbot, window, Qt.Key.Key_F10)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 1)
+    press(qtbot, window, Qt.Key.Key_F10)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 2)
+    assert window.tensors_panel.names() == ["x"]
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 1)
+    assert window.tensors_panel.names() == []
+    window.run_to_end()
+    wait_idle(qtbot, window, lambda: window.state["at_end"])
+    press(qtbot, window, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 0)
+    assert window.canvas.node_ids() == []
+    assert not window.act_bw_step.isEnabled()
+    assert not window.act_zero_grad.isEnabled()
+
+
+def test_run_to_cursor_runs_through_the_cursor_line(qtbot, main_window):
+    window = main_window(demo="two_paths")
+    statements = window.state["statements"]
+    target = next(s for s in statements if s["source"].startswith("w = x ** 2"))
+    window.editor.select_lines(target["line"])
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ControlModifier)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == target["index"] + 1)
+    assert set(window.tensors_panel.names()) == {"x", "y", "w"}
+
+
+def test_zero_grad_button(qtbot, main_window):
+    window = main_window(demo="two_paths")
+    window.run_to_end()
+    wait_idle(qtbot, window, lambda: window.state["at_end"])
+    click(qtbot, window, window.act_zero_grad)
+    wait_idle(qtbot, window, lambda: window.tensors_panel.cell("x", "grad") == "0.0")
+    assert "Zeroed .grad of x" in window.status_text()
+    assert window.accumulation_panel.rows()[-1][1] == "zeroed"
+
+
+# --- memory, devices --------------------------------------------------------------------------
+
+
+def test_memory_panel_shows_400_million_bytes_for_out_of_place_relu(qtbot, main_window):
+    window = main_window(demo="inplace_memory")
+    window.run_to_end()
+    wait_idle(qtbot, window, lambda: window.state["at_end"])
+    rows = window.memory_panel.row_texts()
+    relu = next(r for r in rows if r[1].startswith("out = torch.relu(t)"))
+    assert relu[2] == "400,000,000 B (381.5 MiB)"
+    inplace = next(r for r in rows if r[1].startswith("torch.relu_(t)"))
+    assert inplace[2] == "0 B"
+    assert rows[-1][1] == "total / now"
+
+
+def test_cuda_is_shown_but_disabled_with_the_reason(qtbot, main_window):
+    window = main_window()
+    if window.client.info.get("cuda_available"):
+        pytest.skip("this machine has CUDA")
+    combo = window.device_combo
+    item = combo.model().item(1)
+    assert item.text() == "cuda"
+    assert not item.isEnabled()
+    assert window.client.info["cuda_reason"] in item.toolTip()
+    window.set_device("cuda")
+    assert combo.currentText() == "cpu"
+    assert "cuda is unavailable" in window.status_text()
+
+
+# --- the kernel: stop, crash --------------------------------------------------------------------
+
+
+def test_stop_ends_a_runaway_statement_and_keeps_the_state_before_it(
+    qtbot, main_window, type_lines
+):
+    window = main_window(source="")
+    type_lines(window.editor, "a = torch.ones(2)", "x = 0", "for i in range(10**7):")
+    type_lines(window.editor, "x = x + 1")  # the editor indents the loop body
+    text = window.editor.toPlainText()
+    assert "\n    x = x + 1" in text
+    press(qtbot, window, Qt.Key.Key_F10)
+    press(qtbot, window, Qt.Key.Key_F10)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 2)
+    old_pid = window.client.pid()
+    press(qtbot, window, Qt.Key.Key_F10)  # the runaway loop
+    qtbot.waitUntil(window.act_stop.isEnabled, timeout=TIMEOUT)
+    click(qtbot, window, window.act_stop)
+    qtbot.waitUntil(lambda: "replayed 2 statements" in window.status_text(), timeout=TIMEOUT)
+    assert window.client.pid() != old_pid
+    assert window.tensors_panel.names() == ["a"]
+    assert window.state["cursor"] == 2
+    assert window.editor.toPlainText() == text
+    assert not window.act_stop.isEnabled()
+    assert window.editor.error is not None and window.editor.error[0] == 3
+    assert any("Stopped line 3" in e.text for e in window.output_panel.entries())
+    # Step after Stop skips the runaway statement instead of running it again
+    press(qtbot, window, Qt.Key.Key_F10)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 3)
+    assert "Skipped line 3 (you stopped it)" in window.status_text()
+    assert window.tensors_panel.names() == ["a"]
+    # still responsive: the next command is answered
+    press(qtbot, window, Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 2)
+
+
+def test_the_window_survives_a_kernel_killed_from_outside(qtbot, main_window):
+    window = main_window(demo="two_paths")
+    for n in (1, 2, 3):
+        press(qtbot, window, Qt.Key.Key_F10)
+        wait_idle(qtbot, window, lambda n=n: window.state["cursor"] == n)
+    pid = window.client.pid()
+    with qtbot.waitSignal(window.client.crashed, timeout=TIMEOUT):
+        os.kill(pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: "restarted after a crash" in window.status_text(), timeout=TIMEOUT)
+    assert window.client.pid() not in (None, pid)
+    assert window.state["cursor"] == 3
+    assert window.tensors_panel.names() == ["x", "y"]
+    press(qtbot, window, Qt.Key.Key_F10)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 4)
+    assert "w" in window.tensors_panel.names()
