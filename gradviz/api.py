@@ -241,8 +241,14 @@ def load(path: str | Path) -> dict[str, Any]:
 
 
 def show(*roots: torch.Tensor, **kwargs: Any) -> int:
-    """Open the window on the graph behind ``roots`` (blocks until it closes)."""
+    """Open the window, read-only, on the graph behind ``roots`` (blocks until it closes).
+
+    Takes :func:`snapshot`'s arguments (``model=``, ``names=``, ``recorder=``, …):
+    pass the recorder of a ``gradviz.record(model)`` block to replay its backward
+    passes with F11 and collapse the model's modules. The window process is this
+    one; the UI itself never imports torch.
+    """
     snap = snapshot(*roots, **kwargs)
-    from gradviz.ui.app import run_app
+    from gradviz.ui.app import run_app  # lazily: the library works without PySide6
 
     return run_app(snapshot=snap)

@@ -186,19 +186,24 @@ def cmd_demos(args: argparse.Namespace) -> int:
 
 
 def cmd_window(args: argparse.Namespace) -> int:
+    """The window on a script, a demo, or a saved snapshot (read-only when it has no script)."""
+    file = getattr(args, "file", None)
+    if getattr(args, "command", None) == "open" and file and not Path(file).is_file():
+        print(f"gradviz: no such file: {file}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         from gradviz.ui.app import run_app
     except ImportError as exc:
         print(f"gradviz: the window needs PySide6 ({exc})", file=sys.stderr)
         return EXIT_USAGE
-    return run_app(file=getattr(args, "file", None), demo=getattr(args, "demo", None))
+    return run_app(file=file, demo=getattr(args, "demo", None))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        return cmd_window(argparse.Namespace(file=None, demo=None))
+        return cmd_window(argparse.Namespace(command=None, file=None, demo=None))
     if args.command == "run":
         return cmd_run(args)
     if args.command == "export":

@@ -1,8 +1,10 @@
-"""Start the window: ``gradviz``, ``gradviz window [file] [--demo name]``, ``python main.py``."""
+"""Start the window: ``gradviz``, ``gradviz window [file] [--demo name]``, ``gradviz open FILE``,
+``gradviz.show(loss)``, ``python main.py``."""
 
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QColor, QFont, QPalette
@@ -50,13 +52,22 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     return app
 
 
-def run_app(file: str | None = None, demo: str | None = None) -> int:
-    """Open the window (on ``file``, a ``demo``, the last script or the first demo); run Qt."""
+def run_app(
+    file: str | None = None,
+    demo: str | None = None,
+    snapshot: dict[str, Any] | None = None,
+) -> int:
+    """Open the window and run Qt until it closes.
+
+    On ``snapshot`` (a dict from ``gradviz.snapshot()``: read-only), else ``file``
+    (a script, or a ``*.gradviz.json`` snapshot), else a ``demo``, else the
+    last script or the first demo.
+    """
     app = create_application()
     from .main_window import MainWindow
 
     window = MainWindow()
     window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     window.show()
-    window.open_initial(file=file, demo=demo)
+    window.open_initial(file=file, demo=demo, snapshot=snapshot)
     return app.exec()

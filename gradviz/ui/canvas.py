@@ -22,10 +22,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
+    QContextMenuEvent,
     QFontMetricsF,
     QImage,
     QKeyEvent,
@@ -51,6 +52,7 @@ from PySide6.QtWidgets import (
 
 from gradviz.core.layout import DEFAULT_SPACING, node_lines, node_size
 from gradviz.ui import theme
+from gradviz.ui.display import group_caption, is_chain, sizing_attrs
 
 __all__ = [
     "BULK_EDGE_THRESHOLD",
@@ -215,6 +217,12 @@ def _style_key(attrs: Mapping[str, Any]) -> str:
 
 def _tooltip(node_id: str, attrs: Mapping[str, Any]) -> str:
     kind = attrs.get("kind", "?")
+    if kind == "group":
+        what = "linear chain" if is_chain(node_id) else f"module {attrs.get('module', '')}"
+        return (
+            f"{attrs.get('label', node_id)}\ncollapsed {what}: {group_caption(attrs)}"
+            f" ({attrs.get('count', 0)} nodes)\ndouble-click to expand"
+        )
     rows = [f"{attrs.get('label', node_id)}  ({kind}, {node_id})"]
     if attrs.get("vars"):
         rows.append("variables: " + ", ".join(str(v) for v in attrs["vars"]))
@@ -263,12 +271,17 @@ class NodeItem(QGraphicsItem):
 
     @property
     def state(self) -> set[str]:
-        """Among {"new", "selected", "executing", "executed", "freed"}; for tests and panels."""
+        """Among {"new", "selected", "executing", "executed", "freed", "group"}.
+
+        "group" marks a box that stands for a collapsed module or chain.
+        """
         out = set(self._flags)
         if self.attrs.get("new"):
             out.add("new")
         if self.attrs.get("freed"):
             out.add("freed")
+        if self.attrs.get("kind") == "group":
+            out.add("group")
         return out
 
     @property
@@ -283,8 +296,9 @@ class NodeItem(QGraphicsItem):
     def set_attrs(self, attrs: Mapping[str, Any]) -> None:
         self.attrs = dict(attrs)
         self._key = _style_key(self.attrs)
-        self._lines = node_lines(self.attrs)
-        w, h = node_size(self.attrs)
+        sized = sizing_attrs(self.attrs)  # a group's second line: "65 nodes"
+        self._lines = node_lines(sized)
+        w, h = node_size(sized)
         if (w, h) != (self.width, self.height):
             self.prepareGeometryChange()
             self.width, self.height = w, h
@@ -293,7 +307,9 @@ class NodeItem(QGraphicsItem):
                 -_NODE_MARGIN, -_NODE_MARGIN, _NODE_MARGIN, _NODE_MARGIN
             )
         kind = self.attrs.get("kind")
-        self._radius = {"grad_fn": 8.0, "accumulate_grad": 3.0, "saved": 5.0}.get(str(kind), h / 2)
+        self._radius = {"grad_fn": 8.0, "accumulate_grad": 3.0, "saved": 5.0, "group": 4.0}.get(
+            str(kind), h / 2
+        )
         self.setToolTip(_tooltip(self.node_id, self.attrs))
         self._update_z()
         self.update()
@@ -333,6 +349,8 @@ class NodeItem(QGraphicsItem):
 
     def search_text(self) -> str:
         parts = [str(self.attrs.get("label", "")), *(str(v) for v in self.attrs.get("vars") or [])]
+        if self.attrs.get("module"):
+            parts.append(str(self.attrs["module"]))
         shape = self.attrs.get("shape")
         if shape is not None:
             parts += [_shape_text(shape), str(list(shape)) if isinstance(shape, list) else ""]
@@ -404,6 +422,13 @@ class NodeItem(QGraphicsItem):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         r = self._radius
         pill = self.attrs.get("kind") == "tensor"
+        group = self.attrs.get("kind") == "group"
+        if group:
+            # A stack of cards: the boxes it hides peek out behind it.
+            for offset, shade in ((7.5, 0.45), (4.0, 0.2)):
+                painter.setPen(QPen(theme.qcolor(theme.blend(stroke, "#ffffff", shade)), 1.1))
+                painter.setBrush(theme.qcolor(theme.blend(fill, "#ffffff", shade)))
+                painter.drawRoundedRect(rect.translated(offset, -offset), r, r)
 
         def rounded(grow: float) -> None:
             rr = rect.adjusted(-grow, -grow, grow, grow)
@@ -435,6 +460,11 @@ class NodeItem(QGraphicsItem):
         painter.setPen(pen)
         painter.setBrush(theme.qcolor(fill))
         rounded(0.0)
+        if group:
+            # A double border says "more inside".
+            painter.setPen(QPen(theme.qcolor(stroke, 150), 0.9))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            rounded(-2.5)
 
         # The text: label in bold, then variables / shape.
         fonts = _fonts()
@@ -452,6 +482,9 @@ class NodeItem(QGraphicsItem):
         left_tab = None
         if self.attrs.get("kind") == "saved":
             left_tab = ("saved", theme.NODE_STYLES["saved"].stroke, "#fff4e6")
+        elif group:
+            what = "chain" if is_chain(self.node_id) else "module"
+            left_tab = (what, theme.NODE_STYLES["group"].stroke, "#ffffff")
         elif self.attrs.get("freed"):
             left_tab = ("freed", theme.FREED, "#ffffff")
         inset = self.height / 2 if pill else max(r, 4.0)
@@ -848,11 +881,13 @@ class GraphCanvas(QGraphicsView):
     Signals:
         node_selected(str): a node was clicked (not emitted by :meth:`select_node`).
         node_activated(str): a node was double-clicked (show the statement that made it).
+        node_menu_requested(str, QPoint): a right-click on a node, at this global position.
         view_changed(): the zoom or the visible region changed.
     """
 
     node_selected = Signal(str)
     node_activated = Signal(str)
+    node_menu_requested = Signal(str, QPoint)
     view_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None):
@@ -1067,6 +1102,10 @@ class GraphCanvas(QGraphicsView):
 
     def zoom_out(self) -> None:
         self._zoom_by(1 / ZOOM_STEP)
+
+    def set_zoom(self, level: float) -> None:
+        """Zoom to ``level`` (1.0 = layout pixels), keeping the centre of the view."""
+        self._zoom_by(level / self.zoom_level())
 
     def reset_zoom(self) -> None:
         """Back to 100 %, keeping the centre of the view."""
@@ -1441,6 +1480,17 @@ class GraphCanvas(QGraphicsView):
                 event.accept()
                 return
         super().mouseDoubleClickEvent(event)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 (Qt API)
+        item = self._node_at(event.pos())
+        if item is None:
+            super().contextMenuEvent(event)
+            return
+        if item.node_id != self._selected:
+            self._set_selected(item.node_id)
+            self.node_selected.emit(item.node_id)
+        self.node_menu_requested.emit(item.node_id, event.globalPos())
+        event.accept()
 
     def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802 (Qt API)
         delta = event.angleDelta().y() or event.angleDelta().x()

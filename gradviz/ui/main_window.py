@@ -4,6 +4,12 @@ The window holds no torch objects. It sends commands to the kernel process
 (:class:`~gradviz.ui.kernel_client.KernelClient`) and renders the ``state``
 each reply carries. Stepping the *backward* pass is a replay of what the
 kernel recorded when ``backward()`` ran: one engine step per F11 press.
+
+A saved snapshot with no statements (``gradviz.snapshot()`` /
+``gradviz.show()``) opens *read-only*: every panel shows it, F11 replays its
+recorded passes, and nothing steps forward. Big graphs are made readable by
+collapsing modules and linear chains (:mod:`gradviz.ui.display`), grouped and
+laid out on a worker thread when they have more than 500 nodes.
 """
 
 from __future__ import annotations
@@ -17,8 +23,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import networkx as nx
 from PySide6.QtCore import (
     QByteArray,
+    QEvent,
+    QObject,
+    QPoint,
     QPointF,
     QSettings,
     QSize,
@@ -32,6 +42,7 @@ from PySide6.QtGui import (
     QCloseEvent,
     QColor,
     QIcon,
+    QKeyEvent,
     QKeySequence,
     QPainter,
     QPainterPath,
@@ -48,11 +59,13 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFrame,
     QHeaderView,
-    QInputDialog,
     QLabel,
+    QLineEdit,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QProgressBar,
+    QSizePolicy,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -62,18 +75,35 @@ from PySide6.QtWidgets import (
 )
 
 from gradviz.core.demos import Demo, list_demos
+from gradviz.core.graphdata import graph_from_json
+from gradviz.core.grouping import module_tree, search
 
 from . import theme
 from .canvas import GraphCanvas
+from .display import (
+    ASYNC_LAYOUT_NODES,
+    Display,
+    LayoutRunner,
+    build_display,
+    is_chain,
+    map_passes,
+)
 from .editor import CodeEditor
 from .kernel_client import KernelClient
 from .panels import (
     AccumulationPanel,
     InspectorPanel,
     MemoryPanel,
+    ModulesPanel,
     OutputPanel,
     TensorsPanel,
     fmt_value,
+)
+from .snapshot import (
+    SnapshotError,
+    parse_snapshot,
+    script_from_snapshot,
+    snapshot_state,
 )
 
 APP_NAME = "gradviz"
@@ -82,6 +112,7 @@ AUTOSAVE_INTERVAL_MS = 3000
 MAX_RECENT = 8
 STOP_ENABLE_DELAY_MS = 200
 SETTINGS_VERSION = 1
+SEARCH_MIN_WIDTH = 130
 
 SHORTCUTS = [
     ("Step (run the next statement)", "F10"),
@@ -94,7 +125,8 @@ SHORTCUTS = [
     ("Zero grad (every leaf's .grad = 0)", "Ctrl+Shift+G"),
     ("Stop a statement that runs too long", "Shift+F5"),
     ("Zoom in / out / fit the graph", "Ctrl++ / Ctrl+- / Ctrl+0"),
-    ("Find a node by name", "Ctrl+F"),
+    ("Find a node by name, op, shape or module", "Ctrl+F"),
+    ("Next / previous search hit (in the search box)", "Enter / Shift+Enter"),
     ("New / Open / Save / Save As", "Ctrl+N / Ctrl+O / Ctrl+S / Ctrl+Shift+S"),
 ]
 
@@ -131,6 +163,11 @@ def ask_restore_autosave(parent: QWidget, name: str, when: str) -> bool:
         QMessageBox.StandardButton.Yes,
     )
     return answer == QMessageBox.StandardButton.Yes
+
+
+def show_error(parent: QWidget, title: str, text: str) -> None:
+    """A modal error message (monkeypatched in tests)."""
+    QMessageBox.warning(parent, title, text)
 
 
 def default_settings() -> QSettings:
@@ -248,6 +285,9 @@ def _when_idle(method: Callable[..., None]) -> Callable[..., None]:
 
     @functools.wraps(method)
     def wrapper(self: MainWindow, *args: Any, **kwargs: Any) -> None:
+        if self.read_only:
+            self.set_status("This is a read-only snapshot: open a script (Ctrl+O) to step")
+            return
         if self.client.busy or self._pending:
             self._pending.append(lambda: method(self, *args, **kwargs))
             return
@@ -286,6 +326,24 @@ class MainWindow(QMainWindow):
         self._closing = False
         self._restarted_note: str | None = None
         self._pending: list[Callable[[], None]] = []
+        # A snapshot opened read-only: no script, nothing steps forward.
+        self.read_only = False
+        self.snapshot_name: str | None = None
+        self.snapshot_path: Path | None = None
+        # What the canvas shows: the captured graph, grouped (modules, chains), laid out.
+        self._raw_graph: nx.DiGraph = nx.DiGraph()
+        self._collapsed: set[str] = set()
+        self._display: Display | None = None
+        self._canvas_passes_cache: list[Any] | None = None
+        self._after_display: Callable[[], None] | None = None
+        self._layout_nodes = 0
+        #: graphs with more nodes than this are grouped and laid out on a worker thread
+        self.async_layout_nodes = ASYNC_LAYOUT_NODES
+        self.layout_runner = LayoutRunner(self)
+        self.layout_runner.finished.connect(self._on_layout_runner_finished)
+        self.layout_runner.failed.connect(self._on_layout_runner_failed)
+        self._search_hits: list[str] = []
+        self._search_index = -1
 
         self.setWindowTitle(APP_NAME)
         self.setObjectName("gradvizMainWindow")
@@ -402,6 +460,7 @@ class MainWindow(QMainWindow):
         self.memory_panel = MemoryPanel()
         self.inspector_panel = InspectorPanel()
         self.output_panel = OutputPanel()
+        self.modules_panel = ModulesPanel()
         right = Qt.DockWidgetArea.RightDockWidgetArea
         bottom = Qt.DockWidgetArea.BottomDockWidgetArea
         self.inspector_dock = self._dock("Inspector", "inspectorDock", self.inspector_panel, right)
@@ -411,15 +470,19 @@ class MainWindow(QMainWindow):
         self.tensors_dock = self._dock("Tensors", "tensorsDock", self.tensors_panel, bottom)
         self.memory_dock = self._dock("Memory", "memoryDock", self.memory_panel, bottom)
         self.output_dock = self._dock("Output", "outputDock", self.output_panel, bottom)
+        self.modules_dock = self._dock("Modules", "modulesDock", self.modules_panel, right)
         self.splitDockWidget(self.tensors_dock, self.output_dock, Qt.Orientation.Horizontal)
         self.tabifyDockWidget(self.tensors_dock, self.memory_dock)
+        self.tabifyDockWidget(self.accumulation_dock, self.modules_dock)
         self.tensors_dock.raise_()
+        self.accumulation_dock.raise_()
         self.docks = [
             self.inspector_dock,
             self.accumulation_dock,
             self.tensors_dock,
             self.memory_dock,
             self.output_dock,
+            self.modules_dock,
         ]
         self._default_state = self.saveState(SETTINGS_VERSION)
         self._sized = False
@@ -440,6 +503,30 @@ class MainWindow(QMainWindow):
             Qt.Orientation.Horizontal,
         )
         self.splitter.setSizes([int(centre * 0.44), int(centre * 0.56)])
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        self._fit_toolbar(event.size().width())
+        super().resizeEvent(event)
+
+    def _fit_toolbar(self, width: int) -> None:
+        """Text beside icons when there is room, else icons only, so the search box stays.
+
+        The room left over goes to the search box first (names like
+        layers.1.self_attn.in_proj_weight are long), then to the spacer before it.
+        """
+        wide = width >= self._toolbar_text_width
+        style = (
+            Qt.ToolButtonStyle.ToolButtonTextBesideIcon
+            if wide
+            else Qt.ToolButtonStyle.ToolButtonIconOnly
+        )
+        spare = max(0, width - self._toolbar_text_width - 12) if wide else 0
+        minimum = min(360, SEARCH_MIN_WIDTH + spare)
+        if self.search_box.minimumWidth() != minimum:
+            self.search_box.setMinimumWidth(minimum)
+            self.toolbar.layout().invalidate()  # before the toolbar is laid out for this size
+        if self.toolbar.toolButtonStyle() != style:
+            self.toolbar.setToolButtonStyle(style)
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
@@ -522,7 +609,14 @@ class MainWindow(QMainWindow):
         self.act_zoom_in = a("Zoom in", self.canvas.zoom_in, ["Ctrl++", "Ctrl+="])
         self.act_zoom_out = a("Zoom out", self.canvas.zoom_out, "Ctrl+-")
         self.act_fit = a("Fit graph", self.canvas.fit_to_view, "Ctrl+0")
-        self.act_find = a("Find node…", self.find_node, "Ctrl+F")
+        self.act_find = a("Find node…", self.focus_search, "Ctrl+F")
+        self.act_chains = QAction("Collapse linear chains", self, checkable=True)
+        self.act_chains.setStatusTip("Draw each run of three or more one-to-one ops as one box")
+        self.act_chains.toggled.connect(self._on_chains_toggled)
+        self.act_collapse_all = a(
+            "Collapse all modules", lambda: self.modules_panel.collapse_all()
+        )  # fmt: skip
+        self.act_expand_all = a("Expand all", self.expand_all)
         self.act_legend = QAction("Show legend", self, checkable=True)
         self.act_legend.setChecked(False)
         self.act_legend.toggled.connect(self.canvas.set_legend_visible)
@@ -582,6 +676,8 @@ class MainWindow(QMainWindow):
         view_menu.addActions([self.act_zoom_in, self.act_zoom_out, self.act_fit, self.act_find])
         view_menu.addAction(self.act_legend)
         view_menu.addSeparator()
+        view_menu.addActions([self.act_chains, self.act_collapse_all, self.act_expand_all])
+        view_menu.addSeparator()
         for dock in self.docks:
             view_menu.addAction(dock.toggleViewAction())
         view_menu.addAction(self.act_reset_layout)
@@ -627,6 +723,34 @@ class MainWindow(QMainWindow):
         tb.addActions([self.act_bw_step, self.act_bw_end, self.act_zero_grad])
         tb.addSeparator()
         tb.addAction(self.act_stop)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        tb.addWidget(spacer)
+        self.search_box = QLineEdit()
+        self.search_box.setObjectName("searchBox")
+        self.search_box.setPlaceholderText("Find node  (Ctrl+F)")
+        self.search_box.setClearButtonEnabled(True)
+        self.search_box.setMinimumWidth(SEARCH_MIN_WIDTH)
+        self.search_box.setMaximumWidth(360)
+        self.search_box.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.search_box.setToolTip(
+            "Search the graph by name, op, shape or module; Enter jumps to the next hit,"
+            " Shift+Enter to the previous"
+        )
+        self.search_box.setStyleSheet(
+            "QLineEdit { border: 1px solid #ced4da; border-radius: 4px; padding: 3px 6px;"
+            " background: #ffffff; }"
+            f"QLineEdit:focus {{ border-color: {theme.SELECTION}; }}"
+        )
+        self.search_box.textChanged.connect(self._on_search_box_text_changed)
+        self.search_box.returnPressed.connect(self.search_next)
+        self.search_box.installEventFilter(self)
+        tb.addWidget(self.search_box)
+        self.search_label = QLabel("")
+        self.search_label.setObjectName("searchHits")
+        self.search_label.setFixedWidth(72)
+        tb.addWidget(self.search_label)
+        self._toolbar_text_width = tb.sizeHint().width()
 
     def _build_status(self) -> None:
         bar = self.statusBar()
@@ -647,7 +771,12 @@ class MainWindow(QMainWindow):
         self.position_label.setStyleSheet(f"color: {theme.MUTED_TEXT}; padding: 0 8px;")
         self.device_label = QLabel()
         self.device_label.setStyleSheet(f"color: {theme.MUTED_TEXT}; padding: 0 8px;")
+        self.layout_label = QLabel()
+        self.layout_label.setObjectName("layoutStatus")
+        self.layout_label.setStyleSheet(f"color: {theme.SELECTION}; padding: 0 8px;")
+        self.layout_label.hide()
         bar.addWidget(self.status_label, 1)
+        bar.addPermanentWidget(self.layout_label)
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.position_label)
         bar.addPermanentWidget(self.device_label)
@@ -663,13 +792,32 @@ class MainWindow(QMainWindow):
         c.gave_up.connect(self._on_client_gave_up)
         self.canvas.node_selected.connect(self._on_canvas_node_selected)
         self.canvas.node_activated.connect(self._on_canvas_node_activated)
+        self.canvas.node_menu_requested.connect(self._on_canvas_node_menu_requested)
+        self.modules_panel.collapsed_changed.connect(self._on_modules_panel_collapsed_changed)
+        self.modules_panel.chains_box.toggled.connect(self.act_chains.setChecked)
         self.editor.textChanged.connect(self._on_editor_text_changed)
         self.editor.document().modificationChanged.connect(lambda *_: self._update_title())
 
     # --- startup ------------------------------------------------------------------------------
 
-    def open_initial(self, file: str | None = None, demo: str | None = None) -> None:
-        """What the first screen shows: the given file/demo, else the last script, else a demo."""
+    def open_initial(
+        self,
+        file: str | None = None,
+        demo: str | None = None,
+        snapshot: dict[str, Any] | None = None,
+    ) -> None:
+        """What the first screen shows: the given snapshot/file/demo, else the last script/a demo.
+
+        ``snapshot`` (from ``gradviz.show()``) opens read-only.
+        """
+        if snapshot is not None:
+            try:
+                parse_snapshot(snapshot, "the snapshot")
+            except SnapshotError as exc:
+                show_error(self, "Cannot show the snapshot", str(exc))
+            else:
+                self.open_snapshot(snapshot, "gradviz.show()")
+                return
         if self._offer_autosave():
             return
         if file:
@@ -719,7 +867,8 @@ class MainWindow(QMainWindow):
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState(SETTINGS_VERSION))
         s.setValue("device", self._device)
-        s.setValue("file/last", str(self.path) if self.path else "")
+        last = self.path or (self.snapshot_path if self.read_only else None)
+        s.setValue("file/last", str(last) if last else "")
         s.setValue("file/last_demo", self.demo.name if self.demo and not self.path else "")
         s.setValue("launched", True)
         s.sync()
@@ -768,6 +917,8 @@ class MainWindow(QMainWindow):
     def _on_reply(self, reply: dict[str, Any], cmd: str) -> None:
         if self._closing:
             return
+        if self.read_only:
+            return  # a reply to a request sent before the snapshot opened: the snapshot stays
         if reply.get("stopped") or reply.get("crashed") or reply.get("message") == "cancelled":
             return  # the stop / crash handlers say what happened
         if not reply.get("ok"):
@@ -819,16 +970,11 @@ class MainWindow(QMainWindow):
         return "Ready"
 
     def apply_state(self, state: dict[str, Any]) -> None:
-        """Render a kernel state in every part of the window."""
+        """Render a kernel state (or a snapshot's) in every part of the window."""
         self.state = state
+        self._raw_graph = graph_from_json(state.get("graph") or {})
+        self._canvas_passes_cache = None
         previous_known = self._bw_known
-        self.canvas.set_graph(state.get("graph") or {}, state.get("positions") or {})
-        self._keep_graph_in_view()
-        self.tensors_panel.set_state(state)
-        self.accumulation_panel.set_state(state)
-        self.memory_panel.set_state(state)
-        self.output_panel.set_state(state)
-        self.inspector_panel.set_state(state)
         passes = state.get("backward_passes") or []
         if len(passes) > previous_known:
             first_new = previous_known
@@ -844,6 +990,12 @@ class MainWindow(QMainWindow):
             self.canvas.clear_backward()
         self._bw_known = len(passes)
         self.inspector_panel.focus_pass = self._bw_pass if self._bw_shown else None
+        self._refresh_display()
+        self.tensors_panel.set_state(state)
+        self.accumulation_panel.set_state(state)
+        self.memory_panel.set_state(state)
+        self.output_panel.set_state(state)
+        self.inspector_panel.set_state(state)
         self._mark_editor()
         self._update_guide()
         self._update_position()
@@ -857,6 +1009,15 @@ class MainWindow(QMainWindow):
         visible = self.canvas.mapToScene(self.canvas.viewport().rect()).boundingRect()
         if not visible.contains(items):
             self.canvas.fit_to_view()
+
+    def _keep_in_view(self, node_id: str) -> None:
+        """Scroll to ``node_id`` when it is off screen (a big graph's executing node)."""
+        item = self.canvas.node_item(node_id)
+        if item is None:
+            return
+        visible = self.canvas.mapToScene(self.canvas.viewport().rect()).boundingRect()
+        if not visible.contains(item.sceneBoundingRect()):
+            self.canvas.centerOn(item)
 
     def _device_from_state(self) -> str:
         if self.state:
@@ -935,6 +1096,9 @@ class MainWindow(QMainWindow):
             self.editor.set_notes({})
 
     def _update_guide(self, backward_text: str | None = None) -> None:
+        if self.read_only:
+            self._update_read_only_guide(backward_text)
+            return
         demo_on = self.demo is not None and self.editor.toPlainText() == self.demo.source
         if demo_on and self.demo is not None:
             self.guide_title.setText(
@@ -998,7 +1162,38 @@ class MainWindow(QMainWindow):
             text = _h("Type PyTorch code in the editor, then press Step (F10).")
         self.guide_note.setText(text)
 
+    def _update_read_only_guide(self, backward_text: str | None = None) -> None:
+        self.guide_title.setText(f"<b>{_h(self.read_only_banner())}</b>")
+        if backward_text:
+            self.guide_note.setText(backward_text)
+            return
+        if self._bw_available():
+            text = _tag("Snapshot", theme.NODE_STYLES["group"].stroke) + _h(
+                "press F11 to replay the recorded backward pass one engine step at a time. "
+                "Click a node to inspect it; collapse modules in the Modules panel; "
+                "Ctrl+F finds a node."
+            )
+        else:
+            text = _tag("Snapshot", theme.NODE_STYLES["group"].stroke) + _h(
+                "click a node to inspect it; collapse modules in the Modules panel; "
+                "Ctrl+F finds a node. Open a script (Ctrl+O) or a demo to step again."
+            )
+        self.guide_note.setText(text)
+
+    def read_only_banner(self) -> str:
+        """``Read-only snapshot of run.gradviz.json: 136 nodes · 1 backward pass — …``."""
+        nodes = len((self.state or {}).get("graph", {}).get("nodes") or [])
+        passes = len(self._passes())
+        return (
+            f"Read-only snapshot of {self.snapshot_name}: {nodes} node{_s(nodes)} · "
+            f"{passes} backward pass{'es' if passes != 1 else ''} — open a script to step"
+        )
+
     def _update_position(self) -> None:
+        if self.read_only:
+            self.position_label.setText("read-only snapshot")
+            self.device_label.setText(f"device: {(self.state or {}).get('device', 'cpu')}")
+            return
         n = len(self._statements())
         cursor = self._cursor()
         self.position_label.setText(
@@ -1262,8 +1457,9 @@ class MainWindow(QMainWindow):
         bpass = passes[self._bw_pass]
         steps = bpass.get("steps") or []
         index = self._bw_shown - 1
-        self.canvas.show_backward_step(self._bw_pass, index, passes)
+        self.canvas.show_backward_step(self._bw_pass, index, self._canvas_passes())
         step = steps[index]
+        self._keep_in_view(self._display.shown(step["node"]) if self._display else step["node"])
         self.inspector_panel.focus_pass = self._bw_pass
         self.inspector_panel.show_node(step["node"])
         labels = {
@@ -1314,6 +1510,9 @@ class MainWindow(QMainWindow):
         self.inspector_dock.raise_()
 
     def _on_canvas_node_activated(self, node_id: str) -> None:
+        if self._display is not None and node_id in self._display.groups:
+            self.expand_group(node_id)
+            return
         node = next(
             (n for n in (self.state or {}).get("graph", {}).get("nodes", []) if n["id"] == node_id),
             None,
@@ -1327,17 +1526,284 @@ class MainWindow(QMainWindow):
             self.editor.select_lines(s["line"], s["end_line"])
             self.set_status(f"{node.get('label')} was created by line {s['line']}")
 
-    def find_node(self) -> None:
-        text, ok = QInputDialog.getText(self, "Find node", "Variable, op or shape:")
-        if not ok or not text.strip():
+    def _on_canvas_node_menu_requested(self, node_id: str, pos: QPoint) -> None:
+        menu = self.node_menu(node_id)
+        if menu.actions():
+            menu.exec(pos)
+        menu.deleteLater()
+
+    def node_menu(self, node_id: str) -> QMenu:
+        """The right-click menu of a node: collapse its module(s), or expand a group."""
+        menu = QMenu(self)
+        display = self._display
+        if display is not None and node_id in display.groups:
+            label = display.groups[node_id].get("label", node_id)
+            act = menu.addAction(f"Expand {label}")
+            act.triggered.connect(lambda _=False: self.expand_group(node_id))
+            return menu
+        raw = self._raw_graph
+        module = raw.nodes[node_id].get("module") if node_id in raw else None
+        if module:
+            parts = str(module).split(".")
+            # innermost first: the module that built the op, then the blocks around it
+            for i in range(len(parts), 0, -1):
+                name = ".".join(parts[:i])
+                act = menu.addAction(f"Collapse module {name}")
+                act.triggered.connect(lambda _=False, m=name: self.collapse_module(m))
+        return menu
+
+    # --- grouping and layout -------------------------------------------------------------------
+
+    def collapse_module(self, module: str) -> None:
+        """Draw every node of ``module`` (and its submodules) as one box."""
+        self._collapsed.add(module)
+        gid = f"g:{module}"
+        self._refresh_display(after=lambda: self._focus_node(gid))
+
+    def expand_group(self, group_id: str) -> None:
+        """Show a group's nodes again (a module group; a chain turns chain collapsing off)."""
+        display = self._display
+        if display is None or group_id not in display.groups:
             return
-        found = self.canvas.search(text)
-        if not found:
-            self.set_status(f"No node matches '{text}'")
+        group = display.groups[group_id]
+        members = [str(m) for m in group.get("members") or []]
+        if is_chain(group_id):
+            self.set_status("Linear chains expanded (View › Collapse linear chains)")
+            self.act_chains.setChecked(False)  # refreshes the display
+        else:
+            self._collapsed.discard(str(group.get("module", "")))
+            self._refresh_display()
+            self.set_status(f"Expanded {group.get('label', group_id)}: {len(members)} nodes")
+        first = members[0] if members else None
+        if first is not None:
+            self._after_display = lambda: self._focus_node(first, select=False)
+            if not self.layout_runner.pending:
+                self._run_after_display()
+
+    def expand_all(self) -> None:
+        self._collapsed = set()
+        self._refresh_display(fit=True)
+
+    def _on_modules_panel_collapsed_changed(self, modules: list[str]) -> None:
+        added = set(modules) - self._collapsed
+        self._collapsed = set(modules)
+        if len(added) == 1:
+            gid = f"g:{next(iter(added))}"
+            self._refresh_display(after=lambda: self._focus_node(gid))
+        else:
+            self._refresh_display(fit=True)
+
+    def _on_chains_toggled(self, on: bool) -> None:
+        box = self.modules_panel.chains_box
+        if box.isChecked() != on:
+            box.blockSignals(True)
+            box.setChecked(on)
+            box.blockSignals(False)
+        if self.state is not None:
+            self._refresh_display(fit=True)
+
+    def _focus_node(self, node_id: str, select: bool = True) -> None:
+        """Bring ``node_id`` (or the group hiding it) into view, readable."""
+        if self._display is not None:
+            node_id = self._display.shown(node_id)
+        item = self.canvas.node_item(node_id)
+        if item is None:
             return
-        self.canvas.select_node(found[0])
-        self._on_canvas_node_selected(found[0])
-        self.set_status(f"{len(found)} node(s) match '{text}'")
+        if select:
+            self.canvas.select_node(node_id, center=True)
+            self._on_canvas_node_selected(node_id)
+        if self.canvas.zoom_level() < 0.5:
+            self.canvas.set_zoom(0.8)  # a dot on a zoomed-out canvas says nothing
+        self.canvas.centerOn(item)
+
+    @property
+    def layout_pending(self) -> bool:
+        """True while a big graph is being grouped and laid out on the worker thread."""
+        return self.layout_runner.pending
+
+    def displayed_graph(self) -> nx.DiGraph:
+        """The graph on the canvas (groups in place of collapsed modules and chains)."""
+        return self._display.graph if self._display is not None else self._raw_graph
+
+    def _refresh_display(self, fit: bool = False, after: Callable[[], None] | None = None) -> None:
+        """Group the state's graph as the user asked, lay it out, and show it.
+
+        Graphs of more than ``async_layout_nodes`` nodes are grouped and laid
+        out on the worker thread; the canvas keeps the old picture until the
+        result comes (a newer request makes an older one's result stale).
+        """
+        state = self.state or {}
+        raw = self._raw_graph
+        modules = module_tree(raw)
+        self._collapsed &= set(modules)
+        collapsed = frozenset(self._collapsed)
+        chains = self.act_chains.isChecked()
+        self.modules_panel.set_modules(modules, collapsed)
+        given = None if self.read_only else state.get("positions")
+        previous = None
+        if self._display is not None and not fit:
+            previous = dict(self._display.positions)
+        job = functools.partial(
+            build_display, raw, state.get("graph"), collapsed, chains, previous, given
+        )
+        self._after_display = after
+        needs_layout = bool(collapsed or chains or not given or any(n not in given for n in raw))
+        count = raw.number_of_nodes()
+        if needs_layout and count > self.async_layout_nodes:
+            self.layout_runner.submit(job)
+            self._layout_nodes = count
+            self._layout_fit = fit
+            self.layout_label.setText(f"Laying out {count:,} nodes…")
+            self.layout_label.show()
+            return
+        self.layout_runner.invalidate()  # anything still running is out of date now
+        self._show_display(job(), fit)
+
+    def _on_layout_runner_finished(self, request: int, display: Display) -> None:
+        if self._closing:
+            return
+        self._show_display(display, self._layout_fit)
+        shown = display.graph.number_of_nodes()
+        boxes = f"{shown:,} nodes"
+        if display.groups:
+            boxes = f"{shown:,} boxes for {self._layout_nodes:,} nodes"
+        self.set_status(f"Laid out {boxes} in {display.seconds:.2f} s (on a worker thread)")
+
+    def _on_layout_runner_failed(self, request: int, message: str) -> None:
+        self.layout_label.hide()
+        self.set_status(f"Could not lay out the graph: {message}")
+        self.output_panel.add_note(f"Layout failed: {message}", kind="error")
+
+    _layout_fit = False
+
+    def _show_display(self, display: Display, fit: bool) -> None:
+        first = self._display is None
+        self._display = display
+        self._canvas_passes_cache = None
+        self.layout_label.hide()
+        self.canvas.set_graph(display.data, display.positions)
+        self.inspector_panel.set_groups(display.groups)
+        if self._bw_pass is not None and self._bw_shown:
+            # group ids changed: redraw the step with the ids now on the canvas
+            self.canvas.show_backward_step(self._bw_pass, self._bw_shown - 1, self._canvas_passes())
+        if fit and not first:
+            self.canvas.fit_to_view()
+        else:
+            self._keep_graph_in_view()
+        self._update_search_hits(keep=True)
+        self._run_after_display()
+
+    def _run_after_display(self) -> None:
+        after, self._after_display = self._after_display, None
+        if after is not None:
+            after()
+
+    def _canvas_passes(self) -> list[Any]:
+        """The backward passes in the ids drawn on the canvas (a hidden node -> its group)."""
+        if self._canvas_passes_cache is None:
+            owner = self._display.owner if self._display is not None else {}
+            self._canvas_passes_cache = map_passes(self._passes(), owner)
+        return self._canvas_passes_cache
+
+    # --- search ---------------------------------------------------------------------------------
+
+    def focus_search(self) -> None:
+        """Ctrl+F: put the cursor in the search box."""
+        self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_box.selectAll()
+
+    def find_node(self, text: str | None = None) -> None:
+        """Search for ``text`` and jump to the first hit (no text: focus the search box)."""
+        if text is None:
+            self.focus_search()
+            return
+        self.search_box.setText(text)
+        self.search_next()
+
+    def search_hits(self) -> list[str]:
+        """Ids on the canvas that match the search text (a group stands for its members)."""
+        return list(self._search_hits)
+
+    def _on_search_box_text_changed(self, text: str) -> None:
+        self._search_index = -1
+        self.inspector_panel.search_text = text
+        self._update_search_hits()
+
+    def _update_search_hits(self, keep: bool = False) -> None:
+        text = self.search_box.text()
+        current = (
+            self._search_hits[self._search_index]
+            if keep and 0 <= self._search_index < len(self._search_hits)
+            else None
+        )
+        hits: list[str] = []
+        if text.strip():
+            display = self._display
+            shown = display.graph if display is not None else self._raw_graph
+            found = set(search(self._raw_graph, text, limit=max(1, len(self._raw_graph))))
+            if display is not None:
+                found = {display.shown(n) for n in found}
+                if display.groups:
+                    group_hits = search(shown, text, limit=len(shown))
+                    found |= {n for n in group_hits if n in display.groups}
+            hits = [n for n in shown.nodes if n in found]
+        self._search_hits = hits
+        self._search_index = hits.index(current) if current in hits else -1
+        self._update_search_label()
+
+    def _update_search_label(self) -> None:
+        text = self.search_box.text().strip()
+        n = len(self._search_hits)
+        if not text:
+            self.search_label.setText("")
+        elif not n:
+            self.search_label.setText("no match")
+        elif self._search_index < 0:
+            self.search_label.setText(f"{n} found")
+        else:
+            self.search_label.setText(f"{self._search_index + 1} of {n}")
+        colour = theme.BACKWARD if text and not n else theme.MUTED_TEXT
+        self.search_label.setStyleSheet(f"color: {colour}; padding: 0 6px;")
+
+    def search_next(self, step: int = 1) -> None:
+        """Enter in the search box: select the next hit on the canvas and inspect it."""
+        hits = self._search_hits
+        text = self.search_box.text().strip()
+        if not hits:
+            if text:
+                self.set_status(f"No node matches '{text}'")
+            return
+        if self._search_index < 0:
+            self._search_index = 0 if step > 0 else len(hits) - 1
+        else:
+            self._search_index = (self._search_index + step) % len(hits)
+        target = hits[self._search_index]
+        self._focus_node(target)
+        self._update_search_label()
+        groups = self._display.groups if self._display is not None else {}
+        where = f"{self._search_index + 1} of {len(hits)}"
+        if target in groups:
+            self.set_status(
+                f"'{text}' ({where}) is inside the collapsed {groups[target].get('label', target)}:"
+                " double-click it to expand"
+            )
+        else:
+            raw = self._raw_graph
+            label = raw.nodes[target].get("label", target) if target in raw else target
+            self.set_status(f"'{text}': {where} — {label}")
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        if watched is getattr(self, "search_box", None) and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            key = event.key()
+            shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and shift:
+                self.search_next(-1)
+                return True
+            if key == Qt.Key.Key_Escape:
+                self.canvas.setFocus()
+                return True
+        return super().eventFilter(watched, event)
 
     def export_graph(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
@@ -1436,7 +1902,7 @@ class MainWindow(QMainWindow):
         self.set_status("The kernel died: restarting it and replaying…")
 
     def _on_client_replayed(self, reply: dict[str, Any]) -> None:
-        if self._closing:
+        if self._closing or self.read_only:
             return
         crashed = self._restarted_note is not None
         self._restarted_note = None
@@ -1474,6 +1940,26 @@ class MainWindow(QMainWindow):
     # --- action state -------------------------------------------------------------------------
 
     def _update_actions(self) -> None:
+        read_only = self.read_only
+        self.device_combo.setEnabled(not read_only)
+        self.device_actions.setEnabled(not read_only)
+        self.act_save.setEnabled(not read_only)
+        self.act_save_as.setEnabled(not read_only)
+        if read_only:
+            # A snapshot has no statements: only the recorded backward passes replay.
+            for act in (
+                self.act_step,
+                self.act_run_to_end,
+                self.act_run_to_cursor,
+                self.act_step_back,
+                self.act_reset,
+                self.act_zero_grad,
+                self.act_stop,
+            ):
+                act.setEnabled(False)
+            self.act_bw_step.setEnabled(self._bw_available())
+            self.act_bw_end.setEnabled(self._bw_available())
+            return
         alive = not self.client.dead
         changed = self._text_changed() if hasattr(self, "editor") else False
         # a load of new text is under way (or presses wait their turn): the state that
@@ -1517,6 +2003,8 @@ class MainWindow(QMainWindow):
             self._update_guide()
 
     def _set_text(self, text: str, path: Path | None, demo: Demo | None) -> None:
+        if self.read_only:
+            self._leave_read_only()
         self.path = path
         self.demo = demo
         self.editor.blockSignals(True)
@@ -1550,6 +2038,8 @@ class MainWindow(QMainWindow):
         self.editor_header.setToolTip(str(self.path) if self.path else "")
 
     def _display_name(self) -> str:
+        if self.read_only:
+            return f"{self.snapshot_name} (read-only)"
         if self.path:
             return self.path.name
         if self.demo:
@@ -1591,9 +2081,14 @@ class MainWindow(QMainWindow):
     def open_file_dialog(self) -> None:
         if not self.maybe_save():
             return
-        start = str(self.path.parent) if self.path else str(Path.home())
+        where = self.path or self.snapshot_path
+        start = str(where.parent) if where else str(Path.home())
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open script", start, "Python scripts (*.py);;All files (*)"
+            self,
+            "Open script or snapshot",
+            start,
+            "Scripts and snapshots (*.py *.json);;Python scripts (*.py);;"
+            "gradviz snapshots (*.gradviz.json *.json);;All files (*)",
         )
         if path:
             self.open_path(Path(path), ask=False)
@@ -1608,10 +2103,23 @@ class MainWindow(QMainWindow):
             self._forget_recent(path)
             return False
         if path.name.endswith(".json"):
-            script = _script_from_snapshot(text)
+            try:
+                data = json.loads(text)
+            except ValueError as exc:
+                return self._refuse_file(
+                    path, f"{path.name} is not a gradviz snapshot (not JSON: {exc})"
+                )
+            script = script_from_snapshot(data)
             if script is None:
-                self.set_status(f"{path.name} is not a gradviz snapshot")
-                return False
+                # No statements (gradviz.snapshot() / gradviz.show()): a read-only view.
+                try:
+                    parse_snapshot(data, path.name)
+                except SnapshotError as exc:
+                    return self._refuse_file(path, str(exc))
+                self._remove_autosave()
+                self.open_snapshot(data, path.name, path.resolve())
+                self._add_recent(path.resolve())
+                return True
             self._remove_autosave()
             self._set_text(script, None, None)
             self.editor.document().setModified(True)
@@ -1625,6 +2133,92 @@ class MainWindow(QMainWindow):
         self._load_into_kernel(None, status=f"Opened {path.name}")
         self.set_status(f"Opened {path}: press Step (F10) to run it")
         return True
+
+    def _refuse_file(self, path: Path, message: str) -> bool:
+        """Say why ``path`` cannot be opened; what the window shows stays as it was."""
+        self.set_status(message)
+        show_error(self, "Cannot open file", f"{message}\n\nNothing was changed.")
+        return False
+
+    # --- read-only snapshots ------------------------------------------------------------------
+
+    def open_snapshot(self, data: dict[str, Any], name: str, path: Path | None = None) -> None:
+        """Show a snapshot with no statements read-only: all panels, F11 replays its passes."""
+        state = snapshot_state(data)
+        self._pending.clear()
+        self.read_only = True
+        self.snapshot_name = name
+        self.snapshot_path = path
+        self.path = None
+        self.demo = None
+        self._stopped = None
+        self._bw_pass, self._bw_shown, self._bw_known = None, 0, 0
+        self._collapsed = set()
+        self._display = None
+        self.layout_runner.invalidate()
+        self.canvas.clear()
+        self.output_panel.clear_notes()
+        self.tensors_panel.reset_changes()
+        nodes = len(state["graph"]["nodes"])
+        passes = len(state["backward_passes"])
+        self.editor.blockSignals(True)
+        self.editor.setPlainText(
+            f"# Read-only snapshot: {name}\n"
+            f"# saved by gradviz (source: {state.get('source', 'api')}) with no script to step.\n"
+            f"# {nodes} nodes · {passes} backward pass{'es' if passes != 1 else ''}"
+            f" · device {state['device']}\n"
+            "#\n"
+            "# F11 / Shift+F11 replay the recorded backward pass on the graph.\n"
+            "# Collapse modules in the Modules panel; Ctrl+F finds a node.\n"
+            "# Open a script (Ctrl+O) or a demo to step forward again.\n"
+        )
+        self.editor.blockSignals(False)
+        self.editor.setReadOnly(True)
+        self.editor.document().setModified(False)
+        sizes = self.splitter.sizes()
+        if len(sizes) == 2 and sum(sizes) > 0 and sizes[0] > 0.3 * sum(sizes):
+            # Nothing to edit: the graph gets the room.
+            total = sum(sizes)
+            self.splitter.setSizes([int(total * 0.24), total - int(total * 0.24)])
+        self.editor.set_statement_marks(None)
+        self.editor.clear_error()
+        self.editor.set_notes({})
+        self.apply_state(state)
+        self.output_panel.add_note(
+            f"Opened the snapshot {name}: {nodes} nodes, {passes} backward "
+            f"pass{'es' if passes != 1 else ''}, device {state['device']} (read-only)"
+        )
+        self._update_title()
+        if self._bw_available():
+            self.set_status(f"Read-only snapshot {name}: press F11 to replay its backward pass")
+        else:
+            self.set_status(f"Read-only snapshot {name}")
+        if self.modules_panel.modules():
+            self.modules_dock.raise_()
+
+    def _leave_read_only(self) -> None:
+        self.read_only = False
+        self.snapshot_name = None
+        self.snapshot_path = None
+        self.editor.setReadOnly(False)
+        self._collapsed = set()
+        self._display = None
+        self.layout_runner.invalidate()
+        self.layout_label.hide()
+        self.state = None
+        self._raw_graph = nx.DiGraph()
+        self.canvas.clear()
+        for panel in (
+            self.tensors_panel,
+            self.accumulation_panel,
+            self.memory_panel,
+            self.output_panel,
+            self.inspector_panel,
+        ):
+            panel.set_state({})
+        self.inspector_panel.set_groups({})
+        self.modules_panel.set_modules({}, ())
+        self._update_search_hits()
 
     def save(self) -> bool:
         if self.path is None:
@@ -1819,6 +2413,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self._closing = True
+        self.layout_runner.shutdown()
         self._autosave_timer.stop()
         self._busy_timer.stop()
         self._save_window()
@@ -1858,23 +2453,8 @@ def _note_for(notes: dict[int, str], statement: dict[str, Any] | None) -> str | 
     return None
 
 
-def _script_from_snapshot(text: str) -> str | None:
-    """The script behind a ``gradviz run --json`` snapshot: its statements at their lines."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(data, dict) or not isinstance(data.get("statements"), list):
-        return None
-    lines: dict[int, str] = {}
-    for st in data["statements"]:
-        if not isinstance(st, dict) or "line" not in st or "source" not in st:
-            return None
-        for offset, chunk in enumerate(str(st["source"]).splitlines()):
-            lines.setdefault(int(st["line"]) + offset, chunk)
-    if not lines:
-        return ""
-    return "\n".join(lines.get(n, "") for n in range(1, max(lines) + 1)) + "\n"
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
 
 
 def _std_key(key: QKeySequence.StandardKey) -> str:

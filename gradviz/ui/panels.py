@@ -1,4 +1,4 @@
-"""Side panels: tensors, .grad accumulation, memory, inspector, output.
+"""Side panels: tensors, .grad accumulation, memory, inspector, output, modules.
 
 Every panel is handed the kernel's ``state`` dict (see
 ``docs/snapshot-example.json``) and renders it. No autograd logic lives here:
@@ -9,20 +9,26 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPaintEvent, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
+    QPushButton,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -657,7 +663,9 @@ class MemoryPanel(QWidget):
             "saved_bytes": "bytes the autograd graph holds in saved tensors after it",
             "live_bytes": "bytes of all tensors bound to variables after it",
         }
-        self.table.setRowCount(len(rows) + (1 if rows else 0))
+        # A snapshot has no statements, only what its graph holds now: show that row alone.
+        show_totals = bool(rows) or bool(state.get("read_only"))
+        self.table.setRowCount(len(rows) + (1 if show_totals else 0))
         for r, row in enumerate(rows):
             source = statement_source(state, row.get("index")).splitlines()
             self.table.setItem(r, 0, _item(str(row.get("line", ""))))
@@ -669,9 +677,9 @@ class MemoryPanel(QWidget):
                     font.setBold(True)
                     item.setFont(font)
                 self.table.setItem(r, c, item)
-        if rows:
+        if show_totals:
             r = len(rows)
-            total_items = [_item(""), _item("total / now")]
+            total_items = [_item(""), _item("total / now" if rows else "snapshot (now)")]
             total_items.append(
                 _item(
                     fmt_bytes(totals.get("allocated_bytes")),
@@ -722,6 +730,206 @@ class MemoryPanel(QWidget):
         return out
 
 
+# --- modules ---------------------------------------------------------------------------------
+
+
+class ModulesPanel(QWidget):
+    """The model's module tree with node counts; a ticked module is collapsed into one box.
+
+    Signals:
+        collapsed_changed(list): the modules to collapse, after a tick, double-click or button.
+    """
+
+    collapsed_changed = Signal(list)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.hint = _hint(
+            "Tick a module (or double-click it) to collapse its nodes into one box. "
+            "Module names come from gradviz.record(model)."
+        )
+        self.tree = QTreeWidget()
+        self.tree.setObjectName("modulesTree")
+        self.tree.setColumnCount(2)
+        self.tree.setHeaderLabels(["module", "nodes"])
+        self.tree.setExpandsOnDoubleClick(False)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setStyleSheet("QTreeWidget { background: #ffffff; border: none; }")
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.chains_box = QCheckBox("Collapse linear chains")
+        self.chains_box.setObjectName("chainsBox")
+        self.chains_box.setToolTip("Draw each run of three or more one-to-one ops as one box")
+        self.collapse_all_button = QPushButton("Collapse all")
+        self.collapse_all_button.setToolTip(
+            "Collapse the top-level blocks (layers.0, layers.1, …) into one box each"
+        )
+        self.expand_all_button = QPushButton("Expand all")
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(6, 4, 6, 4)
+        buttons.addWidget(self.collapse_all_button)
+        buttons.addWidget(self.expand_all_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.hint)
+        layout.addLayout(buttons)
+        chains_row = QHBoxLayout()
+        chains_row.setContentsMargins(8, 0, 6, 4)
+        chains_row.addWidget(self.chains_box)
+        layout.addLayout(chains_row)
+        layout.addWidget(self.tree, 1)
+        self._counts: dict[str, int] = {}
+        self._items: dict[str, QTreeWidgetItem] = {}
+        self._collapsed: set[str] = set()
+        self.tree.itemChanged.connect(self._on_tree_item_changed)
+        self.tree.itemDoubleClicked.connect(self._on_tree_item_double_clicked)
+        self.collapse_all_button.clicked.connect(self.collapse_all)
+        self.expand_all_button.clicked.connect(self.expand_all)
+        self._update_enabled()
+
+    # --- what the window tells us -----------------------------------------------------------
+
+    def set_modules(self, counts: Mapping[str, int], collapsed: Iterable[str]) -> None:
+        """Show the module tree (path -> node count) with ``collapsed`` ticked; emits nothing."""
+        counts = dict(counts)
+        self._collapsed = set(collapsed) & set(counts)
+        self.tree.blockSignals(True)
+        if counts != self._counts:
+            self._counts = counts
+            self._rebuild()
+        self._sync_checks()
+        self.tree.blockSignals(False)
+        self._update_enabled()
+
+    # --- what a person does ----------------------------------------------------------------
+
+    def modules(self) -> list[str]:
+        return list(self._items)
+
+    def collapsed(self) -> set[str]:
+        return set(self._collapsed)
+
+    def item(self, module: str) -> QTreeWidgetItem | None:
+        return self._items.get(module)
+
+    def set_collapsed(self, module: str, collapsed: bool) -> None:
+        """Tick or untick ``module`` as a click on its box does (emits collapsed_changed)."""
+        item = self._items.get(module)
+        if item is None:
+            return
+        state = Qt.CheckState.Checked if collapsed else Qt.CheckState.Unchecked
+        item.setCheckState(0, state)  # itemChanged does the rest
+
+    def collapse_all(self) -> None:
+        from .display import top_blocks
+
+        self._collapsed = set(top_blocks(self._counts))
+        self._changed()
+
+    def expand_all(self) -> None:
+        self._collapsed = set()
+        self._changed()
+
+    # --- internals -------------------------------------------------------------------------
+
+    def _rebuild(self) -> None:
+        self.tree.clear()
+        self._items = {}
+        for module in sorted(self._counts, key=lambda m: [_natural(p) for p in m.split(".")]):
+            parent_name = module.rsplit(".", 1)[0] if "." in module else None
+            parent = self._items.get(parent_name) if parent_name else None
+            item = QTreeWidgetItem([module.rsplit(".", 1)[-1], str(self._counts[module])])
+            item.setData(0, Qt.ItemDataRole.UserRole, module)
+            item.setToolTip(0, module)
+            item.setFlags(
+                Qt.ItemFlag.ItemIsEnabled
+                | Qt.ItemFlag.ItemIsSelectable
+                | Qt.ItemFlag.ItemIsUserCheckable
+            )
+            item.setCheckState(0, Qt.CheckState.Unchecked)
+            item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if parent is None:
+                self.tree.addTopLevelItem(item)
+            else:
+                parent.addChild(item)
+            self._items[module] = item
+        # Two levels open: "layers" and its blocks, not every Linear inside.
+        for module, item in self._items.items():
+            if module.count(".") < 1:
+                item.setExpanded(True)
+
+    def _sync_checks(self) -> None:
+        for module, item in self._items.items():
+            checked = module in self._collapsed
+            item.setCheckState(0, Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+            hidden_by = next(
+                (c for c in self._collapsed if module != c and module.startswith(c + ".")), None
+            )
+            colour = QColor(theme.HINT_TEXT if hidden_by else theme.TEXT)
+            item.setForeground(0, colour)
+            item.setForeground(1, colour)
+            item.setToolTip(0, f"{module} (inside collapsed {hidden_by})" if hidden_by else module)
+
+    def _update_enabled(self) -> None:
+        has = bool(self._items)
+        self.collapse_all_button.setEnabled(has)
+        self.expand_all_button.setEnabled(has and bool(self._collapsed))
+        self.tree.setVisible(has)
+        self.hint.setText(
+            "Tick a module (or double-click it) to collapse its nodes into one box."
+            if has
+            else "No module names in this graph. gradviz.record(model) tags each node with "
+            "the module that built it; then its modules can be collapsed here."
+        )
+
+    def _changed(self) -> None:
+        self.tree.blockSignals(True)
+        self._sync_checks()
+        self.tree.blockSignals(False)
+        self._update_enabled()
+        self.collapsed_changed.emit(sorted(self._collapsed))
+
+    def _on_tree_item_changed(self, item: QTreeWidgetItem, column: int) -> None:
+        if column != 0:
+            return
+        module = str(item.data(0, Qt.ItemDataRole.UserRole))
+        checked = item.checkState(0) == Qt.CheckState.Checked
+        if checked == (module in self._collapsed):
+            return
+        if checked:
+            self._collapsed.add(module)
+        else:
+            self._collapsed.discard(module)
+        self._changed()
+
+    def _on_tree_item_double_clicked(self, item: QTreeWidgetItem, column: int) -> None:
+        module = str(item.data(0, Qt.ItemDataRole.UserRole))
+        self.set_collapsed(module, module not in self._collapsed)
+
+
+def _search_text(node: dict[str, Any]) -> str:
+    """What the window's search looks at (grouping.search): id, label, names, module, shape."""
+    shape = node.get("shape")
+    fields = [
+        str(node.get("id", "")),
+        str(node.get("label", "")),
+        *map(str, node.get("vars") or []),
+        str(node.get("module") or ""),
+        "x".join(map(str, shape)) if shape else "",
+        str(list(shape)) if shape is not None else "",
+    ]
+    return "\n".join(fields).lower()
+
+
+def _natural(part: str) -> tuple[int, int | str]:
+    """Sort key so that layers.2 comes before layers.10."""
+    return (0, int(part)) if part.isdigit() else (1, part)
+
+
 # --- inspector ------------------------------------------------------------------------------
 
 KIND_TEXT = {
@@ -729,6 +937,7 @@ KIND_TEXT = {
     "accumulate_grad": "AccumulateGrad: adds the incoming gradient into a leaf's .grad",
     "tensor": "tensor bound to a variable",
     "saved": "saved tensor: kept by a grad_fn for its backward formula",
+    "group": "collapsed group: one box for many nodes (double-click it to expand)",
 }
 
 
@@ -753,6 +962,10 @@ class InspectorPanel(QWidget):
         self.node_id: str | None = None
         #: the backward pass being stepped on the canvas (preferred over the latest one)
         self.focus_pass: int | None = None
+        #: group nodes drawn on the canvas (collapsed modules and chains) -> their attributes
+        self.groups: dict[str, dict[str, Any]] = {}
+        #: the search text, so a group can say which of its members match
+        self.search_text = ""
         self._empty()
 
     def _empty(self) -> None:
@@ -768,11 +981,21 @@ class InspectorPanel(QWidget):
     def set_state(self, state: dict[str, Any] | None) -> None:
         self.state = state or {}
         nodes = {n["id"] for n in (self.state.get("graph") or {}).get("nodes", [])}
-        if self.node_id and self.node_id in nodes:
+        if self.node_id and (self.node_id in nodes or self.node_id in self.groups):
             self.show_node(self.node_id)
         else:
             self.node_id = None
             self._empty()
+
+    def set_groups(self, groups: Mapping[str, dict[str, Any]]) -> None:
+        """The group nodes now on the canvas; a shown group that is gone clears the page."""
+        self.groups = dict(groups)
+        if self.node_id and self.node_id.startswith(("g:", "c:")):
+            if self.node_id in self.groups:
+                self.show_node(self.node_id)
+            else:
+                self.node_id = None
+                self._empty()
 
     def show_node(self, node_id: str | None) -> None:
         self.node_id = node_id
@@ -781,6 +1004,9 @@ class InspectorPanel(QWidget):
             return
         graph = self.state.get("graph") or {}
         nodes = {n["id"]: n for n in graph.get("nodes", [])}
+        if node_id in self.groups:
+            self.browser.setHtml(self._group_html(node_id, self.groups[node_id], nodes))
+            return
         node = nodes.get(node_id)
         if node is None:
             self._empty()
@@ -867,6 +1093,52 @@ class InspectorPanel(QWidget):
                 parts.append(self._rows([(k, fmt_value(v)) for k, v in scalars.items()]))
 
         parts.extend(self._backward_html(node, nodes, edges))
+        return "".join(parts)
+
+    def _group_html(
+        self, group_id: str, group: dict[str, Any], nodes: dict[str, dict[str, Any]]
+    ) -> str:
+        members = [nodes[m] for m in group.get("members") or [] if m in nodes]
+        chain = group_id.startswith("c:")
+        style = theme.NODE_STYLES["group"]
+        title = group.get("label", group_id)
+        what = "linear chain of ops" if chain else f"module {group.get('module', '')}"
+        parts = [
+            f"<style>.k{{color:{theme.MUTED_TEXT};}} td{{padding:1px 8px 1px 0;"
+            f"vertical-align:top;}} .sec{{color:{theme.MUTED_TEXT};font-weight:600;"
+            "margin-top:8px;}</style>",
+            f"<h3 style='margin:0 0 2px 0'><span style='color:{style.stroke}'>■</span>"
+            f" {_esc(title)}</h3>",
+            f"<div class='k'>collapsed {_esc(what)} · id {_esc(group_id)}</div>",
+        ]
+        kinds = Counter(str(m.get("kind", "?")) for m in members)
+        rows = [("nodes", str(group.get("count", len(members))))]
+        if group.get("module"):
+            rows.insert(0, ("module", str(group["module"])))
+        rows.append(("of which", ", ".join(f"{n} {k}" for k, n in kinds.most_common())))
+        params = [v for m in members if m.get("kind") == "tensor" for v in (m.get("vars") or [])]
+        if params:
+            more = f", … ({len(params)} in all)" if len(params) > 8 else ""
+            shown = ", ".join(params[:8]) + more
+            rows.append(("tensors", shown))
+        parts.append(self._rows(rows))
+        ops = Counter(str(m.get("label", "?")) for m in members if m.get("kind") == "grad_fn")
+        if ops:
+            parts.append("<div class='sec'>Ops inside</div>")
+            parts.append(self._rows([(op, f"× {n}") for op, n in ops.most_common(12)]))
+            if len(ops) > 12:
+                parts.append(f"<div class='k'>… and {len(ops) - 12} more kinds of op</div>")
+        needle = self.search_text.strip().lower()
+        if needle:
+            hits = [m for m in members if needle in _search_text(m)]
+            if hits:
+                parts.append(f"<div class='sec'>Matches for '{_esc(self.search_text)}'</div>")
+                parts.append(
+                    self._rows([(str(m.get("label", "")), m.get("id", "")) for m in hits[:8]])
+                )
+        parts.append(
+            "<p class='k'>Double-click the box (or right-click › Expand) to show these nodes.</p>"
+        )
         return "".join(parts)
 
     @staticmethod

@@ -80,6 +80,7 @@ NODE_STYLES: dict[str, NodeStyle] = {
     "tensor": NodeStyle("#fff3b0", "#c9a100", "non-leaf tensor"),
     "no_grad": NodeStyle("#ffffff", "#adb5bd", "tensor, no grad"),
     "saved": NodeStyle("#ffd8a8", "#e8590c", "saved tensor"),
+    "group": NodeStyle("#e3fafc", "#0c8599", "collapsed module / chain"),
 }
 
 STORAGE_COLOURS = (

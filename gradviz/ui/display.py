@@ -1,0 +1,239 @@
+"""The graph the canvas shows: modules and chains collapsed, then laid out, maybe off-thread.
+
+:func:`build_display` is a pure function (the core's grouping and layout, no Qt)
+so the window can run it on the GUI thread for small graphs and on a worker
+for big ones; :class:`LayoutRunner` is that worker. It reports back by a signal
+(queued onto the GUI thread) and drops results that a newer request made stale.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import networkx as nx
+from PySide6.QtCore import QObject, QThreadPool, Signal
+
+from gradviz.core.graphdata import graph_to_json
+from gradviz.core.grouping import CHAIN_PREFIX, collapse_chains, collapse_modules
+from gradviz.core.layout import layout
+
+__all__ = [
+    "ASYNC_LAYOUT_NODES",
+    "Display",
+    "LayoutRunner",
+    "build_display",
+    "group_caption",
+    "map_passes",
+    "sizing_attrs",
+    "top_blocks",
+]
+
+ASYNC_LAYOUT_NODES = 500
+"""Graphs with more nodes than this are grouped and laid out on a worker thread."""
+
+Point = tuple[float, float]
+
+
+def group_caption(attrs: Mapping[str, Any]) -> str:
+    """The second line of a group box: its variables (a chain's), else how many nodes it hides."""
+    names = [str(v) for v in attrs.get("vars") or []]
+    if names:
+        return ", ".join(names)
+    count = int(attrs.get("count") or len(attrs.get("members") or []))
+    return f"{count} node" + ("" if count == 1 else "s")
+
+
+def sizing_attrs(attrs: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Attributes that give a group box its two lines (layout and canvas size it alike)."""
+    if attrs.get("kind") != "group":
+        return attrs
+    return {**attrs, "vars": [group_caption(attrs)]}
+
+
+def is_chain(node_id: str) -> bool:
+    return str(node_id).startswith(CHAIN_PREFIX)
+
+
+@dataclass
+class Display:
+    """What the canvas draws, and how it maps back to the captured graph."""
+
+    graph: nx.DiGraph
+    data: dict[str, Any]
+    positions: Mapping[str, Sequence[float]]
+    owner: dict[str, str] = field(default_factory=dict)
+    """Captured node id -> the group node that hides it."""
+    groups: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Group node id -> its attributes (label, members, count, module)."""
+    collapsed: frozenset[str] = frozenset()
+    chains: bool = False
+    seconds: float = 0.0
+
+    def shown(self, node_id: str) -> str:
+        """The id drawn for ``node_id``: itself, or the group that hides it."""
+        return self.owner.get(node_id, node_id)
+
+
+def build_display(
+    raw: nx.DiGraph,
+    raw_data: Mapping[str, Any] | None,
+    collapsed: Iterable[str] = (),
+    chains: bool = False,
+    previous: Mapping[str, Sequence[float]] | None = None,
+    positions: Mapping[str, Sequence[float]] | None = None,
+) -> Display:
+    """Group ``raw`` (collapsed modules, then linear chains) and lay it out.
+
+    ``positions`` (the kernel's, for the ungrouped graph) are used as they are
+    when they cover every node; ``previous`` makes the layout incremental.
+    Never mutates ``raw``: a worker thread may run this while the GUI reads it.
+    """
+    started = time.perf_counter()
+    collapsed = frozenset(collapsed)
+    if not collapsed and not chains:
+        data = dict(raw_data) if raw_data is not None else graph_to_json(raw)
+        if positions is not None and all(n in positions for n in raw.nodes):
+            placed: Mapping[str, Sequence[float]] = positions
+        else:
+            placed = layout(raw, _usable(previous, raw))
+        return Display(raw, data, placed, seconds=time.perf_counter() - started)
+    graph = collapse_modules(raw, collapsed) if collapsed else raw
+    if chains:
+        graph = collapse_chains(graph)
+    groups = {n: dict(d) for n, d in graph.nodes(data=True) if d.get("kind") == "group"}
+    owner = {str(m): gid for gid, d in groups.items() for m in d.get("members") or []}
+    sized = graph
+    if groups:
+        sized = graph.copy()
+        for gid in groups:
+            sized.nodes[gid]["vars"] = [group_caption(groups[gid])]
+    placed = layout(sized, _usable(previous, graph))
+    return Display(
+        graph,
+        graph_to_json(graph),
+        placed,
+        owner,
+        groups,
+        collapsed,
+        chains,
+        time.perf_counter() - started,
+    )
+
+
+def _usable(
+    previous: Mapping[str, Sequence[float]] | None, graph: nx.DiGraph
+) -> dict[str, tuple[float, float]] | None:
+    if not previous:
+        return None
+    # Only worth it when the old picture is part of the new one (a step added nodes).
+    if any(n not in graph for n in previous):
+        return None
+    return {n: (float(p[0]), float(p[1])) for n, p in previous.items()}
+
+
+def map_passes(passes: Sequence[Any], owner: Mapping[str, str]) -> list[Any]:
+    """Backward passes with each step's node and targets replaced by the ids drawn for them."""
+    if not owner:
+        return list(passes)
+    out = []
+    for bpass in passes:
+        steps = []
+        for step in bpass.get("steps") or []:
+            node = str(step.get("node"))
+            targets = [
+                owner.get(str(t), str(t)) if t is not None else None
+                for t in step.get("targets") or []
+            ]
+            steps.append({**step, "node": owner.get(node, node), "targets": targets})
+        out.append({**bpass, "steps": steps})
+    return out
+
+
+def top_blocks(modules: Iterable[str]) -> list[str]:
+    """The first level of the module tree with more than one module (``layers.0``, ``layers.1``).
+
+    "Collapse all" collapses these: collapsing the single outermost container
+    (a ModuleList) would hide the whole model in one box.
+    """
+    names = sorted(set(modules))
+    children: dict[str, list[str]] = {}
+    for name in names:
+        parent = name.rsplit(".", 1)[0] if "." in name else ""
+        children.setdefault(parent, []).append(name)
+    level = children.get("", [])
+    while len(level) == 1 and children.get(level[0]):
+        level = children[level[0]]
+    return level
+
+
+class LayoutRunner(QObject):
+    """Runs :func:`build_display` jobs on one worker thread, newest request wins.
+
+    Signals:
+        finished(int, object): request id and its Display (only the newest request's).
+        failed(int, str): request id and the error text.
+    """
+
+    finished = Signal(int, object)
+    failed = Signal(int, str)
+    _done = Signal(int, object, str)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._latest = 0
+        self._pending: int | None = None
+        self.stale = 0
+        """Requests whose result was dropped (or never computed) because a newer one came."""
+        # Emitted on the worker thread; the runner lives on the GUI thread, so this is queued.
+        self._done.connect(self._on_done)
+
+    @property
+    def pending(self) -> bool:
+        """True while the newest request has not reported back."""
+        return self._pending is not None
+
+    def submit(self, job: Callable[[], Any]) -> int:
+        """Queue ``job`` (built from plain data the GUI no longer mutates); returns its id."""
+        self._latest += 1
+        request = self._latest
+        self._pending = request
+
+        def run() -> None:
+            if request != self._latest:
+                self._done.emit(request, None, "stale")  # superseded while it waited
+                return
+            try:
+                result = job()
+            except Exception as exc:  # noqa: BLE001 - reported to the window, not lost
+                self._done.emit(request, None, f"{type(exc).__name__}: {exc}")
+                return
+            self._done.emit(request, result, "")
+
+        self._pool.start(run)
+        return request
+
+    def invalidate(self) -> None:
+        """Forget the pending request: its result will be dropped when it comes."""
+        self._latest += 1
+        self._pending = None
+
+    def shutdown(self, timeout_ms: int = 30_000) -> None:
+        """Drop everything and wait for the running job (called when the window closes)."""
+        self.invalidate()
+        self._pool.clear()
+        self._pool.waitForDone(timeout_ms)
+
+    def _on_done(self, request: int, result: Any, error: str) -> None:
+        if request != self._latest:
+            self.stale += 1
+            return
+        self._pending = None
+        if error:
+            self.failed.emit(request, error)
+        else:
+            self.finished.emit(request, result)

@@ -1,0 +1,151 @@
+"""Saved snapshots in the window: recognise, validate and turn one into a state to render.
+
+Torch-free on purpose: the window process never imports torch, so this repeats
+the small format check of :func:`gradviz.api.load` (``format`` and ``version``)
+instead of importing it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "SNAPSHOT_FORMAT",
+    "SNAPSHOT_VERSION",
+    "SnapshotError",
+    "grad_events_from_passes",
+    "parse_snapshot",
+    "read_snapshot",
+    "script_from_snapshot",
+    "snapshot_state",
+    "summary",
+]
+
+SNAPSHOT_FORMAT = "gradviz-snapshot"
+SNAPSHOT_VERSION = 1
+
+
+class SnapshotError(ValueError):
+    """The file is not a snapshot this window can show; the message says why."""
+
+
+def parse_snapshot(data: Any, name: str = "the snapshot") -> dict[str, Any]:
+    """``data`` itself when it is a complete snapshot gradviz can read, else SnapshotError."""
+    if not isinstance(data, dict) or data.get("format") != SNAPSHOT_FORMAT:
+        raise SnapshotError(f"{name} is not a gradviz snapshot (no 'format: {SNAPSHOT_FORMAT}')")
+    try:
+        version = int(data.get("version", 0))
+    except (TypeError, ValueError):
+        raise SnapshotError(
+            f"{name} has an unreadable format version: {data.get('version')!r}"
+        ) from None
+    if version > SNAPSHOT_VERSION:
+        raise SnapshotError(
+            f"{name} was written by a newer gradviz (format version {version}); "
+            f"this one reads version {SNAPSHOT_VERSION}"
+        )
+    for key in ("graph", "tensors"):
+        if key not in data:
+            raise SnapshotError(f"{name} is not a complete gradviz snapshot (no '{key}')")
+    graph = data["graph"]
+    if not isinstance(graph, dict) or not isinstance(graph.get("nodes", []), list):
+        raise SnapshotError(f"{name} has no readable graph (expected nodes and edges)")
+    return data
+
+
+def read_snapshot(path: str | Path) -> dict[str, Any]:
+    """Read and check a ``*.gradviz.json`` file (as ``gradviz.load`` does, without torch)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SnapshotError(f"cannot read {path}: {exc}") from None
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise SnapshotError(f"{path.name} is not a gradviz snapshot (not JSON: {exc})") from None
+    return parse_snapshot(data, path.name)
+
+
+def script_from_snapshot(data: Any) -> str | None:
+    """The script behind a snapshot saved from a session: its statements at their lines.
+
+    None when ``data`` carries no statements (an API snapshot, or not a snapshot).
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("statements"), list):
+        return None
+    lines: dict[int, str] = {}
+    for st in data["statements"]:
+        if not isinstance(st, dict) or "line" not in st or "source" not in st:
+            return None
+        for offset, chunk in enumerate(str(st["source"]).splitlines()):
+            lines.setdefault(int(st["line"]) + offset, chunk)
+    if not lines:
+        return None
+    return "\n".join(lines.get(n, "") for n in range(1, max(lines) + 1)) + "\n"
+
+
+def grad_events_from_passes(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """Per leaf, the gradient each recorded pass accumulated (for the accumulation panel).
+
+    API snapshots carry ``grad_history`` (values only) and the passes; the
+    passes say which pass each value came from.
+    """
+    events: dict[str, list[dict[str, Any]]] = {}
+    for index, bpass in enumerate(data.get("backward_passes") or []):
+        if not isinstance(bpass, dict):
+            continue
+        for step in bpass.get("steps") or []:
+            if step.get("label") != "AccumulateGrad":
+                continue
+            grads = step.get("grad_outputs") or [None]
+            for name in step.get("vars") or []:
+                events.setdefault(name, []).append(
+                    {"kind": "backward", "pass_index": index, "value": grads[0], "statement": None}
+                )
+    if events:
+        return events
+    history = data.get("grad_history") or {}
+    return {
+        str(name): [{"kind": "backward", "value": v, "statement": None} for v in values]
+        for name, values in history.items()
+        if isinstance(values, list)
+    }
+
+
+def snapshot_state(data: dict[str, Any]) -> dict[str, Any]:
+    """A state the window's panels render, from a snapshot that has no statements to step."""
+    graph = data.get("graph") or {}
+    memory = data.get("memory") or {}
+    state: dict[str, Any] = {
+        "version": data.get("version"),
+        "source": data.get("source", "api"),
+        "device": str(data.get("device", "cpu")),
+        "cursor": 0,
+        "at_end": True,
+        "parse_error": None,
+        "statements": [],
+        "results": [],
+        "new_results": [],
+        "tensors": dict(data.get("tensors") or {}),
+        # Nothing in a saved snapshot is "new this step": no glow.
+        "graph": {
+            "nodes": [{**n, "new": False} for n in graph.get("nodes") or []],
+            "edges": [{**e, "new": False} for e in graph.get("edges") or []],
+        },
+        "backward_passes": list(data.get("backward_passes") or []),
+        "grad_history": dict(data.get("grad_history") or {}),
+        "grad_events": dict(data.get("grad_events") or {}) or grad_events_from_passes(data),
+        "memory": {"statements": [], "totals": dict(memory.get("totals") or {})},
+        "read_only": True,
+    }
+    return state
+
+
+def summary(state: dict[str, Any]) -> tuple[int, int]:
+    """(nodes, backward passes) of a snapshot state."""
+    nodes = len((state.get("graph") or {}).get("nodes") or [])
+    passes = len(state.get("backward_passes") or [])
+    return nodes, passes
