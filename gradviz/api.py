@@ -25,6 +25,7 @@ import torch
 
 from gradviz.core.backward import BackwardPass, record_backward
 from gradviz.core.capture import IdRegistry, capture, graph_to_json, tensor_value
+from gradviz.core.snapshot_file import read_snapshot
 
 FORMAT = "gradviz-snapshot"
 FORMAT_VERSION = 1
@@ -222,22 +223,7 @@ def save(snap: Mapping[str, Any], path: str | Path) -> Path:
 
 def load(path: str | Path) -> dict[str, Any]:
     """Read a snapshot written by :func:`save`; refuses other files with a clear message."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path} is not a gradviz snapshot (not JSON: {exc})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a gradviz snapshot (no 'format: {FORMAT}')")
-    if int(data.get("version", 0)) > FORMAT_VERSION:
-        raise ValueError(
-            f"{path} was written by a newer gradviz (format version {data['version']}); "
-            f"this one reads version {FORMAT_VERSION}"
-        )
-    for key in ("graph", "tensors"):
-        if key not in data:
-            raise ValueError(f"{path} is not a complete gradviz snapshot (no '{key}')")
-    return data
+    return read_snapshot(path)
 
 
 def show(*roots: torch.Tensor, **kwargs: Any) -> int:
