@@ -473,3 +473,26 @@ def test_drag_on_background_pans(canvas, qtbot, snapshot):
     after = canvas.mapToScene(start)
     assert after.x() < before.x() - 20 and after.y() < before.y() - 20
     assert canvas.selected_node() is None
+
+
+def test_stale_saved_tensor_is_marked(qtbot):
+    """Scenario 9: the saved result of SigmoidBackward0, modified in place by b.mul_(2)."""
+    from gradviz.core.demos import find_demo
+    from gradviz.core.layout import layout
+    from gradviz.core.session import Session
+
+    session = Session(find_demo("inplace_dangers").source)
+    while session.cursor < 5:
+        if not session.step().ok:
+            session.skip_failed()
+    snap = session.snapshot()
+    positions = {k: list(v) for k, v in layout(session.graph).items()}
+    canvas = GraphCanvas()
+    qtbot.addWidget(canvas)
+    canvas.set_graph(snap["graph"], positions)
+    stale = [n["id"] for n in snap["graph"]["nodes"] if n.get("stale") is True]
+    assert len(stale) == 1
+    assert "stale" in canvas.node_item(stale[0]).state
+    assert "version 1" in canvas.node_item(stale[0]).toolTip()
+    sigmoid = [n["id"] for n in snap["graph"]["nodes"] if n["label"] == "SigmoidBackward0"][0]
+    assert "stale" in canvas.node_item(sigmoid).state

@@ -239,6 +239,13 @@ def _tooltip(node_id: str, attrs: Mapping[str, Any]) -> str:
         rows.append("saved: " + ", ".join(f"{k}={v}" for k, v in saved.items()))
     if attrs.get("freed"):
         rows.append("saved tensors freed by backward()")
+    if attrs.get("stale") is True:
+        rows.append(
+            f"STALE: modified in place after it was saved (version {attrs.get('version')}, "
+            f"saved at version {attrs.get('expected_version')}); backward through it fails"
+        )
+    elif attrs.get("stale"):
+        rows.append("stale saved tensors: " + ", ".join(str(a) for a in attrs["stale"]))
     if attrs.get("statement") is not None:
         rows.append(f"created by statement {attrs['statement']} (double-click to show)")
     return "\n".join(rows)
@@ -271,7 +278,7 @@ class NodeItem(QGraphicsItem):
 
     @property
     def state(self) -> set[str]:
-        """Among {"new", "selected", "executing", "executed", "freed", "group"}.
+        """Among {"new", "selected", "executing", "executed", "freed", "stale", "group"}.
 
         "group" marks a box that stands for a collapsed module or chain.
         """
@@ -280,6 +287,8 @@ class NodeItem(QGraphicsItem):
             out.add("new")
         if self.attrs.get("freed"):
             out.add("freed")
+        if self.attrs.get("stale"):
+            out.add("stale")
         if self.attrs.get("kind") == "group":
             out.add("group")
         return out
@@ -386,6 +395,11 @@ class NodeItem(QGraphicsItem):
         if "executed" in self._flags:
             fill = theme.blend(fill, "#ffc9c9", 0.45)
             stroke = theme.blend(stroke, theme.BACKWARD, 0.55)
+        if self.attrs.get("stale"):
+            # A saved tensor changed in place since it was saved (scenario 9).
+            stroke = theme.STALE
+            if self.attrs.get("stale") is True:
+                fill = theme.STALE_FILL
         if "executing" in self._flags:
             fill = theme.BACKWARD_FILL
             stroke = theme.BACKWARD
@@ -480,7 +494,10 @@ class NodeItem(QGraphicsItem):
 
         # Tabs on the border: what the box is / its state (left), its storage group (right).
         left_tab = None
-        if self.attrs.get("kind") == "saved":
+        if self.attrs.get("kind") == "saved" and self.attrs.get("stale") is True:
+            version, expected = self.attrs.get("version"), self.attrs.get("expected_version")
+            left_tab = (f"stale v{version}≠v{expected}", theme.STALE, "#ffffff")
+        elif self.attrs.get("kind") == "saved":
             left_tab = ("saved", theme.NODE_STYLES["saved"].stroke, "#fff4e6")
         elif group:
             what = "chain" if is_chain(self.node_id) else "module"

@@ -1055,6 +1055,15 @@ class InspectorPanel(QWidget):
             rows.append(("grad", fmt_value(tensor.get("grad"))))
         elif kind == "saved" and "value" in node:
             rows.append(("value", fmt_value(node.get("value"))))
+        if kind == "saved" and node.get("stale") is True:
+            rows.append(
+                (
+                    "stale",
+                    f"modified in place after it was saved: its version is "
+                    f"{node.get('version')}, the saved one was {node.get('expected_version')}; "
+                    "backward through this node fails",
+                )
+            )
         idx = node.get("statement")
         line = statement_line(state, idx)
         if line:
@@ -1078,6 +1087,11 @@ class InspectorPanel(QWidget):
                 srows = []
                 for s in saved:
                     owner = f" — same memory as {', '.join(s['vars'])}" if s.get("vars") else ""
+                    if s.get("stale") is True:
+                        owner += (
+                            f" — STALE (version {s.get('version')}, saved at version "
+                            f"{s.get('expected_version')})"
+                        )
                     srows.append(
                         (
                             s.get("label", ""),

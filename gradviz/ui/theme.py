@@ -27,6 +27,8 @@ __all__ = [
     "NEW",
     "NODE_STYLES",
     "SELECTION",
+    "STALE",
+    "STALE_FILL",
     "STORAGE_COLOURS",
     "TEXT",
     "NodeStyle",
@@ -55,6 +57,9 @@ NEW = "#9c36b5"
 """Glow around what the last statement added."""
 SELECTION = "#1c7ed6"
 FREED = "#868e96"
+#: a saved tensor modified in place after it was saved
+STALE = "#c92a2a"
+STALE_FILL = "#fff5f5"
 
 EDGE_COLOURS = {
     "grad": FORWARD,
