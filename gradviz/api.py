@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ import torch
 
 from gradviz.core.backward import BackwardPass, record_backward
 from gradviz.core.capture import IdRegistry, capture, graph_to_json, tensor_value
+from gradviz.core.modules import tagging
 from gradviz.core.snapshot_file import read_snapshot
 
 FORMAT = "gradviz-snapshot"
@@ -77,51 +78,20 @@ def record(*modules: torch.nn.Module) -> Iterator[Recorder]:
         recorder.passes.append(trace)
         return result
 
-    handles = []
-    for root in modules:
-        recorder.name({"": root})
-        for qualname, module in root.named_modules():
-            if not qualname:
-                continue  # the root module covers everything; its name says nothing
-            handles.append(module.register_forward_hook(_module_tagger(recorder, qualname)))
-    torch.autograd.backward = backward  # Tensor.backward looks it up at call time
-    torch.autograd.grad = grad
-    try:
-        yield recorder
-    finally:
-        torch.autograd.backward = original_backward
-        torch.autograd.grad = original_grad
-        for h in handles:
-            h.remove()
+    def on_node(fn: Any, qualname: str) -> None:
+        recorder.module_of.setdefault(id(fn), qualname)
 
-
-def _module_tagger(recorder: Recorder, qualname: str) -> Any:
-    def hook(module: torch.nn.Module, inputs: Any, output: Any) -> None:
-        stops = {id(t.grad_fn) for t in _tensors(inputs) if t.grad_fn is not None}
-        stack = [t.grad_fn for t in _tensors(output) if t.grad_fn is not None]
-        seen: set[int] = set()
-        while stack:
-            fn = stack.pop()
-            if id(fn) in seen or id(fn) in stops:
-                continue
-            seen.add(id(fn))
-            # Inner modules' hooks run first: the innermost name wins.
-            recorder.module_of.setdefault(id(fn), qualname)
-            for nxt, _ in fn.next_functions:
-                if nxt is not None and type(nxt).__name__ != "AccumulateGrad":
-                    stack.append(nxt)
-
-    return hook
-
-
-def _tensors(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (tuple, list)):
-        return [t for v in value for t in _tensors(v)]
-    if isinstance(value, dict):
-        return [t for v in value.values() for t in _tensors(v)]
-    return []
+    with ExitStack() as stack:
+        for root in modules:
+            recorder.name({"": root})
+            stack.enter_context(tagging(root, on_node))
+        torch.autograd.backward = backward  # Tensor.backward looks it up at call time
+        torch.autograd.grad = grad
+        try:
+            yield recorder
+        finally:
+            torch.autograd.backward = original_backward
+            torch.autograd.grad = original_grad
 
 
 def _named(mapping: Mapping[str, Any]) -> dict[str, torch.Tensor]:

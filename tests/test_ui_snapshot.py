@@ -442,3 +442,24 @@ def test_the_window_never_imports_torch():
         timeout=120,
     )
     assert out.stdout.strip() == "False"
+
+
+def test_modules_of_a_script_session_collapse(qtbot, main_window):
+    """A model called by the script: its nodes are tagged by module and collapse in the panel."""
+    source = (
+        "torch.manual_seed(0)\n"
+        "model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 1))\n"
+        "x = torch.randn(2, 3)\n"
+        "loss = model(x).sum()\n"
+    )
+    window = main_window(source=source)
+    window.run_to_end()
+    qtbot.waitUntil(lambda: not window.busy and window.state["at_end"], timeout=TIMEOUT)
+    wait_laid_out(qtbot, window)
+    assert {"model", "model.0", "model.2"} <= set(window.modules_panel.modules())
+    before = set(window.canvas.node_ids())
+    double_click_module(qtbot, window, "model.0")
+    wait_laid_out(qtbot, window)
+    qtbot.waitUntil(lambda: "g:model.0" in window.canvas.node_ids(), timeout=TIMEOUT)
+    assert "group" in window.canvas.node_item("g:model.0").state
+    assert len(window.canvas.node_ids()) < len(before)

@@ -312,6 +312,7 @@ def capture(
     previous_nodes: set[str] | None = None,
     previous_edges: set[tuple[str, str]] | None = None,
     include_saved: bool = True,
+    module_of: dict[str, str] | None = None,
 ) -> GraphCapture:
     """Build the autograd graph reachable from ``variables`` as a networkx DiGraph."""
     graph = nx.DiGraph()
@@ -423,6 +424,7 @@ def capture(
             graph.add_edge(node_id, visit(nxt), kind="grad", input=index)
 
     registry.prune(set(fn_ids))
+    _apply_modules(graph, module_of or {})
     prev_nodes = previous_nodes or set()
     prev_edges = previous_edges or set()
     for n, data in graph.nodes(data=True):
@@ -436,3 +438,15 @@ def capture(
         live_bytes=live_bytes,
         node_objects=node_objects,
     )
+
+
+def _apply_modules(graph: nx.DiGraph, module_of: dict[str, str]) -> None:
+    """``module`` on nodes built by a module's forward, and on parameters by their names."""
+    for node, data in graph.nodes(data=True):
+        module = module_of.get(node)
+        if module is None and data.get("kind") in ("accumulate_grad", "tensor"):
+            qualified = next((v for v in data.get("vars", []) if "." in v), None)
+            if qualified:
+                module = qualified.rsplit(".", 1)[0]
+        if module is not None:
+            data["module"] = module

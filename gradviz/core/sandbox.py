@@ -331,6 +331,8 @@ class Interpreter:
         self.output = ScriptOutput()
         self.script_classes: set[type] = set()
         self.call_hook: Callable[[Any, tuple, dict, Callable[[], Any]], Any] | None = None
+        #: called as module_hook(module, run) when the script calls an nn.Module
+        self.module_hook: Callable[[torch.nn.Module, Callable[[], Any]], Any] | None = None
         self.format_guard: Any = None  # set by the session: pauses op counting while printing
         self.iterations = 0
         self.depth = 0
@@ -930,6 +932,8 @@ class Interpreter:
         self._precheck_call(func, host_args, host_kwargs)
         if self.call_hook is not None and _is_backward_call(func):
             return self.call_hook(func, host_args, host_kwargs, lambda: func(*host_args, **host_kwargs))
+        if self.module_hook is not None and isinstance(func, torch.nn.Module):
+            return self.module_hook(func, lambda: func(*host_args, **host_kwargs))
         shares_numpy = (func is torch.from_numpy or func is torch.as_tensor) and any(
             isinstance(a, np.ndarray) for a in host_args
         )

@@ -27,6 +27,7 @@ from .capture import IdRegistry, capture, graph_to_json, named_tensors, tensor_v
 from .errors import LimitExceeded, SandboxError
 from .explain import explain
 from .guards import AllocationCounter, Limits, OpGuard, paused
+from .modules import tagging
 from .sandbox import Interpreter, _check_tree
 
 SNAPSHOT_VERSION = 1
@@ -158,6 +159,9 @@ class Session:
         self.interpreter = Interpreter(self.limits)
         self.interpreter.globals["dev"] = self.device
         self.interpreter.call_hook = self._on_interpreter_backward
+        self.interpreter.module_hook = self._on_module_call
+        #: graph node id -> qualified name of the module whose forward built it
+        self.module_of: dict[str, str] = {}
         self.registry = IdRegistry()
         self.cursor = 0
         self.results: list[StatementResult] = []
@@ -388,7 +392,9 @@ class Session:
             previous_nodes=self._last_graph_nodes,
             previous_edges=self._last_graph_edges,
             include_saved=self.capture_saved,
+            module_of=self.module_of,
         )
+        self.module_of = {n: m for n, m in self.module_of.items() if n in cap.graph}
         self._last_graph_nodes = set(cap.graph.nodes)
         self._last_graph_edges = set(cap.graph.edges)
         self._capture = cap
@@ -451,6 +457,30 @@ class Session:
         self.passes.append(trace)
         self._current_passes.append(len(self.passes) - 1)
         return result
+
+    def _on_module_call(self, module: torch.nn.Module, run: Callable[[], Any]) -> Any:
+        """Tag the nodes a module's forward builds with its name (``model.0.linear``)."""
+        name = self._module_name(module)
+        if name is None:
+            return run()
+        index = self._current_index
+
+        def on_node(fn: Any, qualname: str) -> None:
+            self.module_of.setdefault(self.registry.node_id(fn, index)[0], qualname)
+
+        with tagging(module, on_node, prefix=name):
+            return run()
+
+    def _module_name(self, module: torch.nn.Module) -> str | None:
+        for name, value in self.globals.items():
+            if value is module:
+                return name
+        for name, value in self.globals.items():
+            if isinstance(value, torch.nn.Module):
+                for qualname, sub in value.named_modules():
+                    if sub is module and qualname:
+                        return f"{name}.{qualname}"
+        return None
 
     def _touched_leaves(self, trace: BackwardPass) -> set[str]:
         touched: set[str] = set()

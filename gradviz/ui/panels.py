@@ -882,8 +882,9 @@ class ModulesPanel(QWidget):
         self.hint.setText(
             "Tick a module (or double-click it) to collapse its nodes into one box."
             if has
-            else "No module names in this graph. gradviz.record(model) tags each node with "
-            "the module that built it; then its modules can be collapsed here."
+            else "No modules in this graph yet. Nodes built by an nn.Module the script calls "
+            "(or one recorded with gradviz.record(model)) are tagged with its name and can "
+            "be collapsed here."
         )
 
     def _changed(self) -> None:
