@@ -169,19 +169,29 @@ def step_latency(app, base_ops: int = 990, steps: int = 20) -> tuple[float, int]
 
 
 MEMORY_PROBE = r"""
-import json, os, sys, resource
+import json, os, sys, tempfile, time
+from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-from PySide6.QtWidgets import QApplication
-from gradviz.ui.canvas import GraphCanvas
-from gradviz.core.graphdata import graph_from_json
-from gradviz.core.layout import layout
-app = QApplication([])
-snap = json.load(open(sys.argv[1]))
-pos = layout(graph_from_json(snap["graph"]))
-c = GraphCanvas(); c.resize(1400, 900); c.set_graph(snap["graph"], {k: list(v) for k, v in pos.items()})
-c.show(); app.processEvents(); c.viewport().repaint(); app.processEvents()
-print(json.dumps({"rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "torch_loaded": "torch" in sys.modules, "nodes": len(snap["graph"]["nodes"])}))
+from PySide6.QtCore import QSettings
+from gradviz.ui.app import create_application
+from gradviz.ui.main_window import MainWindow
+app = create_application([])
+tmp = tempfile.mkdtemp()
+w = MainWindow(settings=QSettings(f"{tmp}/s.ini", QSettings.Format.IniFormat), data_dir=tmp)
+w.resize(1400, 900); w.show()
+w.open_path(Path(sys.argv[1]), ask=False)
+end = time.time() + 120
+while time.time() < end and len(w.canvas.node_ids()) == 0:
+    app.processEvents(); time.sleep(0.01)
+for _ in range(20):
+    app.processEvents(); time.sleep(0.01)
+w.canvas.viewport().repaint()
+nodes = len(w.canvas.node_ids())
+# VmHWM, not ru_maxrss: after fork the child's ru_maxrss starts at the parent's size.
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")][0].split()[1]
+print(json.dumps({"rss_mb": int(hwm) / 1024, "torch_loaded": "torch" in sys.modules,
+                  "nodes": nodes}))
+w.close()
 """
 
 
@@ -240,7 +250,7 @@ def main() -> None:
     if "error" in mem:
         print(f"window memory probe failed: {mem['error']}")
     else:
-        print(f"canvas process with a {mem['nodes']:,}-node graph: peak RSS {mem['rss_mb']:.0f} MB "
+        print(f"window with a {mem['nodes']:,}-node snapshot open: peak RSS {mem['rss_mb']:.0f} MB "
               f"(torch imported: {mem['torch_loaded']})")
 
 

@@ -309,14 +309,39 @@ def test_incremental_with_nothing_new_returns_previous():
     assert layout(g, before) == before
 
 
-def test_removed_nodes_fall_back_to_full_layout():
+def test_a_removed_node_keeps_the_rest_in_place():
+    """Rebinding a variable drops its old tensor node: the others stay where they were."""
     g = small_graph()
     before = layout(g)
     g.remove_nodes_from(["t4"])
+    res = layout_with_routes(g, before)
+    assert res.incremental
+    assert all(res.positions[v] == p for v, p in before.items() if v != "t4")
+
+
+def test_mostly_removed_graph_falls_back_to_full_layout():
+    g = small_graph()
+    before = layout(g)
+    keep = list(g.nodes)[:2]
+    g.remove_nodes_from([v for v in list(g.nodes) if v not in keep])
     moved = {v: (x + 1000.0, y) for v, (x, y) in before.items()}
     res = layout_with_routes(g, moved)
     assert not res.incremental
     assert res.positions == layout(g)
+
+
+def test_rebinding_a_variable_each_step_stays_incremental():
+    from gradviz.core.session import Session
+
+    s = Session("x = torch.tensor(1., requires_grad=True)\ny = x * 2\ny = y.sin()\ny = y.cos()\n")
+    s.run_to(2)
+    pos = layout(s.graph)
+    for _ in range(2):
+        s.step()
+        res = layout_with_routes(s.graph, pos)
+        assert res.incremental
+        assert all(res.positions[v] == p for v, p in pos.items() if v in res.positions)
+        pos = res.positions
 
 
 def test_node_size_tracks_text():

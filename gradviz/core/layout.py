@@ -863,11 +863,14 @@ def _incremental(
 ) -> dict[Hashable, Point] | None:
     """Keep old positions, place new nodes near their neighbours; None means 'do a full one'."""
     index = {v: i for i, v in enumerate(prep.ids)}
-    if any(v not in index for v in previous):
-        return None  # nodes were removed: the old picture no longer fits
+    kept = {v: p for v, p in previous.items() if v in index}
+    # Rebinding a variable (``y = y * 2``) drops the old tensor node every step:
+    # the rest of the picture still fits, so only a mostly-gone graph is redone.
+    if not kept or len(kept) < len(previous) / 2:
+        return None
     n = len(prep.ids)
     pos: dict[int, Point] = {}
-    for v, p in previous.items():
+    for v, p in kept.items():
         pos[index[v]] = (float(p[0]), float(p[1]))
     new_count = n - len(pos)
     if new_count == 0:

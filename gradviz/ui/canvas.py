@@ -701,6 +701,15 @@ class _EdgeItem(_PathItem):
 
 
 @dataclass
+class _Chunk:
+    """Up to BULK_CHUNK edges of one style drawn by one path item."""
+
+    style: _EdgeStyle
+    keys: list[EdgeKey]
+    item: _PathItem
+
+
+@dataclass
 class _Edge:
     kind: str
     new: bool
@@ -917,6 +926,9 @@ class GraphCanvas(QGraphicsView):
         self._nodes: dict[str, NodeItem] = {}
         self._edges: dict[EdgeKey, _Edge] = {}
         self._bulk_items: list[_PathItem] = []
+        self._chunks: list[_Chunk] = []
+        self._chunk_of: dict[EdgeKey, int] = {}
+        self._edges_for_chunks: dict[EdgeKey, Geometry] = {}
         self._bulk = False
         self._storage = _StorageLinks()
         scene.addItem(self._storage)
@@ -1254,8 +1266,13 @@ class GraphCanvas(QGraphicsView):
             for edge in self._edges.values():
                 if edge.item is not None:
                     scene.removeItem(edge.item)
-            self._edges = wanted
-            self._rebuild_bulk()
+                    edge.item = None
+            if self._bulk:
+                self._patch_bulk(self._edges, wanted)  # a step: redraw only what changed
+                self._edges = wanted
+            else:
+                self._edges = wanted
+                self._rebuild_bulk()
         else:
             self._clear_bulk()
             for key, old in self._edges.items():
@@ -1315,24 +1332,79 @@ class GraphCanvas(QGraphicsView):
         for item in self._bulk_items:
             self._scene.removeItem(item)
         self._bulk_items = []
+        self._chunks = []
+        self._chunk_of = {}
+
+    def _fill_chunk(self, chunk: _Chunk) -> None:
+        path, arrows = QPainterPath(), QPainterPath()
+        for key in chunk.keys:
+            _add_geometry(path, arrows if chunk.style.arrow else None, self._edges_for_chunks[key])
+        chunk.item.set_paths(path, arrows)
+
+    def _new_chunk(self, style: _EdgeStyle, keys: list[EdgeKey]) -> _Chunk:
+        z = Z_EDGE_NEW if style.colour == theme.NEW else Z_EDGE
+        item = _PathItem(style, z)
+        self._scene.addItem(item)
+        self._bulk_items.append(item)
+        chunk = _Chunk(style, keys, item)
+        index = len(self._chunks)
+        self._chunks.append(chunk)
+        for key in keys:
+            self._chunk_of[key] = index
+        return chunk
+
+    def _patch_bulk(self, old: dict[EdgeKey, _Edge], wanted: dict[EdgeKey, _Edge]) -> None:
+        """Update bulk chunks in place: a step that adds ten edges redraws a chunk or two,
+        not the thousands of edges already drawn (the step-latency budget)."""
+        self._edges_for_chunks = {k: e.geometry for k, e in wanted.items()}
+        dirty: set[int] = set()
+        pending: dict[_EdgeStyle, list[EdgeKey]] = {}
+        for key, edge in old.items():
+            index = self._chunk_of.get(key)
+            now = wanted.get(key)
+            if now is not None and index is not None and now.geometry == edge.geometry and (
+                _style_for(now.kind, now.new) == self._chunks[index].style
+            ):
+                continue
+            if index is not None:
+                self._chunks[index].keys.remove(key)
+                del self._chunk_of[key]
+                dirty.add(index)
+        for key, edge in wanted.items():
+            if key not in self._chunk_of:
+                pending.setdefault(_style_for(edge.kind, edge.new), []).append(key)
+        for style, keys in pending.items():
+            room = [
+                i for i, c in enumerate(self._chunks)
+                if c.style == style and len(c.keys) < BULK_CHUNK
+            ]
+            while keys:
+                if room:
+                    index = room.pop()
+                    chunk = self._chunks[index]
+                    take, keys = keys[: BULK_CHUNK - len(chunk.keys)], keys[BULK_CHUNK - len(chunk.keys):]
+                    chunk.keys.extend(take)
+                    for key in take:
+                        self._chunk_of[key] = index
+                    dirty.add(index)
+                else:
+                    take, keys = keys[:BULK_CHUNK], keys[BULK_CHUNK:]
+                    self._new_chunk(style, take)
+                    dirty.add(len(self._chunks) - 1)
+        for index in dirty:
+            self._fill_chunk(self._chunks[index])
 
     def _rebuild_bulk(self) -> None:
         self._clear_bulk()
-        by_style: dict[_EdgeStyle, list[Geometry]] = {}
-        for edge in self._edges.values():
-            by_style.setdefault(_style_for(edge.kind, edge.new), []).append(edge.geometry)
-        for style, geometries in by_style.items():
+        self._edges_for_chunks = {k: e.geometry for k, e in self._edges.items()}
+        by_style: dict[_EdgeStyle, list[EdgeKey]] = {}
+        for key, edge in self._edges.items():
+            by_style.setdefault(_style_for(edge.kind, edge.new), []).append(key)
+        for style, keys in by_style.items():
             # Chunks of nearby edges, so the scene index can skip those off screen.
-            geometries.sort(key=lambda g: (g[2], g[1]))
-            z = Z_EDGE_NEW if style.colour == theme.NEW else Z_EDGE
-            for start in range(0, len(geometries), BULK_CHUNK):
-                path, arrows = QPainterPath(), QPainterPath()
-                for g in geometries[start : start + BULK_CHUNK]:
-                    _add_geometry(path, arrows if style.arrow else None, g)
-                item = _PathItem(style, z)
-                item.set_paths(path, arrows)
-                self._scene.addItem(item)
-                self._bulk_items.append(item)
+            keys.sort(key=lambda k: (self._edges_for_chunks[k][2], self._edges_for_chunks[k][1]))
+            for start in range(0, len(keys), BULK_CHUNK):
+                self._fill_chunk(self._new_chunk(style, keys[start : start + BULK_CHUNK]))
 
     def _nodes_rect(self) -> QRectF:
         if not self._nodes:
