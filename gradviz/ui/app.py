@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from typing import Any
 
@@ -70,4 +71,8 @@ def run_app(
     window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     window.show()
     window.open_initial(file=file, demo=demo, snapshot=snapshot)
+    # Qt, the widgets and their Python wrappers are long-lived: keep them out of
+    # the cyclic collector so decoding a big kernel reply does not pay for them.
+    gc.collect()
+    gc.freeze()
     return app.exec()

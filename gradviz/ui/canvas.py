@@ -623,6 +623,7 @@ _EDGE_STYLES = {
 }
 
 
+@lru_cache(maxsize=64)
 def _style_for(kind: str, new: bool) -> _EdgeStyle:
     style = _EDGE_STYLES.get(kind, _EDGE_STYLES["grad"])
     if new:
