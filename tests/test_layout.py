@@ -373,3 +373,23 @@ def test_layout_module_is_qt_free():
         check=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
+
+
+def test_free_slot_search_terminates_despite_rounding():
+    """(x + gap + w/2) - w/2 - gap can land an ulp short of x: the search must still move on."""
+    import threading
+
+    from gradviz.core.layout import _Occupancy
+
+    occ = _Occupancy(band=40.0, hgap=24.0, vgap=2.0)
+    right = 985.0868243521302
+    occ.add(right - 50.0, 0.0, 100.0, 30.0)  # a box whose right edge is ``right``
+    result = []
+    worker = threading.Thread(
+        target=lambda: result.append(occ.free_x(right, 0.0, 259.3844933506341, 30.0, right_only=True)),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(timeout=10)
+    assert result, "free_x looped forever"
+    assert result[0] - 259.3844933506341 / 2 - 24.0 >= right - 1e-6

@@ -27,8 +27,13 @@ def node_module(data: Mapping[str, Any]) -> str | None:
 
 def module_tree(graph: nx.DiGraph) -> dict[str, int]:
     """Every module path (and each of its ancestors) -> number of nodes under it."""
+    return module_tree_of_nodes(data for _, data in graph.nodes(data=True))
+
+
+def module_tree_of_nodes(nodes: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """:func:`module_tree` straight from node dicts (the JSON form): no graph needed."""
     counts: dict[str, int] = {}
-    for _, data in graph.nodes(data=True):
+    for data in nodes:
         module = node_module(data)
         if not module:
             continue

@@ -846,10 +846,12 @@ class _Occupancy:
                 found = self.hits(c, cy, w, h)
                 if not found:
                     return c
+                # The small margin keeps rounding from finding the same box again
+                # ((x + g + w/2) - w/2 - g can land an ulp short of x): no endless loop.
                 if direction > 0:
-                    c = max(b[1] for b in found) + self.hgap + w / 2
+                    c = max(b[1] for b in found) + self.hgap + w / 2 + 1e-6
                 else:
-                    c = min(b[0] for b in found) - self.hgap - w / 2
+                    c = min(b[0] for b in found) - self.hgap - w / 2 - 1e-6
 
         to_right = search(1)
         if right_only or to_right == cx:

@@ -61,7 +61,7 @@ def is_chain(node_id: str) -> bool:
 class Display:
     """What the canvas draws, and how it maps back to the captured graph."""
 
-    graph: nx.DiGraph
+    _graph: nx.DiGraph | None
     data: dict[str, Any]
     positions: Mapping[str, Sequence[float]]
     owner: dict[str, str] = field(default_factory=dict)
@@ -71,6 +71,24 @@ class Display:
     collapsed: frozenset[str] = frozenset()
     chains: bool = False
     seconds: float = 0.0
+    _graph_factory: Callable[[], nx.DiGraph] | None = None
+
+    @classmethod
+    def plain(
+        cls,
+        data: Mapping[str, Any],
+        positions: Mapping[str, Sequence[float]],
+        graph_factory: Callable[[], nx.DiGraph],
+    ) -> Display:
+        """The captured graph as the kernel laid it out; networkx only if someone asks."""
+        return cls(None, dict(data), positions, _graph_factory=graph_factory)
+
+    @property
+    def graph(self) -> nx.DiGraph:
+        if self._graph is None:
+            assert self._graph_factory is not None
+            self._graph = self._graph_factory()
+        return self._graph
 
     def shown(self, node_id: str) -> str:
         """The id drawn for ``node_id``: itself, or the group that hides it."""
@@ -128,10 +146,9 @@ def _usable(
 ) -> dict[str, tuple[float, float]] | None:
     if not previous:
         return None
-    # Only worth it when the old picture is part of the new one (a step added nodes).
-    if any(n not in graph for n in previous):
-        return None
-    return {n: (float(p[0]), float(p[1])) for n, p in previous.items()}
+    # The layout keeps what is still there and places what is new; it decides
+    # itself when too much changed for the old picture to be worth keeping.
+    return {n: (float(p[0]), float(p[1])) for n, p in previous.items() if n in graph}
 
 
 def map_passes(passes: Sequence[Any], owner: Mapping[str, str]) -> list[Any]:

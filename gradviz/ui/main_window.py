@@ -76,7 +76,7 @@ from PySide6.QtWidgets import (
 
 from gradviz.core.demos import Demo, list_demos
 from gradviz.core.graphdata import graph_from_json
-from gradviz.core.grouping import module_tree, search
+from gradviz.core.grouping import module_tree_of_nodes, search
 
 from . import theme
 from .canvas import GraphCanvas
@@ -331,7 +331,8 @@ class MainWindow(QMainWindow):
         self.snapshot_name: str | None = None
         self.snapshot_path: Path | None = None
         # What the canvas shows: the captured graph, grouped (modules, chains), laid out.
-        self._raw_graph: nx.DiGraph = nx.DiGraph()
+        self._raw_graph_data: dict[str, Any] = {}
+        self._raw_graph_cache: nx.DiGraph | None = None
         self._collapsed: set[str] = set()
         self._display: Display | None = None
         self._canvas_passes_cache: list[Any] | None = None
@@ -972,7 +973,7 @@ class MainWindow(QMainWindow):
     def apply_state(self, state: dict[str, Any]) -> None:
         """Render a kernel state (or a snapshot's) in every part of the window."""
         self.state = state
-        self._raw_graph = graph_from_json(state.get("graph") or {})
+        self._set_raw_graph(state.get("graph") or {})
         self._canvas_passes_cache = None
         previous_known = self._bw_known
         passes = state.get("backward_passes") or []
@@ -1625,6 +1626,18 @@ class MainWindow(QMainWindow):
         """The graph on the canvas (groups in place of collapsed modules and chains)."""
         return self._display.graph if self._display is not None else self._raw_graph
 
+    def _set_raw_graph(self, data: dict[str, Any]) -> None:
+        self._raw_graph_data = data
+        self._raw_graph_cache = None
+
+    @property
+    def _raw_graph(self) -> nx.DiGraph:
+        """The captured graph as networkx, built on first use: a plain step that
+        needs no grouping or search never pays for it (the step-latency budget)."""
+        if self._raw_graph_cache is None:
+            self._raw_graph_cache = graph_from_json(self._raw_graph_data)
+        return self._raw_graph_cache
+
     def _refresh_display(self, fit: bool = False, after: Callable[[], None] | None = None) -> None:
         """Group the state's graph as the user asked, lay it out, and show it.
 
@@ -1633,13 +1646,20 @@ class MainWindow(QMainWindow):
         result comes (a newer request makes an older one's result stale).
         """
         state = self.state or {}
-        raw = self._raw_graph
-        modules = module_tree(raw)
+        nodes = self._raw_graph_data.get("nodes") or []
+        modules = module_tree_of_nodes(nodes)
         self._collapsed &= set(modules)
         collapsed = frozenset(self._collapsed)
         chains = self.act_chains.isChecked()
         self.modules_panel.set_modules(modules, collapsed)
         given = None if self.read_only else state.get("positions")
+        count = len(nodes)
+        if not collapsed and not chains and given and all(n["id"] in given for n in nodes):
+            # The kernel laid it out already and nothing is grouped: no graph work here.
+            self.layout_runner.invalidate()
+            self._show_display(Display.plain(self._raw_graph_data, given, lambda: self._raw_graph), fit)
+            return
+        raw = self._raw_graph
         previous = None
         if self._display is not None and not fit:
             previous = dict(self._display.positions)
@@ -1648,7 +1668,6 @@ class MainWindow(QMainWindow):
         )
         self._after_display = after
         needs_layout = bool(collapsed or chains or not given or any(n not in given for n in raw))
-        count = raw.number_of_nodes()
         if needs_layout and count > self.async_layout_nodes:
             self.layout_runner.submit(job)
             self._layout_nodes = count
@@ -2206,7 +2225,7 @@ class MainWindow(QMainWindow):
         self.layout_runner.invalidate()
         self.layout_label.hide()
         self.state = None
-        self._raw_graph = nx.DiGraph()
+        self._set_raw_graph({})
         self.canvas.clear()
         for panel in (
             self.tensors_panel,
