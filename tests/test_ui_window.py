@@ -65,9 +65,16 @@ def test_first_launch_opens_a_demo_and_step_shows_the_new_tensor(qtbot, main_win
     demo = find_demo("first_backward")
     assert window.editor.toPlainText() == demo.source
     assert demo.title in window.guide_title.text()
-    assert window.state["cursor"] == 0
+    # the first screen teaches: the lesson already ran up to its first backward()
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 8)
+    labels = {window.canvas.node_item(n).attrs.get("label") for n in window.canvas.node_ids()}
+    assert {"PowBackward0", "AddBackward0", "MeanBackward0"} <= labels
+    assert "gradient flow" in window.guide_note.text()  # the note of z.backward(), next
     assert window.act_stop.isEnabled() is False
     assert window.act_bw_step.isEnabled() is False
+
+    click(qtbot, window, window.act_reset)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 0)
     first = window.state["statements"][0]
     assert window.editor.next_lines == (first["line"], first["end_line"])
 

@@ -839,7 +839,10 @@ class MainWindow(QMainWindow):
         if last_demo or not launched:
             found = self._find_demo(last_demo or FIRST_DEMO) or self._find_demo(FIRST_DEMO)
             if found is not None:
-                self.load_demo(found, ask=False)
+                # The very first screen should teach: run the lesson up to its first
+                # backward(), so the graph is already drawn and the guide says what's next.
+                run_to = None if launched else _statements_before_backward(found.source)
+                self.load_demo(found, ask=False, run_to=run_to)
                 return
         self._set_text("", None, None)
         self._load_into_kernel()
@@ -2086,13 +2089,13 @@ class MainWindow(QMainWindow):
         self._load_into_kernel(None, status="New script")
         self.editor.setFocus()
 
-    def load_demo(self, demo: Demo, ask: bool = True) -> None:
-        """Put a demo's text in the editor and reset, ready to step through it."""
+    def load_demo(self, demo: Demo, ask: bool = True, run_to: int | None = None) -> None:
+        """Put a demo's text in the editor and reset (or run its first ``run_to`` statements)."""
         if ask and not self.maybe_save():
             return
         self._remove_autosave()
         self._set_text(demo.source, None, demo)
-        self._load_into_kernel(None, status=f"Demo '{demo.title}' loaded: press Step (F10)")
+        self._load_into_kernel(run_to, status=f"Demo '{demo.title}' loaded: press Step (F10)")
         self.set_status(
             f"Demo '{demo.title}' loaded: press Step (F10) to run it statement by statement"
         )
@@ -2474,6 +2477,20 @@ def _note_for(notes: dict[int, str], statement: dict[str, Any] | None) -> str | 
 
 def _s(n: int) -> str:
     return "" if n == 1 else "s"
+
+
+def _statements_before_backward(source: str) -> int | None:
+    """How many top-level statements come before the first one that calls backward()."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return None
+    lines = source.splitlines()
+    for index, stmt in enumerate(body):
+        text = "\n".join(lines[stmt.lineno - 1 : (stmt.end_lineno or stmt.lineno)])
+        if ".backward(" in text:
+            return index
+    return None
 
 
 def _std_key(key: QKeySequence.StandardKey) -> str:
