@@ -217,3 +217,15 @@ if isinstance(x, torch.Tensor) and x.shape == (4, 3):
 
 def test_sandbox_error_is_an_exception_type():
     assert issubclass(SandboxError, Exception)
+
+
+def test_process_memory_cap_stops_a_statement_that_keeps_allocating():
+    from gradviz.core.guards import resident_bytes
+
+    rss = resident_bytes()
+    if rss is None:
+        pytest.skip("no /proc/self/statm on this platform")
+    limits = Limits(max_process_bytes=rss + 200 * 1024**2)
+    # 64 tensors of 16 MB each, all kept alive: 1 GB, far past the cap
+    message = _refused("keep = [torch.ones(4 * 1024 * 1024) + i for i in range(64)]", limits)
+    assert "max_process_bytes" in message

@@ -13,6 +13,7 @@ allocates 400,000,000 bytes, ``torch.relu_(t)`` allocates 0).
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,31 @@ class Limits:
     max_statement_seconds: float = 30.0
     max_source_bytes: int = 1_000_000
     max_ast_depth: int = 80
+    #: resident memory of the whole process; each op is capped, but a loop could keep
+    #: many; None = 60% of physical memory (Linux), so the machine never starts swapping
+    max_process_bytes: int | None = None
+
+    def process_cap(self) -> int | None:
+        if self.max_process_bytes is not None:
+            return self.max_process_bytes
+        total = physical_memory()
+        return int(total * 0.6) if total else None
+
+
+def physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def resident_bytes() -> int | None:
+    """This process's resident memory (Linux /proc), or None where unknown."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _fmt_bytes(n: int) -> str:
@@ -90,6 +116,7 @@ class OpGuard(TorchDispatchMode):
         self.counter = counter
         self.deadline = deadline
         self.paused = 0
+        self.process_cap = limits.process_cap()
         #: set while torch.from_numpy/as_tensor(ndarray) runs: their lift shares memory
         self.lifting_shared = False
 
@@ -138,6 +165,15 @@ class OpGuard(TorchDispatchMode):
             if nbytes > self.limits.max_op_bytes:
                 self._refuse(func, "allocate", nbytes, self.limits.max_op_bytes, "bytes")
 
+    def _check_process_memory(self) -> None:
+        rss = resident_bytes()
+        if rss is not None and self.process_cap is not None and rss > self.process_cap:
+            raise LimitExceeded(
+                f"refused: the script holds {_fmt_bytes(rss)} of memory; the limit is "
+                f"{_fmt_bytes(self.process_cap)} (gradviz limit max_process_bytes)",
+                limit="max_process_bytes",
+            )
+
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[override]
         kwargs = kwargs or {}
         if self.paused:
@@ -167,6 +203,8 @@ class OpGuard(TorchDispatchMode):
         out = func(*args, **kwargs)
 
         self.counter.ops += 1
+        if self.process_cap is not None and (self.counter.ops & 31) == 0:
+            self._check_process_memory()
         new_bytes = 0
         seen: set[int] = set()
         if func.overloadpacket.__name__ == "lift_fresh" and not self.lifting_shared:
