@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Set up gradviz on a fresh machine: Qt's system libraries (Debian/Ubuntu, as root),
+# torch pinned to the CPU build this project is tested with, then gradviz itself.
+#   bash scripts/setup.sh          # to run the app
+#   bash scripts/setup.sh --test   # also pytest, pytest-qt and ruff
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+extra=""
+if [ "${1:-}" = "--test" ]; then
+  extra="[test]"
+fi
+
+# PySide6's wheels carry Qt but load GL, fonts, xkb and xcb from the system.
+if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq || true
+  apt-get install -y -qq --no-install-recommends \
+    libgl1 libegl1 libopengl0 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libfreetype6 \
+    libdbus-1-3 libglib2.0-0 fonts-dejavu-core \
+    libxcb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 \
+    libxcb-render-util0 libxcb-shape0 libxcb-xfixes0 libxcb-xinerama0 libxcb-xkb1 \
+    >/dev/null || echo "setup: some system libraries could not be installed; Qt may not start" >&2
+elif command -v apt-get >/dev/null 2>&1; then
+  echo "setup: not root, skipping system libraries (Qt needs libEGL, libxkbcommon, fontconfig)" >&2
+fi
+
+# torch first, pinned: a bare requirement would pull a multi-GB CUDA build.
+python3 -m pip install -q torch==2.13.0
+python3 -m pip install -q -e ".${extra}"
