@@ -134,7 +134,7 @@ def _clip(text: str, max_chars: int) -> str:
     return text[: max(1, max_chars - 1)] + "\u2026"
 
 
-def _shape_text(shape: Any) -> str:
+def shape_text(shape: Any) -> str:
     """``[2, 3]`` -> ``2×3``; a 0-d tensor reads ``scalar``."""
     try:
         dims = [str(int(d)) for d in shape]
@@ -164,7 +164,7 @@ def node_lines(attrs: Mapping[str, Any], spacing: LayoutSpacing | None = None) -
     if extra:
         lines.append(", ".join(extra))
     elif kind == "tensor" and attrs.get("shape") is not None:
-        lines.append(_shape_text(attrs["shape"]))
+        lines.append(shape_text(attrs["shape"]))
     return [_clip(line, sp.max_chars) for line in lines]
 
 

@@ -50,7 +50,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gradviz.core.layout import DEFAULT_SPACING, node_lines, node_size
+from gradviz.core.layout import DEFAULT_SPACING, node_lines, node_size, shape_text
 from gradviz.ui import theme
 from gradviz.ui.display import group_caption, is_chain, sizing_attrs
 
@@ -153,14 +153,6 @@ def format_value(value: Any, max_chars: int = 26) -> str:
     return text
 
 
-def _shape_text(shape: Any) -> str:
-    try:
-        dims = [str(int(d)) for d in shape]
-    except (TypeError, ValueError):
-        return str(shape)
-    return "\u00d7".join(dims) if dims else "scalar"
-
-
 def _get(obj: Any, key: str, default: Any = None) -> Any:
     """Read ``key`` from a JSON dict or from a dataclass (BackwardPass/BackwardStep)."""
     if isinstance(obj, Mapping):
@@ -227,7 +219,7 @@ def _tooltip(node_id: str, attrs: Mapping[str, Any]) -> str:
     if attrs.get("vars"):
         rows.append("variables: " + ", ".join(str(v) for v in attrs["vars"]))
     if attrs.get("shape") is not None:
-        rows.append(f"shape: {_shape_text(attrs['shape'])}  {attrs.get('dtype', '')}".rstrip())
+        rows.append(f"shape: {shape_text(attrs['shape'])}  {attrs.get('dtype', '')}".rstrip())
     if kind == "tensor":
         rows.append(f"requires_grad={attrs.get('requires_grad')}  is_leaf={attrs.get('is_leaf')}")
     if attrs.get("storage"):
@@ -362,7 +354,7 @@ class NodeItem(QGraphicsItem):
             parts.append(str(self.attrs["module"]))
         shape = self.attrs.get("shape")
         if shape is not None:
-            parts += [_shape_text(shape), str(list(shape)) if isinstance(shape, list) else ""]
+            parts += [shape_text(shape), str(list(shape)) if isinstance(shape, list) else ""]
         return "\n".join(parts).lower()
 
     # --- geometry ----------------------------------------------------------------
