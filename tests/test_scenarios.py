@@ -317,3 +317,23 @@ def test_hooks_run_script_functions():
     )
     assert all(r.ok for r in s.results)
     assert grad(s, "x") == 2.0
+
+
+def test_zero_grad_button_survives_step_back():
+    src = (
+        "x = torch.tensor(5.0, requires_grad=True)\ny = x ** 2\ny.backward(retain_graph=True)\n"
+        "y.backward()\nz = x * 1\n"
+    )
+    s = Session(src)
+    s.run_to(3)
+    assert grad(s, "x") == pytest.approx(10.0)
+    s.zero_grad()
+    s.run_to_end()
+    assert grad(s, "x") == pytest.approx(10.0)  # zeroed, then one more backward
+    s.step_back()  # replays from the start: the Zero-grad press is replayed at cursor 3
+    assert s.cursor == 4
+    assert grad(s, "x") == pytest.approx(10.0)
+    assert [e.kind for e in s.grad_events["x"]] == ["backward", "zero", "backward"]
+    s.set_source(src)  # a new script forgets the presses
+    s.run_to_end()
+    assert grad(s, "x") == pytest.approx(20.0)

@@ -150,6 +150,9 @@ class Session:
         self.source = ""
         self.statements: list[Statement] = []
         self.parse_error: ErrorInfo | None = None
+        #: cursors at which the Zero-grad button was pressed: a replay (step back,
+        #: a restarted kernel) presses it again at the same point
+        self.zero_points: set[int] = set()
         self._fresh_state()
         self.set_source(source)
 
@@ -185,6 +188,7 @@ class Session:
         """Replace the script; state is reset (call run_to/step to re-run)."""
         self.parse_error = None
         self.statements = []
+        self.zero_points = set()
         try:
             body = self.interpreter.parse_module(source)
         except SandboxError as exc:
@@ -234,6 +238,8 @@ class Session:
         result = self._execute(self.cursor)
         if result.ok:
             self.cursor += 1
+            if self.cursor in self.zero_points:
+                self._zero_leaf_grads()
         self.events.emit("statement_executed", result)
         return result
 
@@ -552,7 +558,16 @@ class Session:
         return cap.graph
 
     def zero_grad(self) -> list[str]:
-        """Zero every leaf's .grad (the Zero-grad button); recorded as a zero event."""
+        """Zero every leaf's .grad (the Zero-grad button); recorded as a zero event.
+
+        The press is remembered at this cursor, so stepping back (which replays
+        from the start) gives the same gradients as before.
+        """
+        if self.cursor > 0:
+            self.zero_points.add(self.cursor)
+        return self._zero_leaf_grads()
+
+    def _zero_leaf_grads(self) -> list[str]:
         zeroed = []
         for name, t in named_tensors(self.globals).items():
             if t.is_leaf and t.requires_grad and t.grad is not None:
