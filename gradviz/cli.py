@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -185,11 +186,28 @@ def cmd_demos(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _no_display_reason() -> str | None:
+    """Why a window cannot open here (Linux without X11/Wayland), or None."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return (
+        "no display: DISPLAY and WAYLAND_DISPLAY are unset. Run gradviz on a desktop, "
+        "or under a virtual screen (xvfb-run -a gradviz); the headless commands "
+        "(gradviz run, export, demos) need none"
+    )
+
+
 def cmd_window(args: argparse.Namespace) -> int:
     """The window on a script, a demo, or a saved snapshot (read-only when it has no script)."""
     file = getattr(args, "file", None)
     if getattr(args, "command", None) == "open" and file and not Path(file).is_file():
         print(f"gradviz: no such file: {file}", file=sys.stderr)
+        return EXIT_USAGE
+    reason = _no_display_reason()
+    if reason:
+        print(f"gradviz: {reason}", file=sys.stderr)
         return EXIT_USAGE
     try:
         from gradviz.ui.app import run_app

@@ -118,3 +118,16 @@ def test_core_does_not_import_qt():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_window_without_a_display_says_so(monkeypatch):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradviz"], capture_output=True, text=True, timeout=120, env=env
+    )
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the display check is for Linux")
+    assert proc.returncode == 2
+    assert "no display" in proc.stderr and "xvfb-run" in proc.stderr
