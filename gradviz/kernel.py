@@ -13,7 +13,8 @@ commands may send ``{"id": N, "event": "progress", "done": k, "total": n}``
 first. The kernel says ``{"event": "ready", ...}`` once when it starts.
 
 Commands:
-``load`` (source, device, run_to: optional int), ``step``, ``skip``,
+``load`` (source, device, run_to: optional int, zero_points: cursors at which
+Zero grad was pressed, replayed), ``step``, ``skip``,
 ``run_to_end`` (keep_going), ``run_to`` (index), ``run_to_line`` (line),
 ``step_back``, ``reset``, ``zero_grad``, ``set_device`` (device, run_to),
 ``snapshot``, ``ping``, ``shutdown``.
@@ -58,6 +59,7 @@ class Kernel:
         snap["layout_s"] = time.perf_counter() - started
         snap["new_results"] = [r.to_json() for r in (results or [])]
         snap["at_end"] = self.session.at_end
+        snap["zero_points"] = sorted(self.session.zero_points)
         return snap
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -69,6 +71,7 @@ class Kernel:
             self.positions = {}
             device = request.get("device", "cpu")
             s = self.session = Session(request.get("source", ""), device=device)
+            s.zero_points = {int(p) for p in request.get("zero_points") or [] if int(p) > 0}
             return self.state(self._run_to(request.get("run_to")))
         if cmd == "set_device":
             self.positions = {}

@@ -346,3 +346,22 @@ def test_the_window_survives_a_kernel_killed_from_outside(qtbot, main_window):
     press(qtbot, window, Qt.Key.Key_F10)
     wait_idle(qtbot, window, lambda: window.state["cursor"] == 4)
     assert "w" in window.tensors_panel.names()
+
+
+def test_zero_grad_is_replayed_after_a_kernel_crash(qtbot, main_window):
+    source = (
+        "x = torch.tensor(5.0, requires_grad=True)\n"
+        "y = x ** 2\n"
+        "y.backward()\n"
+    )
+    window = main_window(source=source)
+    window.run_to_end()
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 3)
+    click(qtbot, window, window.act_zero_grad)
+    wait_idle(qtbot, window, lambda: window.state["tensors"]["x"]["grad"] == 0.0)
+    pid = window.client.pid()
+    with qtbot.waitSignal(window.client.crashed, timeout=TIMEOUT):
+        os.kill(pid, signal.SIGKILL)
+    qtbot.waitUntil(lambda: "restarted after a crash" in window.status_text(), timeout=TIMEOUT)
+    assert window.state["cursor"] == 3
+    assert window.state["tensors"]["x"]["grad"] == 0.0  # the Zero-grad press was replayed

@@ -96,6 +96,8 @@ class KernelClient(QObject):
         self.source = ""
         self.device = "cpu"
         self.cursor = 0
+        #: cursors of Zero-grad presses in the running session (replayed after a restart)
+        self.zero_points: list[int] = []
         self.restarts = 0
 
     # --- public -------------------------------------------------------------------
@@ -268,7 +270,11 @@ class KernelClient(QObject):
                 cursor = req.progress_done or 0
         elif self._pending_replay is not None:
             return dict(self._pending_replay)
-        return {"source": source, "device": device, "run_to": cursor}
+        plan: dict[str, Any] = {"source": source, "device": device, "run_to": cursor}
+        if source == self.source and self.zero_points:
+            # Zero-grad presses are part of the history a replay must repeat.
+            plan["zero_points"] = [p for p in self.zero_points if p <= cursor]
+        return plan
 
     # --- queue --------------------------------------------------------------------
 
@@ -379,6 +385,7 @@ class KernelClient(QObject):
                     if "device" in req.params and req.cmd in ("load", "set_device"):
                         self.device = req.params["device"]
                     self.cursor = int(state.get("cursor", 0))
+                    self.zero_points = list(state.get("zero_points") or [])
             if req.callback is not None:
                 req.callback(message)
             self.replied.emit(req.id, message)
