@@ -147,12 +147,9 @@ def snapshot(
             module = recorder.module_of.get(id(fn))
             if module is not None:
                 graph.nodes[node_id]["module"] = module
+    # (capture already named parameters' modules from their qualified names)
     for _node_id, data in graph.nodes(data=True):
         data["new"] = False
-        if "module" not in data and data.get("kind") in ("accumulate_grad", "tensor"):
-            qual = next((v for v in data.get("vars", []) if "." in v), None)
-            if qual:
-                data["module"] = qual.rsplit(".", 1)[0]
     passes = recorder.passes if recorder is not None else []
     history: dict[str, list[Any]] = {}
     for p in passes:

@@ -37,8 +37,8 @@ from gradviz.core.session import DeviceUnavailable, Session, cuda_unavailable_re
 class Kernel:
     def __init__(self, out: IO[str]):
         self.out = out
-        self.session = Session("")
         self.positions: dict[str, tuple[float, float]] = {}
+        self.session = self._new_session("", "cpu")
         self._request_id: Any = None
 
     # --- protocol ---------------------------------------------------------------
@@ -68,13 +68,10 @@ class Kernel:
         if cmd == "ping":
             return {"pong": True}
         if cmd == "load":
-            self.positions = {}
-            device = request.get("device", "cpu")
-            s = self.session = Session(request.get("source", ""), device=device)
+            s = self._new_session(request.get("source", ""), request.get("device", "cpu"))
             s.zero_points = {int(p) for p in request.get("zero_points") or [] if int(p) > 0}
             return self.state(self._run_to(request.get("run_to")))
         if cmd == "set_device":
-            self.positions = {}
             s.set_device(request["device"])
             return self.state(self._run_to(request.get("run_to")))
         if cmd == "step":
@@ -87,20 +84,15 @@ class Kernel:
                 s.skip_failed()
             return self.state([])
         if cmd == "run_to_end":
-            return self.state(self._run_loop(len(s.statements), request.get("keep_going", False)))
+            return self.state(s.run_to_end(request.get("keep_going", False), self.progress))
         if cmd == "run_to":
             return self.state(self._run_to(request["index"]))
         if cmd == "run_to_line":
-            target = sum(1 for st in s.statements if st.line <= request["line"])
-            return self.state(self._run_to(target))
+            return self.state(s.run_to_line(request["line"], self.progress))
         if cmd == "step_back":
-            target = max(s.cursor - 1, 0)
-            s.reset()
-            self.positions = {}
-            return self.state(self._run_to(target))
+            return self.state(s.step_back(self.progress))
         if cmd == "reset":
             s.reset()
-            self.positions = {}
             return self.state([])
         if cmd == "zero_grad":
             zeroed = s.zero_grad()
@@ -111,29 +103,18 @@ class Kernel:
             return self.state([])
         raise ValueError(f"unknown command {cmd!r}")
 
-    def _run_to(self, index: int | None) -> list[Any]:
-        if index is None:
-            return []
-        if index < self.session.cursor:
-            self.session.reset()
-            self.positions = {}
-        return self._run_loop(index, False)
+    def _new_session(self, source: str, device: str) -> Session:
+        self.session = Session(source, device=device)
+        self.positions = {}
+        # A reset (step back, device switch, replay) starts a new picture.
+        self.session.events.connect("reset", self._forget_positions)
+        return self.session
 
-    def _run_loop(self, index: int, keep_going: bool) -> list[Any]:
-        s = self.session
-        out = []
-        total = min(index, len(s.statements))
-        while s.cursor < total:
-            r = s.step()
-            if r is None:
-                break
-            out.append(r)
-            self.progress(s.cursor, total)
-            if not r.ok:
-                if not keep_going:
-                    break
-                s.skip_failed()
-        return out
+    def _forget_positions(self) -> None:
+        self.positions = {}
+
+    def _run_to(self, index: int | None) -> list[Any]:
+        return [] if index is None else self.session.run_to(index, self.progress)
 
     def serve(self, stdin: IO[str]) -> None:
         self.send(

@@ -359,6 +359,7 @@ def capture(
 
     # Iterative walk over the autograd graph.
     fn_ids: dict[int, str] = {}
+    fn_created: dict[int, int | None] = {}
     stack: list[Any] = []
 
     def visit(fn: Any) -> str:
@@ -367,6 +368,7 @@ def capture(
             return fn_ids[key]
         node_id, created = registry.node_id(fn, statement)
         fn_ids[key] = node_id
+        fn_created[key] = created
         node_objects[node_id] = fn
         stack.append(fn)
         return node_id
@@ -380,7 +382,7 @@ def capture(
     while stack:
         fn = stack.pop()
         node_id = fn_ids[id(fn)]
-        _, created = registry.node_id(fn, statement)
+        created = fn_created[id(fn)]
         cls_name = type(fn).__name__
         if cls_name == "AccumulateGrad":
             leaf = fn.variable

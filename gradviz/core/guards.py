@@ -140,16 +140,16 @@ class OpGuard(TorchDispatchMode):
             if isinstance(arg, torch.Tensor) and arg.numel() > self.limits.max_op_elements:
                 self._refuse(func, "read", arg.numel(), self.limits.max_op_elements, "elements")
 
-    def _check_outputs(self, func: Any, args: tuple, kwargs: dict) -> None:
+    def _check_outputs(self, func: Any, args: tuple, kwargs: dict, flat_args: list[Any]) -> None:
+        has_tensor = any(isinstance(a, torch.Tensor) for a in flat_args)
+        takes_device = any(a.name == "device" for a in func._schema.arguments)
+        if not has_tensor and not takes_device:
+            return  # nothing to size: no tensor in, and not a factory
         try:
             meta_args = tree_map(_to_meta, args)
             meta_kwargs = tree_map(_to_meta, kwargs)
-            schema_args = {a.name for a in func._schema.arguments}
-            has_tensor = any(isinstance(a, torch.Tensor) for a in tree_flatten((args, kwargs))[0])
-            if not has_tensor and "device" in schema_args:
+            if not has_tensor:
                 meta_kwargs["device"] = torch.device("meta")
-            elif not has_tensor:
-                return
             out = func(*meta_args, **meta_kwargs)
         except Exception:
             # No meta kernel (or an op that needs real data): the input check above
@@ -190,7 +190,7 @@ class OpGuard(TorchDispatchMode):
         )
         self._check_inputs(func, flat_args, is_view)
         if not is_view:
-            self._check_outputs(func, args, kwargs)
+            self._check_outputs(func, args, kwargs, flat_args)
 
         input_storages = set()
         for arg in flat_args:

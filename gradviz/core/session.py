@@ -31,6 +31,9 @@ from .modules import tagging
 from .sandbox import Interpreter, _check_tree
 
 SNAPSHOT_VERSION = 1
+
+#: called as progress(done, total) after each statement of a run or a replay
+Progress = Callable[[int, int], None]
 MAX_VALUE_REPR = 2_000
 
 
@@ -253,44 +256,49 @@ class Session:
         if not self.at_end:
             self.cursor += 1
 
-    def run_to_end(self, keep_going: bool = False) -> list[StatementResult]:
+    def run_to_end(self, keep_going: bool = False, progress: Progress | None = None) -> list[StatementResult]:
+        return self._run_until(len(self.statements), keep_going, progress)
+
+    def run_to(self, index: int, progress: Progress | None = None) -> list[StatementResult]:
+        """Run until ``index`` statements have run (the cursor reaches ``index``).
+
+        A target behind the cursor resets and replays from the start.
+        """
+        if index < self.cursor:
+            self.reset()
+        return self._run_until(index, False, progress)
+
+    def _run_until(
+        self, index: int, keep_going: bool, progress: Progress | None
+    ) -> list[StatementResult]:
+        """Step until the cursor reaches ``index``; stop at a failure unless ``keep_going``."""
         out: list[StatementResult] = []
-        while not self.at_end:
+        total = min(index, len(self.statements))
+        while self.cursor < total:
             result = self.step()
             assert result is not None
             out.append(result)
+            if progress is not None:
+                progress(self.cursor, total)
             if not result.ok:
                 if not keep_going:
                     break
                 self.skip_failed()
         return out
 
-    def run_to(self, index: int) -> list[StatementResult]:
-        """Run until ``index`` statements have run (the cursor reaches ``index``)."""
-        out: list[StatementResult] = []
-        if index < self.cursor:
-            self.reset()
-        while self.cursor < min(index, len(self.statements)):
-            result = self.step()
-            assert result is not None
-            out.append(result)
-            if not result.ok:
-                break
-        return out
-
-    def run_to_line(self, line: int) -> list[StatementResult]:
+    def run_to_line(self, line: int, progress: Progress | None = None) -> list[StatementResult]:
         """Run every statement that starts before ``line`` (run to cursor)."""
         target = sum(1 for s in self.statements if s.line < line)
         for s in self.statements:
             if s.line <= line <= s.end_line:
                 target = s.index + 1
-        return self.run_to(target)
+        return self.run_to(target, progress)
 
-    def step_back(self) -> None:
+    def step_back(self, progress: Progress | None = None) -> list[StatementResult]:
         """Undo the last statement by replaying all before it from a fresh start."""
         target = max(self.cursor - 1, 0)
         self.reset()
-        self.run_to(target)
+        return self.run_to(target, progress)
 
     def statement_at_line(self, line: int) -> Statement | None:
         for s in self.statements:
