@@ -77,7 +77,7 @@ kaiming_normal_ eye_
 OPTIMIZERS = "SGD Adam AdamW RMSprop Adagrad".split()
 
 
-def _pick(module: Any, names: list[str], label: str) -> dict[str, Any]:
+def _pick(module: Any, names: list[str]) -> dict[str, Any]:
     members: dict[str, Any] = {}
     for name in names:
         if hasattr(module, name):
@@ -92,8 +92,8 @@ def build_torch_namespace() -> SafeModule:
     only ``grad``, ``backward`` and ``Function`` (subclassed by a ``class``
     statement the interpreter handles itself).
     """
-    members = _pick(torch, TORCH_FUNCTIONS, "torch")
-    members.update(_pick(torch, TORCH_DTYPES, "torch"))
+    members = _pick(torch, TORCH_FUNCTIONS)
+    members.update(_pick(torch, TORCH_DTYPES))
     members["Tensor"] = torch.Tensor
     members["device"] = torch.device
     members["dtype"] = torch.dtype
@@ -103,14 +103,14 @@ def build_torch_namespace() -> SafeModule:
     members["inf"] = math.inf
     members["nan"] = math.nan
 
-    nn_members = _pick(torch.nn, NN_LAYERS, "torch.nn")
+    nn_members = _pick(torch.nn, NN_LAYERS)
     nn_members["Module"] = torch.nn.Module
     nn_members["Parameter"] = torch.nn.Parameter
-    nn_members["functional"] = SafeModule("torch.nn.functional", _pick(F, NN_FUNCTIONAL, "F"))
-    nn_members["init"] = SafeModule("torch.nn.init", _pick(torch.nn.init, NN_INIT, "init"))
+    nn_members["functional"] = SafeModule("torch.nn.functional", _pick(F, NN_FUNCTIONAL))
+    nn_members["init"] = SafeModule("torch.nn.init", _pick(torch.nn.init, NN_INIT))
     members["nn"] = SafeModule("torch.nn", nn_members)
 
-    members["optim"] = SafeModule("torch.optim", _pick(torch.optim, OPTIMIZERS, "optim"))
+    members["optim"] = SafeModule("torch.optim", _pick(torch.optim, OPTIMIZERS))
     members["autograd"] = SafeModule(
         "torch.autograd",
         {
@@ -134,14 +134,13 @@ def build_torch_namespace() -> SafeModule:
                 "synchronize",
                 "empty_cache",
             ],
-            "cuda",
         ),
     )
     members["linalg"] = SafeModule(
-        "torch.linalg", _pick(torch.linalg, ["norm", "vector_norm", "matrix_norm", "inv", "det"], "")
+        "torch.linalg", _pick(torch.linalg, ["norm", "vector_norm", "matrix_norm", "inv", "det"])
     )
     members["special"] = SafeModule(
-        "torch.special", _pick(torch.special, ["expit", "logit", "erf", "softmax"], "")
+        "torch.special", _pick(torch.special, ["expit", "logit", "erf", "softmax"])
     )
     return SafeModule("torch", members)
 
@@ -157,7 +156,7 @@ float32 float64 int32 int64 bool_ ndarray round sign square
 
 def build_numpy_namespace() -> SafeModule:
     """A small numpy for the shared-memory lessons; no file I/O (save, load, fromfile...)."""
-    members = _pick(np, NUMPY_FUNCTIONS, "numpy")
+    members = _pick(np, NUMPY_FUNCTIONS)
     members["pi"] = math.pi
     members["random"] = SafeModule(
         "numpy.random", {"rand": np.random.rand, "randn": np.random.randn, "seed": np.random.seed}
@@ -202,9 +201,9 @@ add add_ sub sub_ mul mul_ div div_ true_divide matmul mm bmm mv dot outer addmm
 sum mean prod std var max min amax amin argmax argmin cumsum cumprod norm logsumexp all any
 eq ne lt le gt ge equal allclose isclose where masked_fill masked_fill_ masked_select index_select
 gather scatter scatter_ index_add_ index_fill_ nonzero topk sort argsort unique tril triu diag
-diagonal trace is_floating_point is_set_to data_ptr storage_offset stride untyped_storage_id
+diagonal trace is_floating_point is_set_to data_ptr storage_offset stride
 new_zeros new_ones new_full new_tensor new_empty zero_ uniform_ normal_ bernoulli_ random_
-fill_diagonal_ mean_ count_nonzero isnan isinf isfinite nan_to_num
+fill_diagonal_ count_nonzero isnan isinf isfinite nan_to_num
 """.split()
 )
 

@@ -249,9 +249,7 @@ def _check_tree(tree: ast.AST, limits: Limits) -> None:
             raise ScriptSyntaxError(f"{where}the name '{node.arg}' is not allowed", line=line)
         elif isinstance(node, ast.keyword) and node.arg and node.arg.startswith("__"):
             raise ScriptSyntaxError(f"{where}the keyword '{node.arg}' is not allowed", line=line)
-        child_in_class = isinstance(node, ast.ClassDef) or (
-            in_autograd_class and isinstance(node, ast.FunctionDef) and False
-        )
+        child_in_class = isinstance(node, ast.ClassDef)
         for child in ast.iter_child_nodes(node):
             is_decorator = isinstance(node, ast.FunctionDef) and child in node.decorator_list
             stack.append((child, depth + 1, child_in_class or (in_autograd_class and is_decorator)))
