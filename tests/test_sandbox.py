@@ -229,3 +229,190 @@ def test_process_memory_cap_stops_a_statement_that_keeps_allocating():
     # 64 tensors of 16 MB each, all kept alive: 1 GB, far past the cap
     message = _refused("keep = [torch.ones(4 * 1024 * 1024) + i for i in range(64)]", limits)
     assert "max_process_bytes" in message
+
+
+# --- hardening: each class of hole, closed as a class ---------------------------------
+NP = "import numpy as np\n"
+T8 = "t = torch.zeros(4, dtype=torch.int64)\n"
+
+#: numpy objects that alias memory the script did not allocate, or hold objects
+RAW_NUMPY = [
+    ("ndarray-object-over-tensor", NP + T8 + "a = np.ndarray((4,), 'O', t.numpy())"),
+    ("ndarray-keyword-buffer", NP + T8 + "a = np.ndarray(shape=(4,), dtype=np.int64, buffer=t.numpy())"),
+    ("ndarray-strides", NP + "a = np.ndarray((2**40,), np.int64, strides=(0,))"),
+    ("ndarray-over-bytes-constant", NP + "a = np.ndarray((1,), np.uint8, b'\\n')"),
+    ("ndarray-6gib", NP + "a = np.ndarray((6 << 30,), 'u1')\na.fill(1)"),
+    ("ndarray-as-callback", "x = torch.ones(2, requires_grad=True)\nimport numpy as np\nh = (x * 2).register_hook(np.ndarray)"),
+    ("frombuffer", NP + "a = np.frombuffer(b'\\n', np.uint8)"),
+    ("torch-frombuffer", "a = torch.frombuffer(b'\\n', dtype=torch.uint8)"),
+    ("memoryview", "m = memoryview(b'\\n')"),
+    ("bytearray", "m = bytearray(8)"),
+    ("asarray-bytes", NP + "a = np.asarray(b'abc')"),
+    ("array-of-namespace", NP + "a = np.array([torch, 1])"),
+    ("array-object-dtype-kw", NP + "a = np.array([1, 2], dtype=object)"),
+    ("array-object-dtype-str", NP + "a = np.zeros(3, 'O')"),
+    ("array-structured", NP + "a = np.zeros(3, dtype=[('a', 'f4'), ('b', 'f4')])"),
+    ("array-structured-str", NP + "a = np.zeros(3, 'f4,f4')"),
+    ("array-strings", NP + "a = np.array(['a', 'b'])"),
+    ("array-str-type", NP + "a = np.zeros(3, str)"),
+    ("array-list-type", NP + "a = np.zeros(3, list)"),
+    ("ragged-object", NP + "a = np.array([[1], [1, 2]], dtype=object)"),
+    ("astype-object", NP + "a = np.ones(3).astype(object)"),
+    ("astype-void", NP + "a = np.ones(3).astype('V8')"),
+    ("astype-bytes", NP + "a = np.ones(3).astype('S4')"),
+    ("stride-tricks", NP + "a = np.lib.stride_tricks.as_strided(np.ones(1), (2**40,), (0,))"),
+    ("flags-write", NP + "a = np.ones(3)\na.flags.writeable = True"),
+    ("flags-read", NP + "f = np.ones(3).flags"),
+    ("setflags", NP + "np.ones(3).setflags(write=True)"),
+    ("set-strides", NP + "a = np.ones(3)\na.strides = (0,)"),
+    ("set-shape", NP + "a = np.ones(3)\na.shape = (2**40,)"),
+    ("set-data", NP + "a = np.ones(3)\na.data = b'x'"),
+    ("array-base", NP + "b = torch.ones(3).numpy().base"),
+    ("array-view-dtype", NP + "v = np.ones(3).view(np.int64)"),
+    ("ufunc-outer", NP + "a = np.maximum.outer(np.ones(3), np.ones(3))"),
+    ("ufunc-at", NP + "np.add.at(np.ones(3), [0], 1)"),
+    ("numpy-out-keyword", NP + "a = np.ones(3)\nnp.exp(a, out=a)"),
+    ("numpy-like-keyword", NP + "a = np.zeros(3, like=np.ones(1))"),
+    ("zero-stride-numpy", "a = torch.ones(1).expand(2**40).numpy()"),
+    ("zero-stride-numpy-sum", "torch.ones(1).expand(2**36).numpy().sum()"),
+    ("asarray-expanded", NP + "a = np.asarray(torch.ones(1).expand(2**36))"),
+    ("numpy-broadcast-function", NP + "a = np.maximum(np.ones((1, 2**20)), np.ones((2**20, 1)))"),
+    ("numpy-matmul-work", NP + "a = np.ones((8000, 8000))\nb = a @ a"),
+    ("from-numpy-structured", NP + "b = torch.from_numpy(np.zeros(2, 'f4,f4'))"),
+    ("tensor-of-strings", NP + "b = torch.tensor(np.array(['1']))"),
+]
+
+#: names that an assignment can shadow must not unlock what lookup really finds
+SHADOWING = [
+    ("shadow-forward-hook", "m = torch.nn.Linear(2, 2)\nm.register_forward_hook = torch.nn.Identity()\nm.register_forward_hook(print)"),
+    ("shadow-apply", "m = torch.nn.Linear(2, 2)\nm.apply = torch.nn.Identity()"),
+    ("shadow-forward", "m = torch.nn.Linear(2, 2)\nm.forward = torch.nn.Identity()"),
+    ("shadow-state-dict", "m = torch.nn.Linear(2, 2)\nm.state_dict = torch.nn.Identity()"),
+    ("shadow-share-memory", "m = torch.nn.Linear(2, 2)\nm.share_memory = torch.nn.Identity()\nm.share_memory()"),
+    ("shadow-to-empty", "m = torch.nn.Linear(2, 2)\nm.to_empty = torch.ones(1)"),
+    ("shadow-parameters", "m = torch.nn.Linear(2, 2)\nm.parameters = torch.nn.Identity()"),
+    ("shadow-then-call", "m = torch.nn.Linear(2, 2)\nm.register_full_backward_hook = torch.nn.Identity()\nm.register_full_backward_hook(print)"),
+    ("submodule-pre-hook", "s = torch.nn.Sequential(torch.nn.Identity())\ns[0].register_forward_pre_hook(print)"),
+    ("moduledict-item-hook", "d = torch.nn.ModuleDict({'a': torch.nn.Identity()})\nd['a'].register_full_backward_hook(print)"),
+    ("module-apply-print", "m = torch.nn.Linear(2, 2)\nm.apply(print)"),
+    ("sequential-load-state", "s = torch.nn.Sequential(torch.nn.Linear(1, 1))\ns.load_state_dict({})"),
+    ("module-state-dict", "m = torch.nn.Linear(2, 2)\nm.state_dict()"),
+    ("module-to-empty", "m = torch.nn.Linear(2, 2)\nm.to_empty(device='meta')"),
+    ("module-register-buffer", "m = torch.nn.Linear(2, 2)\nm.register_buffer('b', torch.ones(1))"),
+    ("module-add-module", "m = torch.nn.Linear(2, 2)\nm.add_module('apply', torch.nn.Identity())"),
+    ("ctx-shadow-save", "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, a):\n        ctx.save_for_backward = 1\n        return a * 1\n    @staticmethod\n    def backward(ctx, g):\n        return g\nF.apply(torch.ones(1, requires_grad=True))"),
+    ("ctx-internal-attr", "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, a):\n        return ctx.to_save\n    @staticmethod\n    def backward(ctx, g):\n        return g\nF.apply(torch.ones(1, requires_grad=True))"),
+]
+
+#: work the clock could not stop between ops, refused before it starts
+UNBOUNDED_WORK = [
+    ("lambda-via-map", "big = list(range(2000000))\nr = any(map(lambda v: v < 0, big))"),
+    ("lambda-via-sorted", "big = list(range(2000000))\nr = sorted(big, key=lambda v: -v)"),
+    ("lambda-via-filter", "big = list(range(2000000))\nr = list(filter(lambda v: v >= 0, big))"),
+    ("conv1d-macs", "import torch.nn.functional as F\nx = torch.ones(1, 1, 2**24)\nw = torch.ones(1, 1, 2**22)\ny = F.conv1d(x, w)"),
+    ("conv2d-macs", "import torch.nn.functional as F\nx = torch.ones(1, 64, 512, 512)\nw = torch.ones(512, 64, 31, 31)\ny = F.conv2d(x, w)"),
+    ("maxpool-macs", "import torch.nn.functional as F\nx = torch.ones(1, 1, 4096, 4096)\ny = F.max_pool2d(x, 2048, stride=1)"),
+    ("matmul-macs", "a = torch.ones(12000, 12000)\nb = a @ a"),
+    ("bmm-macs", "a = torch.ones(64, 2000, 2000)\nb = torch.bmm(a, a)"),
+    ("einsum-macs", "a = torch.ones(12000, 12000)\nb = torch.einsum('ij,jk->ik', a, a)"),
+    ("cdist-macs", "a = torch.ones(20000, 2000)\nd = torch.cdist(a, a)"),
+    ("linear-macs", "m = torch.nn.Linear(20000, 20000)\ny = m(torch.ones(2000, 20000))"),
+    ("sum-of-lists", "r = sum([[0] * 1000] * 100000, [])"),
+]
+
+#: memory a check sees only after it is spent
+MEMORY = [
+    ("extend-doubling", "l = [0] * 6000000\nl.extend(l)"),
+    ("extend-loop", "l = [0] * 1000\nfor i in range(20):\n    l.extend(l)"),
+    ("iadd-doubling", "l = [0] * 6000000\nl += l"),
+    ("tolist-big-tensor", "a = torch.zeros(2**27).tolist()"),
+    ("tolist-big-array", "import numpy as np\na = np.zeros(2**27).tolist()"),
+    ("replace-empty", "s = 'a' * 5000000\nt = s.replace('', 'xx')"),
+    ("replace-growth", "s = 'a' * 1000000\nt = s.replace('a', 'b' * 100)"),
+    ("join-growth", "s = ','.join(['a' * 1000000] * 20)"),
+    ("fstring-width", "s = f'{1:>999999999}'"),
+    ("fstring-precision", "s = f'{1.5:.999999999f}'"),
+    ("fstring-huge-digits", "s = f'{1:>99999999999999999999999}'"),
+    ("fstring-nested-width", "w = 10**9\ns = f'{1:>{w}}'"),
+    ("percent-width", "s = '%999999999d' % 1"),
+    ("percent-precision", "s = '%.999999999f' % 1.0"),
+    ("percent-star", "s = '%*d' % (10**9, 1)"),
+    ("percent-star-precision", "s = '%.*f' % (10**9, 1.0)"),
+    ("dict-update-growth", "d = {i: i for i in range(600000)}\nfor k in range(20):\n    d.update({i + k * 600000: 0 for i in range(600000)})"),
+]
+
+#: values the report could not encode: every one is refused before it is held
+REPORT_VALUES = [
+    ("object-array-namespace", NP + "a = np.array([torch.nn, 1], dtype=object)"),
+    ("structured-nan", NP + "a = np.array([(float('nan'), 1)], dtype=[('a', 'f8'), ('b', 'i4')])"),
+    ("object-array-recursion", NP + "l = []\nl.append(l)\na = np.array([l, 1], dtype=object)"),
+]
+
+HARDENING = RAW_NUMPY + SHADOWING + UNBOUNDED_WORK + MEMORY + REPORT_VALUES
+
+
+@pytest.mark.parametrize("source", [s for _, s in HARDENING], ids=[i for i, _ in HARDENING])
+def test_hardening_refusals(source, tmp_path, monkeypatch):
+    test_adversarial_input_is_refused(source, tmp_path, monkeypatch)
+
+
+def test_there_are_at_least_150_refused_inputs():
+    assert len(ADVERSARIAL) + len(HARDENING) >= 150
+
+
+def test_bytes_constants_stay_immutable():
+    """Every path from a bytes constant to writable memory is refused, so the
+    interned b"\\n" the kernel's protocol relies on never changes."""
+    attempts = [
+        NP + "a = np.ndarray((1,), np.uint8, b'\\n')\nt = torch.from_numpy(a)\nt.fill_(88)",
+        NP + "a = np.frombuffer(b'\\n', np.uint8)\nt = torch.from_numpy(a)\nt.fill_(88)",
+        "t = torch.frombuffer(b'\\n', dtype=torch.uint8)\nt.fill_(88)",
+        NP + "a = np.asarray(b'\\n')\nt = torch.as_tensor(a)",
+        NP + "s = np.float32(1.0)\nt = torch.from_numpy(s)\nt.fill_(88)",
+        NP + "a = np.ones(2)\nb = torch.from_numpy(a).as_strided((2**20,), (1,))\nb.fill_(88)",
+    ]
+    for source in attempts:
+        Session(source).run_to_end(keep_going=True)
+    assert b"\n" == bytes([10]) and b"\n".decode() == "\n"
+    assert "\n".join(["a", "b"]) == "a\nb"
+
+
+def test_shared_memory_lesson_still_works_for_arrays_the_script_made():
+    session = Session(NP + "a = np.ones(4)\nb = torch.from_numpy(a)\nb.add_(1)\nv = a.tolist()\n")
+    results = session.run_to_end()
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    assert session.globals["v"] == [2.0, 2.0, 2.0, 2.0]
+    assert isinstance(session.globals["a"], __import__("numpy").ndarray)
+
+
+def test_modules_still_resolve_parameters_submodules_and_data():
+    src = (
+        "m = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU())\n"
+        "w = m[0].weight\n"
+        "n = m[0].in_features\n"
+        "d = torch.nn.ModuleDict({'enc': torch.nn.Linear(2, 2)})\n"
+        "e = d.enc.bias\n"
+        "m.extra = torch.nn.Linear(2, 2)\n"
+        "ok = m.extra.out_features == 2 and m.training\n"
+        "ps = [p.shape for p in m.parameters()]\n"
+    )
+    session = Session(src)
+    results = session.run_to_end()
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    assert session.globals["n"] == 3 and session.globals["ok"] is True
+
+
+def test_numpy_isinstance_still_works():
+    session = Session(NP + "ok = isinstance(np.ones(2), np.ndarray)\n")
+    assert session.run_to_end()[0].ok or session.run_to_end()
+    assert session.globals["ok"] is True
+
+
+def test_refusal_leaves_global_torch_state_unchanged():
+    before = (torch.is_grad_enabled(), torch.is_inference_mode_enabled(),
+              torch.get_default_dtype(), torch.get_num_threads())
+    for _, source in HARDENING[:20]:
+        Session(source, limits=Limits(max_statement_seconds=5)).run_to_end(keep_going=True)
+    after = (torch.is_grad_enabled(), torch.is_inference_mode_enabled(),
+             torch.get_default_dtype(), torch.get_num_threads())
+    assert before == after

@@ -170,16 +170,25 @@ def read_saved(
     return tensors, scalars, freed
 
 
-def jsonable_scalar(value: Any) -> Any:
+def jsonable_scalar(value: Any, depth: int = 0) -> Any:
+    """A short JSON-able view of a saved non-tensor value (sizes, strides, scalars)."""
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return str(value)
         return value
-    if isinstance(value, (int, bool, str)) or value is None:
+    if isinstance(value, bool) or value is None:
         return value
+    if isinstance(value, int):
+        return value if value.bit_length() <= 64 else f"<int of {value.bit_length()} bits>"
+    if isinstance(value, str):
+        return value[:200]
     if isinstance(value, (tuple, list)):
-        return [jsonable_scalar(v) for v in value][:32]
-    return str(value)
+        if depth >= 4:
+            return "[...]"
+        return [jsonable_scalar(v, depth + 1) for v in value[:32]]
+    if isinstance(value, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
+        return str(value)
+    return f"<{type(value).__name__}>"
 
 
 def tensor_value(t: torch.Tensor | None, limit: int = MAX_VALUE_ELEMENTS) -> Any:

@@ -13,6 +13,7 @@ allocates 400,000,000 bytes, ``torch.relu_(t)`` allocates 0).
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -33,6 +34,9 @@ class Limits:
 
     max_op_bytes: int = 2 * GiB
     max_op_elements: int = 2**29
+    #: multiply-adds of one matmul, convolution, pooling or distance op: the size
+    #: guard bounds outputs, but a small output can still cost hours of work
+    max_op_macs: int = 200_000_000_000
     max_int_bits: int = 1 << 16
     max_str_length: int = 10_000_000
     max_sequence_length: int = 10_000_000
@@ -98,6 +102,40 @@ def _to_meta(value: Any) -> Any:
     return value
 
 
+def _numel(value: Any) -> int:
+    return value.numel() if isinstance(value, torch.Tensor) else 0
+
+
+def op_macs(func: Any, args: tuple, flat_out: list[Any]) -> int:
+    """Multiply-adds an op will do, for the ops whose work outgrows their output.
+
+    Elementwise ops and reductions do work in proportion to the elements the
+    size guard already bounds; these do not.
+    """
+    name = func.overloadpacket.__name__
+    out = next((t for t in flat_out if isinstance(t, torch.Tensor)), None)
+    if out is None:
+        return 0
+    try:
+        if name in ("mm", "addmm", "bmm", "baddbmm", "addbmm"):
+            a, b = (args[0], args[1]) if name in ("mm", "bmm") else (args[1], args[2])
+            return _numel(a) * int(b.shape[-1])
+        if name in ("convolution", "_convolution", "convolution_overrideable"):
+            inp, weight, transposed = args[0], args[1], bool(args[6]) if len(args) > 6 else False
+            per = _numel(weight) // max(int(weight.shape[0]), 1)
+            return (_numel(inp) if transposed else out.numel()) * per
+        if "pool" in name and len(args) > 1 and isinstance(args[1], (list, tuple)):
+            return out.numel() * max(math.prod(int(k) for k in args[1]), 1)
+        if name in ("_cdist_forward", "_euclidean_dist"):
+            return out.numel() * int(args[0].shape[-1])
+        if name.startswith("_scaled_dot_product") or name == "scaled_dot_product_attention":
+            q, k = args[0], args[1]
+            return 2 * _numel(q) * int(k.shape[-2])
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return 0
+    return 0
+
+
 @dataclass
 class AllocationCounter:
     """Bytes newly allocated by the ops of one statement."""
@@ -140,6 +178,16 @@ class OpGuard(TorchDispatchMode):
             if isinstance(arg, torch.Tensor) and arg.numel() > self.limits.max_op_elements:
                 self._refuse(func, "read", arg.numel(), self.limits.max_op_elements, "elements")
 
+    def _check_work(self, func: Any, args: tuple, flat_out: list[Any]) -> None:
+        macs = op_macs(func, args, flat_out)
+        if macs > self.limits.max_op_macs:
+            name = getattr(func, "__name__", str(func))
+            raise LimitExceeded(
+                f"refused: {name} would take {macs:,} multiply-adds; the limit is "
+                f"{self.limits.max_op_macs:,} (gradviz limit max_op_macs)",
+                limit="max_op_macs",
+            )
+
     def _check_outputs(self, func: Any, args: tuple, kwargs: dict, flat_args: list[Any]) -> None:
         has_tensor = any(isinstance(a, torch.Tensor) for a in flat_args)
         takes_device = any(a.name == "device" for a in func._schema.arguments)
@@ -156,6 +204,7 @@ class OpGuard(TorchDispatchMode):
             # still bounds what it can read; let the real op decide.
             return
         flat_out = tree_flatten(out)[0]
+        self._check_work(func, args, flat_out)
         for index, t in enumerate(flat_out):
             if not isinstance(t, torch.Tensor) or _is_alias_return(func, index):
                 continue

@@ -153,6 +153,18 @@ tanh abs sum mean max min maximum minimum allclose isclose array_equal shares_me
 float32 float64 int32 int64 bool_ ndarray round sign square
 """.split()
 
+#: types a script may name (``isinstance(a, np.ndarray)``) but never call: the
+#: ndarray constructor builds an array over any buffer, with any dtype and strides
+TYPES_NOT_CALLABLE: frozenset[type] = frozenset({np.ndarray})
+
+#: numpy dtype kinds a script may hold: bool, signed, unsigned, float, complex.
+#: Object ("O") arrays can forge references from raw memory; structured ("V"),
+#: string ("S", "U") and datetime kinds serve no autograd lesson.
+NUMERIC_DTYPE_KINDS = frozenset("biufc")
+
+#: keyword arguments of numpy calls that alias or reinterpret memory
+NUMPY_REFUSED_KEYWORDS = frozenset({"buffer", "offset", "strides", "like", "out", "subok"})
+
 
 def build_numpy_namespace() -> SafeModule:
     """A small numpy for the shared-memory lessons; no file I/O (save, load, fromfile...)."""
@@ -213,15 +225,17 @@ TENSOR_CALLBACK_METHODS = frozenset({"register_hook"})
 NDARRAY_ATTRIBUTES = frozenset(
     """
 shape dtype ndim size T sum mean max min copy reshape tolist item astype fill flatten ravel
-transpose squeeze any all argmax argmin std var base flags
+transpose squeeze any all argmax argmin std var
 """.split()
 )
 
+#: what a script may read on an nn.Module through its class (methods, properties).
+#: Parameters, buffers, submodules and plain instance data are resolved as
+#: Python would (see Interpreter._module_attribute), never by name alone.
 MODULE_ATTRIBUTES = frozenset(
     """
-weight bias parameters named_parameters children named_children modules named_modules zero_grad
-train eval to cpu cuda float double requires_grad_ forward in_features out_features
-state_dict_keys training num_layers layers linear1 linear2 norm1 norm2 self_attn
+parameters named_parameters children named_children modules named_modules zero_grad
+train eval to cpu cuda float double requires_grad_ forward
 """.split()
 )
 

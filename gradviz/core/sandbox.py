@@ -781,6 +781,18 @@ class Interpreter:
                 raise self._int_limit()
             if kind is ast.LShift and right > 0 and lb + right > cap:
                 raise self._int_limit()
+        if kind is ast.Mod and isinstance(left, (str, bytes)):
+            text = left if isinstance(left, str) else left.decode("latin-1")
+            self._check_format_widths(" ".join(_PERCENT_SPEC.findall(text)), right)
+        if kind is ast.MatMult and isinstance(left, np.ndarray) and isinstance(right, np.ndarray):
+            if left.ndim >= 1 and right.ndim >= 1:
+                work = left.size * (right.shape[-1] if right.ndim > 1 else 1)
+                if work > self.limits.max_op_macs:
+                    raise LimitExceeded(
+                        f"refused: this numpy matmul would take {work:,} multiply-adds; the "
+                        f"limit is {self.limits.max_op_macs:,} (gradviz limit max_op_macs)",
+                        limit="max_op_macs",
+                    )
         if kind is ast.Mult:
             for seq, n in ((left, right), (right, left)):
                 if isinstance(seq, (str, list, tuple, bytes)) and _is_int(n):
@@ -831,6 +843,7 @@ class Interpreter:
     def _eval_FormattedValue(self, node: ast.FormattedValue, scope: Scope | None) -> str:
         value = self.eval(node.value, scope)
         spec = self.eval(node.format_spec, scope) if node.format_spec is not None else ""
+        self._check_format_widths(spec)
         with self._formatting():
             if node.conversion == ord("r"):
                 value = repr(value)
@@ -839,6 +852,28 @@ class Interpreter:
             elif node.conversion == ord("a"):
                 value = ascii(value)
             return format(value, spec)
+
+    def _check_format_widths(self, spec: str, values: Any = ()) -> None:
+        """Widths and precisions in a format spec or a %-format build the string before
+        any length check could see it: refuse the big ones up front."""
+        cap = self.limits.max_str_length
+        for digits in _FORMAT_NUMBER.findall(spec):
+            if len(digits) > 9 or int(digits) > cap:
+                raise LimitExceeded(
+                    f"refused: a format width or precision of {digits[:12]}"
+                    f"{'...' if len(digits) > 12 else ''} is over the limit {cap:,} "
+                    "(gradviz limit max_str_length)",
+                    limit="max_str_length",
+                )
+        if "*" in spec:
+            items = values if isinstance(values, tuple) else (values,)
+            for v in items:
+                if _is_int(v) and abs(v) > cap:
+                    raise LimitExceeded(
+                        f"refused: a '*' format width of {v:,} is over the limit {cap:,} "
+                        "(gradviz limit max_str_length)",
+                        limit="max_str_length",
+                    )
 
     def _formatting(self) -> Any:
         from .guards import paused
@@ -925,6 +960,8 @@ class Interpreter:
         if isinstance(func, ScriptFunction):
             return self.call_script_function(func, args, kwargs)
         self._vet_callable(func)
+        if func is isinstance and len(args) == 2 and not kwargs:
+            return isinstance(args[0], _isinstance_types(args[1]))
         host_args = tuple(self._host_value(a) for a in args)
         host_kwargs = {k: self._host_value(v) for k, v in kwargs.items()}
         self._precheck_call(func, host_args, host_kwargs)
@@ -943,11 +980,30 @@ class Interpreter:
         finally:
             if shares_numpy and guard is not None:
                 guard.lifting_shared = False
-        if isinstance(result, (str, list, tuple)):
+        owner = getattr(func, "__self__", None)
+        if isinstance(owner, (list, dict, set)):
+            # extend/update/insert return None: the container itself is what grew
+            self._check_length(len(owner))
+        if isinstance(result, (str, list, tuple, dict, set)):
             self._check_length(len(result))
-        return result
+        return self._checked_value(result)
+
+    def _checked_value(self, value: Any) -> Any:
+        """Refuse numpy values a script must never hold (see :func:`check_script_array`)."""
+        if isinstance(value, (np.ndarray, np.generic)):
+            check_script_array(value, self.limits)
+        elif isinstance(value, tuple) and value and isinstance(value[0], np.ndarray):
+            for v in value:
+                if isinstance(v, (np.ndarray, np.generic)):
+                    check_script_array(v, self.limits)
+        return value
 
     def _vet_callable(self, func: Any) -> None:
+        if func in ns.TYPES_NOT_CALLABLE:
+            raise SandboxError(
+                "np.ndarray(...) is refused: it builds an array over raw memory; make arrays "
+                "with np.array, np.zeros, np.ones, np.arange or tensor.numpy()"
+            )
         if id(func) in self._allowed_callables and self._allowed_callables[id(func)] is func:
             return
         if isinstance(func, torch.nn.Module):
@@ -972,6 +1028,11 @@ class Interpreter:
                 raise SandboxError(f"{value!r} cannot be passed to a function")
             return value
         if isinstance(value, type):
+            if value in ns.TYPES_NOT_CALLABLE:
+                # library code could call it (a hook, a key): only isinstance may see it
+                raise SandboxError(
+                    f"passing the type {value.__name__} is refused outside isinstance()"
+                )
             if value in self._allowed_types or value in self.script_classes:
                 return value
             raise SandboxError(f"passing the type {value.__name__} is not allowed")
@@ -991,6 +1052,13 @@ class Interpreter:
     def _precheck_call(self, func: Any, args: tuple, kwargs: dict) -> None:
         owner = getattr(func, "__self__", None)
         max_len = self.limits.max_sequence_length
+        if self._is_numpy_callable(func, owner):
+            self._precheck_numpy(func, args, kwargs)
+        if func is torch.from_numpy or func is torch.as_tensor or func is torch.tensor:
+            for a in args:
+                if isinstance(a, (np.ndarray, np.generic)):
+                    check_script_array(a, self.limits)
+        self._precheck_sizes(func, owner, args, kwargs)
         if isinstance(owner, (str, list)) or func in (
             self.numpy_ns.members.get("ones"),
             self.numpy_ns.members.get("zeros"),
@@ -1038,7 +1106,85 @@ class Interpreter:
                         limit="max_op_elements",
                     )
 
+    def _is_numpy_callable(self, func: Any, owner: Any) -> bool:
+        if isinstance(owner, (np.ndarray, np.generic)):
+            return True
+        module = getattr(func, "__module__", None) or ""
+        return isinstance(func, np.ufunc) or module == "numpy" or module.startswith("numpy.")
+
+    def _precheck_numpy(self, func: Any, args: tuple, kwargs: dict) -> None:
+        """numpy never passes the op guard: size its inputs and result here, and refuse
+        the keywords that alias or reinterpret memory."""
+        refused = sorted(ns.NUMPY_REFUSED_KEYWORDS & set(kwargs))
+        if refused:
+            raise SandboxError(
+                f"numpy's '{refused[0]}=' is refused: it aliases or reinterprets memory the "
+                "script did not allocate"
+            )
+        for a in [kwargs.get("dtype"), *args]:
+            if isinstance(a, (str, type, np.dtype)):
+                _check_dtype_argument(a)
+        shapes = []
+        for a in list(args) + list(kwargs.values()):
+            if isinstance(a, np.ndarray):
+                check_script_array(a, self.limits)
+                shapes.append(a.shape)
+            elif isinstance(a, torch.Tensor):
+                if a.numel() > self.limits.max_op_elements:
+                    raise _elements_limit("numpy", a.numel(), self.limits)
+                shapes.append(tuple(a.shape))
+        owner = getattr(func, "__self__", None)
+        if isinstance(owner, np.ndarray):
+            shapes.append(owner.shape)
+        if len(shapes) > 1:
+            try:
+                size = math.prod(np.broadcast_shapes(*shapes))
+            except ValueError:
+                size = 0
+            if size > self.limits.max_op_elements:
+                raise _elements_limit("numpy", size, self.limits)
+
+    def _precheck_sizes(self, func: Any, owner: Any, args: tuple, kwargs: dict) -> None:
+        """Containers and strings: work out the size of what a call builds before it runs."""
+        max_len = self.limits.max_sequence_length
+        name = getattr(func, "__name__", "")
+        if isinstance(owner, list) and name in ("extend", "__iadd__") and args:
+            if hasattr(args[0], "__len__"):
+                self._check_length(len(owner) + len(args[0]))
+        elif isinstance(owner, str):
+            if name == "replace" and len(args) >= 2 and isinstance(args[0], str) and isinstance(args[1], str):
+                old, new = args[0], args[1]
+                count = len(owner) + 1 if old == "" else owner.count(old)
+                if len(args) > 2 and _is_int(args[2]) and args[2] >= 0:
+                    count = min(count, args[2])
+                self._check_length(len(owner) + count * max(len(new) - len(old), 0))
+            elif name == "join" and args and isinstance(args[0], (list, tuple)):
+                total = sum(len(x) for x in args[0] if isinstance(x, str))
+                self._check_length(total + len(owner) * max(len(args[0]) - 1, 0))
+        elif isinstance(owner, (torch.Tensor, np.ndarray)) and name == "tolist":
+            n = owner.numel() if isinstance(owner, torch.Tensor) else owner.size
+            if n > max_len:
+                raise LimitExceeded(
+                    f"refused: tolist() of {n:,} elements would build a list over the limit "
+                    f"{max_len:,} (gradviz limit max_sequence_length)",
+                    limit="max_sequence_length",
+                )
+        if func is sum and len(args) >= 2 and isinstance(args[1], (list, tuple)):
+            items = args[0] if isinstance(args[0], (list, tuple)) else []
+            total = len(args[1]) + sum(len(x) for x in items if isinstance(x, (list, tuple)))
+            self._check_length(total)
+            # each step copies the list built so far: quadratic in the total
+            if len(items) * total > 20 * max_len:
+                raise LimitExceeded(
+                    "refused: sum() of lists copies the growing list at every step; use "
+                    "a comprehension or list.extend (gradviz limit max_sequence_length)",
+                    limit="max_sequence_length",
+                )
+
     def call_script_function(self, fn: ScriptFunction, args: tuple, kwargs: dict) -> Any:
+        # A call counts like a loop iteration: library code (map, sorted, hooks)
+        # can call a script function millions of times without a script loop.
+        self._tick()
         self.depth += 1
         try:
             if self.depth > self.limits.max_call_depth:
@@ -1120,14 +1266,58 @@ class Interpreter:
             if name not in obj.members:
                 raise SandboxError(f"'{obj.name}.{name}' is not available in gradviz scripts")
             return obj.members[name]
-        if not self._attribute_allowed(obj, name):
-            raise SandboxError(
-                f"the attribute '{name}' of {_type_name(obj)} is not available in gradviz scripts"
-            )
-        value = getattr(obj, name)
+        if isinstance(obj, torch.nn.Module):
+            value = self._module_attribute(obj, name)
+        elif isinstance(obj, torch.autograd.function.FunctionCtx):
+            value = self._ctx_attribute(obj, name)
+        else:
+            if not self._attribute_allowed(obj, name):
+                raise SandboxError(
+                    f"the attribute '{name}' of {_type_name(obj)} is not available in gradviz "
+                    "scripts"
+                )
+            value = getattr(obj, name)
         if isinstance(value, types.ModuleType):
             raise SandboxError(f"the attribute '{name}' is a module; modules are not available")
-        return value
+        return self._checked_value(value)
+
+    def _module_attribute(self, module: torch.nn.Module, name: str) -> Any:
+        """Resolve ``module.name`` the way Python does, and decide on what it finds.
+
+        Python looks in the class first (methods, properties), then the
+        instance dict, then ``nn.Module.__getattr__`` (parameters, buffers,
+        submodules). Deciding on the name alone would let an assignment that
+        registers a submodule called ``register_forward_hook`` unlock the
+        class's real method, so the decision is made on where lookup lands.
+        """
+        if _class_attribute(type(module), name) is not _MISSING:
+            if name in ns.MODULE_ATTRIBUTES:
+                return getattr(module, name)
+            raise SandboxError(
+                f"the method '{name}' of {_type_name(module)} is not available in gradviz scripts"
+            )
+        inst = module.__dict__.get(name, _MISSING)
+        if inst is not _MISSING:
+            if _is_plain_data(inst):
+                return inst
+            raise SandboxError(f"the attribute '{name}' of {_type_name(module)} is not data")
+        for table in (module._parameters, module._buffers, module._modules):
+            if name in table:
+                return table[name]
+        raise AttributeError(f"'{type(module).__name__}' object has no attribute '{name}'")
+
+    def _ctx_attribute(self, ctx: Any, name: str) -> Any:
+        """``ctx.name`` in an autograd.Function: its documented API, or data the script stored."""
+        if _class_attribute(type(ctx), name) is not _MISSING:
+            if name in ns.CTX_ATTRIBUTES:
+                return getattr(ctx, name)
+            raise SandboxError(f"the attribute '{name}' of ctx is not available in gradviz scripts")
+        inst = getattr(ctx, "__dict__", {}).get(name, _MISSING)
+        if inst is _MISSING:
+            raise AttributeError(f"ctx has no attribute '{name}'")
+        if callable(inst) and not isinstance(inst, torch.Tensor):
+            raise SandboxError("only data can be stored on ctx")
+        return inst
 
     def _attribute_allowed(self, obj: Any, name: str) -> bool:
         if name.startswith("_") and name not in ALLOWED_PRIVATE_ATTRIBUTES:
@@ -1135,12 +1325,11 @@ class Interpreter:
         if isinstance(obj, torch.Tensor):
             return name in ns.TENSOR_ATTRIBUTES
         if isinstance(obj, torch.nn.Module):
-            if name in ns.MODULE_ATTRIBUTES:
-                return True
-            if name in obj._parameters or name in obj._modules or name in obj._buffers:
-                return True
-            value = obj.__dict__.get(name)
-            return isinstance(value, (int, float, bool, str, tuple)) and not callable(value)
+            try:
+                self._module_attribute(obj, name)
+            except (SandboxError, AttributeError):
+                return False
+            return True
         if isinstance(obj, torch.optim.Optimizer):
             return name in ns.OPTIMIZER_ATTRIBUTES
         if isinstance(obj, np.ndarray):
@@ -1152,9 +1341,11 @@ class Interpreter:
         if isinstance(obj, torch.dtype):
             return name in ns.DTYPE_ATTRIBUTES
         if isinstance(obj, torch.autograd.function.FunctionCtx):
-            if name in ns.CTX_ATTRIBUTES:
-                return True
-            return name in getattr(obj, "__dict__", {}) and not callable(obj.__dict__[name])
+            try:
+                self._ctx_attribute(obj, name)
+            except (SandboxError, AttributeError):
+                return False
+            return True
         if isinstance(obj, torch.autograd.graph.Node):
             return name in ns.GRAD_FN_ATTRIBUTES
         if isinstance(obj, type) and obj in self.script_classes:
@@ -1184,7 +1375,15 @@ class Interpreter:
         if isinstance(obj, torch.Tensor) and name in ("data", "grad", "requires_grad"):
             setattr(obj, name, value)
             return
-        if isinstance(obj, torch.autograd.function.FunctionCtx) and name not in ns.CTX_ATTRIBUTES:
+        if isinstance(obj, (torch.nn.Module, torch.autograd.function.FunctionCtx)):
+            # Assigning to a name the class defines (a method, a property) would
+            # shadow it for the allowlist while lookup still finds the class's own.
+            if _class_attribute(type(obj), name) is not _MISSING:
+                raise SandboxError(
+                    f"cannot assign to '{name}': it is a method or property of "
+                    f"{type(obj).__name__}; pick another name"
+                )
+        if isinstance(obj, torch.autograd.function.FunctionCtx):
             if callable(value) and not isinstance(value, torch.Tensor):
                 raise SandboxError("only data can be stored on ctx")
             setattr(obj, name, value)
@@ -1193,6 +1392,86 @@ class Interpreter:
             setattr(obj, name, value)
             return
         raise SandboxError(f"cannot set the attribute '{name}' of {_type_name(obj)}")
+
+
+_MISSING = object()
+_FORMAT_NUMBER = re.compile(r"\d+")
+_PERCENT_SPEC = re.compile(r"%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?")
+
+
+def _class_attribute(cls: type, name: str) -> Any:
+    """``name`` as found in a class's MRO dicts (no descriptors run), or _MISSING."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    return _MISSING
+
+
+def _is_plain_data(value: Any) -> bool:
+    if isinstance(value, (bool, int, float, str, type(None), torch.dtype, torch.device)):
+        return True
+    if isinstance(value, torch.Tensor):
+        return True
+    if isinstance(value, tuple):
+        return all(_is_plain_data(v) for v in value)
+    return False
+
+
+def check_script_array(value: Any, limits: Limits) -> None:
+    """An array or numpy scalar a script may hold: numeric, writable, of bounded size.
+
+    Scripts never get the ndarray constructor, buffers or strides, so every
+    array they hold is one numpy or torch allocated for them; this check is
+    the second line: it refuses object and structured dtypes (which can turn
+    raw memory into Python references), read-only memory (a bytes constant, a
+    numpy scalar) and zero-stride views of huge size before any numpy method
+    runs over them.
+    """
+    kind = value.dtype.kind
+    if kind not in ns.NUMERIC_DTYPE_KINDS:
+        raise SandboxError(
+            f"numpy arrays of dtype {value.dtype} are refused in gradviz scripts: only bool, "
+            "integer, float and complex arrays"
+        )
+    if isinstance(value, np.ndarray):
+        if value.size > limits.max_op_elements:
+            raise _elements_limit("numpy", value.size, limits)
+        if not value.flags.writeable:
+            raise SandboxError(
+                "read-only numpy arrays are refused: this array views memory the script did "
+                "not allocate; use .copy()"
+            )
+
+
+def _isinstance_types(spec: Any) -> Any:
+    """The second argument of isinstance: a type or a tuple of types, nothing else."""
+    if isinstance(spec, type):
+        return spec
+    if isinstance(spec, tuple) and all(isinstance(t, type) for t in spec):
+        return spec
+    raise TypeError("isinstance() arg 2 must be a type or tuple of types")
+
+
+def _check_dtype_argument(dtype: Any) -> None:
+    try:
+        kind = np.dtype(dtype).kind
+    except TypeError:
+        return  # a torch dtype or something numpy rejects itself
+    except Exception:  # noqa: BLE001 - numpy's own parse errors
+        return
+    if kind not in ns.NUMERIC_DTYPE_KINDS:
+        raise SandboxError(
+            f"numpy dtype {dtype!r} is refused in gradviz scripts: only bool, integer, float "
+            "and complex"
+        )
+
+
+def _elements_limit(what: str, size: int, limits: Limits) -> LimitExceeded:
+    return LimitExceeded(
+        f"refused: the {what} operation would touch {size:,} elements; the limit is "
+        f"{limits.max_op_elements:,} (gradviz limit max_op_elements)",
+        limit="max_op_elements",
+    )
 
 
 def _host_callable(fn: ScriptFunction) -> Callable[..., Any]:
