@@ -31,6 +31,10 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     run.add_argument("--keep-going", action="store_true", help="go on after a failing statement")
     run.add_argument("--json", action="store_true", help="print one JSON object")
+    run.add_argument(
+        "--time-limit", type=float, default=None, metavar="S",
+        help="seconds one statement may run (default 30); past it the kernel is stopped",
+    )
 
     export = sub.add_parser("export", help="run a script and write its graph to a file")
     esrc = export.add_mutually_exclusive_group(required=True)
@@ -60,21 +64,84 @@ def _load_source(args: argparse.Namespace) -> tuple[str | bytes, str]:
     return path.read_bytes(), str(path)
 
 
-def _run_session(args: argparse.Namespace) -> tuple[Any, list[Any]] | int:
-    from gradviz.core.session import DeviceUnavailable, Session
+def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any] | int:
+    """Run the script in a confined kernel process; return its JSON report.
+
+    The script never runs in this process: the kernel does, under a watchdog
+    (see :mod:`gradviz.runner`). A statement that outlives the time limit gets
+    the kernel killed, and the report ends with that statement refused.
+    """
+    from gradviz.runner import KernelError, KernelProcess, KernelTimeout
 
     try:
         source, _label = _load_source(args)
     except (OSError, KeyError) as exc:
         print(f"gradviz: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if isinstance(source, bytes):
+        try:
+            text = source.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return _failed_report(f"the script is not valid UTF-8: {exc}", "ScriptSyntaxError")
+    else:
+        text = source
+    streamed: list[dict[str, Any]] = []
+
+    def on_event(message: dict[str, Any]) -> None:
+        if message.get("event") == "result" and isinstance(message.get("result"), dict):
+            streamed.append(message["result"])
+
     try:
-        session = Session(source, device=args.device)
-    except DeviceUnavailable as exc:
-        print(f"gradviz: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    results = session.run_to_end(keep_going=getattr(args, "keep_going", False))
-    return session, results
+        with KernelProcess(cuda=args.device == "cuda") as kernel:
+            reply = kernel.request(
+                "report", on_event, source=text, device=args.device,
+                keep_going=bool(getattr(args, "keep_going", False)), layout=layout,
+                **({"time_limit_s": args.time_limit} if getattr(args, "time_limit", None) else {}),
+            )
+    except KernelTimeout as exc:
+        line = exc.phase.get("line")
+        return _failed_report(
+            str(exc), "LimitExceeded", line=line if isinstance(line, int) else None,
+            statements=streamed, limit="max_statement_seconds",
+        )
+    except KernelError as exc:
+        return _failed_report(f"the kernel stopped: {exc}", "KernelDied", statements=streamed)
+    if not reply.get("ok"):
+        if reply.get("error") == "device_unavailable":
+            print(f"gradviz: {reply.get('message')}", file=sys.stderr)
+            return EXIT_USAGE
+        return _failed_report(str(reply.get("message")), "KernelError", statements=streamed)
+    report = reply.get("state")
+    if not isinstance(report, dict):
+        return _failed_report("the kernel sent no report", "KernelError", statements=streamed)
+    return report
+
+
+def _failed_report(
+    message: str,
+    kind: str,
+    *,
+    line: int | None = None,
+    statements: list[dict[str, Any]] | None = None,
+    limit: str | None = None,
+) -> dict[str, Any]:
+    """The report of a run the kernel could not finish: what ran, then the refusal."""
+    statements = list(statements or [])
+    error = {"type": kind, "message": message, "explanation": None, "line": line, "limit": limit}
+    if line is not None:
+        statements.append(
+            {"index": len(statements), "line": line, "end_line": line, "source": "",
+             "ok": False, "error": error, "warnings": [], "output": "", "value": None,
+             "allocated_bytes": 0}
+        )
+        parse_error = None
+    else:
+        parse_error = error
+    return {
+        "version": 1, "device": None, "parse_error": parse_error, "statements": statements,
+        "tensors": {}, "graph": {"nodes": [], "edges": []}, "backward_passes": [],
+        "grad_history": {}, "grad_events": {}, "memory": {}, "stopped": True,
+    }
 
 
 def _human_bytes(n: int) -> str:
@@ -83,97 +150,74 @@ def _human_bytes(n: int) -> str:
     return f"{n:,} bytes"
 
 
-def _print_report(session: Any, results: list[Any]) -> None:
-    if session.parse_error:
-        print(f"error: {session.parse_error.message}")
-    for r in results:
-        mark = "ok " if r.ok else "ERR"
-        first = r.source.splitlines()[0] if r.source else ""
-        print(f"{mark} {r.line:>4}  {first}")
-        if r.output:
-            for line in r.output.rstrip("\n").splitlines():
+def _print_report(report: dict[str, Any]) -> None:
+    parse_error = report.get("parse_error")
+    if parse_error:
+        print(f"error: {parse_error.get('message')}")
+    for r in report.get("statements", []):
+        mark = "ok " if r.get("ok") else "ERR"
+        source = r.get("source") or ""
+        first = source.splitlines()[0] if source else ""
+        print(f"{mark} {r.get('line', 0):>4}  {first}")
+        if r.get("output"):
+            for line in str(r["output"]).rstrip("\n").splitlines():
                 print(f"           | {line}")
-        if r.value is not None:
-            print(f"           = {r.value}")
-        for w in r.warnings:
+        if r.get("value") is not None:
+            print(f"           = {r['value']}")
+        for w in r.get("warnings") or []:
             print(f"           ! {w}")
-        if r.allocated_bytes:
-            print(f"           allocated {_human_bytes(r.allocated_bytes)}")
-        if r.error:
-            print(f"           {r.error.type}: {r.error.message}")
-            if r.error.explanation:
-                print(f"           why: {r.error.explanation}")
-    history = session.grad_history()
+        if r.get("allocated_bytes"):
+            print(f"           allocated {_human_bytes(int(r['allocated_bytes']))}")
+        error = r.get("error")
+        if error:
+            print(f"           {error.get('type')}: {error.get('message')}")
+            if error.get("explanation"):
+                print(f"           why: {error['explanation']}")
+    history = report.get("grad_history") or {}
     if history:
         print("grad after each backward pass:")
         for name, values in history.items():
             print(f"  {name}: {values}")
 
 
-def _json_report(session: Any, results: list[Any]) -> dict[str, Any]:
-    from dataclasses import asdict
-
-    snap = session.snapshot()
-    statements = []
-    for r in results:
-        statements.append(
-            {
-                "index": r.index,
-                "line": r.line,
-                "end_line": r.end_line,
-                "source": r.source,
-                "ok": r.ok,
-                "error": asdict(r.error) if r.error else None,
-                "warnings": r.warnings,
-                "output": r.output,
-                "value": r.value,
-                "allocated_bytes": r.allocated_bytes,
-            }
-        )
-    return {
-        "version": snap["version"],
-        "device": snap["device"],
-        "parse_error": snap["parse_error"],
-        "statements": statements,
-        "tensors": snap["tensors"],
-        "graph": snap["graph"],
-        "backward_passes": snap["backward_passes"],
-        "grad_history": snap["grad_history"],
-        "grad_events": snap["grad_events"],
-        "memory": snap["memory"],
-    }
+def _report_failed(report: dict[str, Any]) -> bool:
+    return bool(report.get("parse_error")) or any(
+        not r.get("ok") for r in report.get("statements", [])
+    )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    outcome = _run_session(args)
-    if isinstance(outcome, int):
-        return outcome
-    session, results = outcome
+    from gradviz.core.wire import dumps
+
+    report = _run_report(args)
+    if isinstance(report, int):
+        return report
     if args.json:
-        json.dump(_json_report(session, results), sys.stdout, indent=1, allow_nan=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(dumps(report, indent=1) + "\n")
     else:
-        _print_report(session, results)
-    failed = session.parse_error is not None or any(not r.ok for r in results)
-    return EXIT_FAILED if failed else EXIT_OK
+        _print_report(report)
+    return EXIT_FAILED if _report_failed(report) else EXIT_OK
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from gradviz.core.layout import layout
+    from gradviz.core.graphdata import graph_from_json
     from gradviz.export import export_graph
 
-    outcome = _run_session(args)
-    if isinstance(outcome, int):
-        return outcome
-    session, results = outcome
-    graph = session.graph
+    report = _run_report(args, layout=True)
+    if isinstance(report, int):
+        return report
+    if report.get("stopped"):
+        _print_report(report)
+        return EXIT_FAILED
+    graph = graph_from_json(report["graph"])
+    positions = {k: (float(x), float(y)) for k, (x, y) in report.get("positions", {}).items()}
     try:
-        export_graph(graph, args.output, positions=layout(graph))
+        export_graph(graph, args.output, positions=positions or None)
     except (ValueError, OSError) as exc:
         print(f"gradviz: {exc}", file=sys.stderr)
         return EXIT_USAGE
     print(f"wrote {args.output} ({graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges)")
-    return EXIT_FAILED if any(not r.ok for r in results) else EXIT_OK
+    return EXIT_FAILED if _report_failed(report) else EXIT_OK
 
 
 def cmd_demos(args: argparse.Namespace) -> int:

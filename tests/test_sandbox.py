@@ -416,3 +416,156 @@ def test_refusal_leaves_global_torch_state_unchanged():
     after = (torch.is_grad_enabled(), torch.is_inference_mode_enabled(),
              torch.get_default_dtype(), torch.get_num_threads())
     assert before == after
+
+
+# --- through `gradviz run`: the kernel process, its watchdog and its confinement -------
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
+
+from gradviz.core import wire  # noqa: E402
+from gradviz.runner import KernelProcess  # noqa: E402
+
+SECRET = "gradviz-secret-7f3a9c"
+
+#: one script per attack class, run as a user would: `gradviz run FILE`
+CLI_ATTACKS = [
+    ("object-forgery", NP + T8 + "a = np.ndarray((4,), 'O', t.numpy())\nprint(a[0])"),
+    ("immutable-write", NP + "a = np.frombuffer(b'\\n', np.uint8)\nt = torch.from_numpy(a)\nt.fill_(88)"),
+    ("method-shadowing", "m = torch.nn.Linear(2, 2)\nm.register_forward_hook = torch.nn.Identity()\nm.register_forward_hook(print)"),
+    ("library-called-lambda", "big = list(range(3000000))\nr = any(map(lambda v: v < 0, big))"),
+    ("conv-work", "import torch.nn.functional as F\ny = F.conv1d(torch.ones(1, 1, 2**24), torch.ones(1, 1, 2**22))"),
+    ("numpy-zero-stride", "torch.ones(1).expand(2**40).numpy().sum()"),
+    ("numpy-6gib", NP + "a = np.ndarray((6 << 30,), 'u1')\na.fill(1)"),
+    ("extend-bomb", "l = [0] * 1000\nfor i in range(25):\n    l.extend(l)"),
+    ("tolist-bomb", "a = torch.zeros(2**27)\nb = a.tolist()"),
+    ("format-width", "s = f'{1:>999999999}'"),
+    ("report-object-array", NP + "a = np.array([torch.nn, 1], dtype=object)"),
+    ("read-secret", "f = open('SECRET_PATH')\nprint(f.read())"),
+]
+
+
+def _gradviz_run(tmp_path, source: str, *extra: str, timeout: float = 120):
+    script = tmp_path / "script.py"
+    script.write_text(source, encoding="utf-8")
+    cwd = tmp_path / "cwd"
+    cwd.mkdir(exist_ok=True)
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradviz", "run", str(script), *extra],
+        capture_output=True, text=True, cwd=cwd, timeout=timeout,
+    )
+    return proc, time.monotonic() - started, cwd
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("source", [s for _, s in CLI_ATTACKS], ids=[i for i, _ in CLI_ATTACKS])
+def test_attack_classes_refused_through_gradviz_run(source, tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text(SECRET)
+    proc, _elapsed, cwd = _gradviz_run(tmp_path, source.replace("SECRET_PATH", str(secret)))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out
+    assert "SandboxError: " in out or "LimitExceeded: " in out, out
+    assert SECRET not in out
+    assert "Traceback" not in out
+    assert os.listdir(cwd) == []
+    assert secret.read_text() == SECRET
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "source",
+    [
+        # list equality over a shared-structure DAG: 2**60 comparisons in C
+        "x = [0]\ny = [0]\nfor i in range(60):\n    x = [x, x]\n    y = [y, y]\nr = x == y",
+        # set of integers that all hash alike: quadratic insertion in C
+        "s = set([i * (2**61 - 1) for i in range(200000)])",
+    ],
+    ids=["list-equality-dag", "set-hash-collisions"],
+)
+def test_watchdog_stops_native_work_and_keeps_earlier_results(source, tmp_path):
+    proc, elapsed, _ = _gradviz_run(tmp_path, "a = torch.ones(2)\n" + source, "--time-limit", "2")
+    out = proc.stdout
+    assert proc.returncode == 1, out + proc.stderr
+    assert "refused: time limit 2 s" in out
+    assert "ok " in out.splitlines()[0]  # the statement before it ran and is reported
+    assert elapsed < 60
+
+
+@pytest.mark.slow
+def test_watchdog_report_in_json(tmp_path):
+    source = "a = torch.ones(2)\nx = [0]\ny = [0]\nfor i in range(60):\n    x = [x, x]\n    y = [y, y]\nr = x == y\n"
+    proc, _elapsed, _ = _gradviz_run(tmp_path, source, "--json", "--time-limit", "1")
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    last = report["statements"][-1]
+    assert last["ok"] is False and last["error"]["limit"] == "max_statement_seconds"
+    assert report["statements"][0]["ok"] is True
+
+
+def test_wire_encodes_anything():
+    deep: list = []
+    node = deep
+    for _ in range(100_000):
+        node.append([])
+        node = node[0]
+    cyclic: list = [1]
+    cyclic.append(cyclic)
+    value = {
+        "nan": float("nan"), "inf": [float("inf"), -float("inf")], "obj": object(),
+        "deep": deep, "cycle": cyclic, "big": 10**5000, 3: "int key", (1, 2): "tuple key",
+        "long": "x" * (wire.MAX_STRING + 10),
+    }
+    text = wire.dumps(value)
+    decoded = json.loads(text)
+    assert decoded["nan"] == "nan" and decoded["inf"] == ["inf", "-inf"]
+    assert decoded["obj"] == "<object>" and decoded["cycle"][1] == "<cycle>"
+    assert decoded["big"].startswith("<int of")
+    assert len(decoded["long"]) < wire.MAX_STRING + 100
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"id": 1, "cmd": "run_to", "index": ' + b"9" * 5000 + b"}",
+        b'{"id": 1, "cmd": "run_to", "index": 1e999}',
+        b"\xff\xfe not utf-8",
+        b"[1, 2, 3]",
+        b'{"id": 1, "cmd": "exec"}',
+        b'{"id": 1, "cmd": "load", "source": 42}',
+        b'{"id": 1, "cmd": "load", "source": "a = 1", "cwd": "/"}',
+        b'{"id": {"a": 1}, "cmd": "ping"}',
+        b'{"id": 1, "cmd": "run_to"}',
+        b'{"id": 1, "cmd": "load", "zero_points": [1, "x"]}',
+        b'{"id": 1, "cmd": "run_to", "index": true}',
+    ],
+    ids=["deep-nesting", "huge-int", "float-overflow", "bad-utf8", "not-an-object", "unknown-cmd",
+         "wrong-type", "unknown-field", "bad-id", "missing-field", "bad-list", "bool-as-int"],
+)
+def test_malformed_requests_get_an_error_and_the_kernel_stays_up(line):
+    with pytest.raises(wire.BadRequest):
+        wire.loads_request(line)
+
+
+@pytest.mark.slow
+def test_kernel_survives_malformed_requests():
+    with KernelProcess() as kernel:
+        for line in (b"[" * 100_000 + b"]" * 100_000, b'{"id": 1, "cmd": "run_to", "index": '
+                     + b"9" * 5000 + b"}", b"\xff\xfe", b'{"cmd": "nope"}', b"x" * (9 << 20)):
+            reply = kernel.request_raw(line)
+            assert reply["ok"] is False and "bad request" in reply["message"]
+        assert kernel.request("ping")["ok"] is True
+        reply = kernel.request("report", source="a = torch.tensor([float('nan'), 1.0])\n")
+        assert reply["ok"] is True
+        assert reply["state"]["tensors"]["a"]["value"][0] == "nan"
+
+
+@pytest.mark.slow
+def test_kernel_runs_confined():
+    with KernelProcess() as kernel:
+        report = kernel.info.get("confinement")
+        assert report is not None
+        if sys.platform.startswith("linux"):
+            assert "rlimits" in report["applied"]

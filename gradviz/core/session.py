@@ -322,6 +322,9 @@ class Session:
         if cuda:
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
+        # The kernel forwards phases to its parent, whose watchdog stops a phase
+        # that outlives the time limit whatever it is doing (C code included).
+        self.events.emit("phase", "statement", {"index": index, "line": stmt.line})
         start = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -361,6 +364,7 @@ class Session:
                 except Exception as exc:  # noqa: BLE001
                     value_repr = f"<unprintable: {exc}>"
 
+        self.events.emit("phase", "capture", {"index": index, "line": stmt.line})
         cap = self._capture_graph(index)
         memory.saved_bytes = cap.saved_bytes
         memory.live_bytes = cap.live_bytes

@@ -134,7 +134,7 @@ REQUEST_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
     "zero_grad": {},
     "snapshot": {},
     "report": {"source": (str,), "device": (str,), "keep_going": (bool,),
-               "layout": (bool,)},
+               "layout": (bool,), "time_limit_s": (int, float)},
 }
 REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "run_to": ("index",), "run_to_line": ("line",), "set_device": ("device",),
@@ -177,6 +177,9 @@ def loads_request(line: str | bytes) -> dict[str, Any]:
     for name in REQUIRED_FIELDS.get(cmd, ()):
         if name not in request:
             raise BadRequest(f"'{cmd}' needs '{name}'")
+    limit = request.get("time_limit_s")
+    if limit is not None and not (0 < limit <= 3600):
+        raise BadRequest("'time_limit_s' must be between 0 and 3600")
     points = request.get("zero_points")
     if points is not None and not all(
         isinstance(p, int) and not isinstance(p, bool) and 0 <= p < 2**31 for p in points

@@ -15,18 +15,18 @@ unexpected exit (a crash, a kill from outside) is handled the same way.
 from __future__ import annotations
 
 import json
-import os
+import shutil
 import sys
+import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, Signal
+from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from gradviz.runner import GRACE_S, kernel_command, kernel_environment, timeout_message
 
 #: commands that rebuild the session from the start before running anything
 _RESETTING = {"load", "set_device", "step_back", "reset"}
@@ -74,6 +74,8 @@ class KernelClient(QObject):
     replayed = Signal(object)
     #: restarting was abandoned after repeated crashes
     gave_up = Signal(str)
+    #: the watchdog killed the kernel: a phase outlived its time limit (message, phase)
+    timed_out = Signal(str, object)
 
     def __init__(self, parent: QObject | None = None, python: str | None = None):
         super().__init__(parent)
@@ -99,6 +101,13 @@ class KernelClient(QObject):
         #: cursors of Zero-grad presses in the running session (replayed after a restart)
         self.zero_points: list[int] = []
         self.restarts = 0
+        self._workdir: str | None = None
+        # The watchdog: each phase the kernel announces must end within its limit
+        # plus a grace period, or the kernel is killed whatever it is doing.
+        self._phase: dict[str, Any] = {}
+        self._watchdog = QTimer(self)
+        self._watchdog.setSingleShot(True)
+        self._watchdog.timeout.connect(self._on_watchdog_timeout)
 
     # --- public -------------------------------------------------------------------
 
@@ -194,21 +203,24 @@ class KernelClient(QObject):
                 proc.waitForFinished(1000)
         self._process = None
         self._ready = False
+        self._watchdog.stop()
         proc.deleteLater()
+        self._remove_workdir()
         self._set_busy(False)
 
     # --- process ------------------------------------------------------------------
 
     def _start_process(self) -> None:
         proc = QProcess(self)
-        env = QProcessEnvironment.systemEnvironment()
-        paths = [str(REPO_ROOT)]
-        if env.contains("PYTHONPATH") and env.value("PYTHONPATH"):
-            paths.append(env.value("PYTHONPATH"))
-        env.insert("PYTHONPATH", os.pathsep.join(paths))
+        # A private folder and a clean environment: the kernel confines itself to them.
+        self._remove_workdir()
+        self._workdir = tempfile.mkdtemp(prefix="gradviz-kernel-")
+        env = QProcessEnvironment()
+        for name, value in kernel_environment(self._workdir).items():
+            env.insert(name, value)
         env.insert("PYTHONUNBUFFERED", "1")
         proc.setProcessEnvironment(env)
-        proc.setWorkingDirectory(str(REPO_ROOT))
+        proc.setWorkingDirectory(self._workdir)
         proc.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
         proc.readyReadStandardOutput.connect(self._on_process_stdout)
         proc.readyReadStandardError.connect(self._on_process_stderr)
@@ -218,7 +230,13 @@ class KernelClient(QObject):
         self._buffer = b""
         self._ready = False
         self._set_busy(True)
-        proc.start(self._python, ["-m", "gradviz.kernel"])
+        program, *arguments = kernel_command(self._workdir, self._python, cuda=True)
+        proc.start(program, arguments)
+
+    def _remove_workdir(self) -> None:
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
 
     def _disconnect(self, proc: QProcess) -> None:
         for signal, slot in (
@@ -233,6 +251,7 @@ class KernelClient(QObject):
                 pass
 
     def _kill_process(self) -> None:
+        self._watchdog.stop()
         proc = self._process
         self._process = None
         self._ready = False
@@ -365,6 +384,15 @@ class KernelClient(QObject):
                 self._next_id += 1
                 self._queue.appendleft(req)
             self._pump()
+        elif event == "phase":
+            req = self._inflight
+            if req is not None and message.get("id") == req.id:
+                self._phase = message
+                try:
+                    limit = float(message.get("limit_s") or 30.0)
+                except (TypeError, ValueError):
+                    limit = 30.0
+                self._watchdog.start(int((limit + GRACE_S) * 1000))
         elif event == "progress":
             req = self._inflight
             if req is not None and message.get("id") == req.id:
@@ -376,6 +404,7 @@ class KernelClient(QObject):
             if req is None or message.get("id") != req.id:
                 return
             self._inflight = None
+            self._watchdog.stop()
             if message.get("ok"):
                 self._crashes_in_a_row = 0
                 state = message.get("state")
@@ -390,6 +419,22 @@ class KernelClient(QObject):
                 req.callback(message)
             self.replied.emit(req.id, message)
             self._pump()
+
+    def _on_watchdog_timeout(self) -> None:
+        """A phase outlived its limit: kill the kernel, restart it and replay what ran."""
+        if self._inflight is None and not self._replaying:
+            return
+        phase = dict(self._phase)
+        try:
+            limit = float(phase.get("limit_s") or 30.0)
+        except (TypeError, ValueError):
+            limit = 30.0
+        message = timeout_message(phase, limit)
+        replay = self._replay_plan()
+        self._kill_process()
+        self._fail_all(message, stopped=True, timed_out=True, phase=phase)
+        self.timed_out.emit(message, phase)
+        self._restart(replay, "timed out")
 
     def _on_replay_reply(self, reply: dict[str, Any]) -> None:
         self._replaying = False
@@ -407,6 +452,7 @@ class KernelClient(QObject):
         self._disconnect(proc)
         self._process = None
         self._ready = False
+        self._watchdog.stop()
         proc.deleteLater()
         how = "crashed" if status == QProcess.ExitStatus.CrashExit else f"exited with code {code}"
         tail = "\n".join(list(self._stderr_tail)[-6:])

@@ -1,0 +1,219 @@
+"""The kernel's request handler: one Session, answered over JSON lines.
+
+Imported by :mod:`gradviz.kernel` only after the process has confined
+itself (torch and numpy start threads at import, and Landlock binds only the
+threads started after it), so this module may import anything.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from typing import IO, Any
+
+from gradviz.core.guards import Limits
+from gradviz.core.layout import layout
+from gradviz.core.report import json_report, statement_json
+from gradviz.core.session import DeviceUnavailable, Session, cuda_unavailable_reason
+from gradviz.core.wire import MAX_REQUEST_BYTES, BadRequest, dumps, loads_request
+
+
+class Kernel:
+    def __init__(self, out: IO[str]):
+        self.out = out
+        self.positions: dict[str, tuple[float, float]] = {}
+        self.session = self._new_session("", "cpu")
+        self._request_id: Any = None
+
+    # --- protocol ---------------------------------------------------------------
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.out.write(dumps(message) + "\n")
+        self.out.flush()
+
+    def phase(self, name: str, info: dict[str, Any] | None = None) -> None:
+        """Tell the parent's watchdog that a phase of work starts now."""
+        self.send(
+            {
+                "id": self._request_id,
+                "event": "phase",
+                "phase": name,
+                "limit_s": self.session.limits.max_statement_seconds,
+                **(info or {}),
+            }
+        )
+
+    def progress(self, done: int, total: int) -> None:
+        self.send({"id": self._request_id, "event": "progress", "done": done, "total": total})
+
+    def state(self, results: list[Any] | None = None) -> dict[str, Any]:
+        snap = self.session.snapshot()
+        graph = self.session.graph  # the captured networkx graph itself: no JSON round trip
+        self.phase("layout", {"nodes": graph.number_of_nodes()})
+        started = time.perf_counter()
+        self.positions = layout(graph, self.positions or None)
+        snap["positions"] = {k: [float(x), float(y)] for k, (x, y) in self.positions.items()}
+        snap["layout_s"] = time.perf_counter() - started
+        snap["new_results"] = [r.to_json() for r in (results or [])]
+        snap["at_end"] = self.session.at_end
+        snap["zero_points"] = sorted(self.session.zero_points)
+        return snap
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        cmd = request.get("cmd")
+        s = self.session
+        if cmd == "ping":
+            return {"pong": True}
+        if cmd == "load":
+            s = self._new_session(request.get("source", ""), request.get("device", "cpu"))
+            s.zero_points = {int(p) for p in request.get("zero_points") or [] if int(p) > 0}
+            return self.state(self._run_to(request.get("run_to")))
+        if cmd == "set_device":
+            s.set_device(request["device"])
+            return self.state(self._run_to(request.get("run_to")))
+        if cmd == "step":
+            r = s.step()
+            return self.state([r] if r else [])
+        if cmd == "skip":
+            if request.get("force"):
+                s.skip_current()
+            else:
+                s.skip_failed()
+            return self.state([])
+        if cmd == "run_to_end":
+            return self.state(s.run_to_end(request.get("keep_going", False), self.progress))
+        if cmd == "run_to":
+            return self.state(self._run_to(request["index"]))
+        if cmd == "run_to_line":
+            return self.state(s.run_to_line(request["line"], self.progress))
+        if cmd == "step_back":
+            return self.state(s.step_back(self.progress))
+        if cmd == "reset":
+            s.reset()
+            return self.state([])
+        if cmd == "zero_grad":
+            zeroed = s.zero_grad()
+            st = self.state([])
+            st["zeroed"] = zeroed
+            return st
+        if cmd == "snapshot":
+            return self.state([])
+        if cmd == "report":
+            limits = Limits()
+            if request.get("time_limit_s") is not None:
+                limits.max_statement_seconds = float(request["time_limit_s"])
+            s = self._new_session(request["source"], request.get("device", "cpu"), limits)
+            s.events.connect("statement_executed", self._send_result)
+            results = s.run_to_end(keep_going=request.get("keep_going", False))
+            self.phase("report")
+            report = json_report(s, results)
+            if request.get("layout"):
+                self.phase("layout", {"nodes": s.graph.number_of_nodes()})
+                report["positions"] = {
+                    k: [float(x), float(y)] for k, (x, y) in layout(s.graph).items()
+                }
+            return report
+        raise BadRequest(f"unknown command {cmd!r}")
+
+    def _send_result(self, result: Any) -> None:
+        self.send({"id": self._request_id, "event": "result", "result": statement_json(result)})
+
+    def _new_session(self, source: str, device: str, limits: Limits | None = None) -> Session:
+        self.session = Session(source, device=device, limits=limits)
+        self.positions = {}
+        # A reset (step back, device switch, replay) starts a new picture.
+        self.session.events.connect("reset", self._forget_positions)
+        self.session.events.connect("phase", self.phase)
+        return self.session
+
+    def _forget_positions(self) -> None:
+        self.positions = {}
+
+    def _run_to(self, index: int | None) -> list[Any]:
+        return [] if index is None else self.session.run_to(index, self.progress)
+
+    def serve(self, stdin: IO[bytes], confinement: dict[str, Any] | None = None) -> None:
+        self.send(
+            {
+                "event": "ready",
+                "pid": os.getpid(),
+                "cuda_available": cuda_unavailable_reason() is None,
+                "cuda_reason": cuda_unavailable_reason(),
+                "workdir": os.getcwd(),
+                "confinement": confinement,
+            }
+        )
+        for line in request_lines(stdin):
+            if not line.strip():
+                continue
+            self._request_id = None
+            try:
+                request = loads_request(line)
+            except BadRequest as exc:
+                self.send({"event": "reply", "id": None, "ok": False, "message": f"bad request: {exc}"})
+                continue
+            self._request_id = request.get("id")
+            if request["cmd"] == "shutdown":
+                self.send({"event": "reply", "id": self._request_id, "ok": True, "state": None})
+                return
+            try:
+                state = self.handle(request)
+                self.phase("encode")
+                self.send({"event": "reply", "id": self._request_id, "ok": True, "state": state})
+            except DeviceUnavailable as exc:
+                self.send(
+                    {"event": "reply", "id": self._request_id, "ok": False, "message": str(exc),
+                     "error": "device_unavailable"}
+                )
+            except BadRequest as exc:
+                self.send({"event": "reply", "id": self._request_id, "ok": False, "message": str(exc)})
+            except MemoryError:
+                gc.collect()
+                self.send(
+                    {
+                        "event": "reply",
+                        "id": self._request_id,
+                        "ok": False,
+                        "message": "refused: the kernel ran out of memory (gradviz limit "
+                        "max_process_bytes)",
+                    }
+                )
+            except Exception as exc:  # noqa: BLE001 - report, keep serving
+                self.send(
+                    {
+                        "event": "reply",
+                        "id": self._request_id,
+                        "ok": False,
+                        "message": f"kernel error: {type(exc).__name__}: {exc}",
+                        "traceback": traceback.format_exc(limit=8),
+                    }
+                )
+
+
+def request_lines(stdin: IO[bytes]) -> Iterator[bytes]:
+    """Request lines as bytes; a line over the size limit is replaced by a marker that
+    fails to parse, so a flood without newlines never fills the kernel's memory."""
+    while True:
+        line = stdin.readline(MAX_REQUEST_BYTES + 1)
+        if not line:
+            return
+        if len(line) > MAX_REQUEST_BYTES and not line.endswith(b"\n"):
+            while True:  # drop the rest of the oversized line
+                rest = stdin.readline(MAX_REQUEST_BYTES)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield b"x" * (MAX_REQUEST_BYTES + 1)
+            continue
+        yield line
+
+
+def warm_up() -> None:
+    """Import what a first statement would import lazily: entering a
+    TorchDispatchMode pulls in torch._dynamo and friends (about a second)."""
+    session = Session("a = torch.ones(2, requires_grad=True)\nb = (a * 2).sum()\nb.backward()\n")
+    session.run_to_end()
+    gc.collect()
