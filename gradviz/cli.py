@@ -8,7 +8,6 @@ device, unknown demo).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gc
 import os
-import sys
 import time
 import traceback
 from collections.abc import Iterator
@@ -69,7 +68,9 @@ class Kernel:
         if cmd == "ping":
             return {"pong": True}
         if cmd == "load":
-            s = self._new_session(request.get("source", ""), request.get("device", "cpu"))
+            s = self._new_session(
+                request.get("source", ""), request.get("device", "cpu"), _limits(request)
+            )
             s.zero_points = {int(p) for p in request.get("zero_points") or [] if int(p) > 0}
             return self.state(self._run_to(request.get("run_to")))
         if cmd == "set_device":
@@ -103,10 +104,7 @@ class Kernel:
         if cmd == "snapshot":
             return self.state([])
         if cmd == "report":
-            limits = Limits()
-            if request.get("time_limit_s") is not None:
-                limits.max_statement_seconds = float(request["time_limit_s"])
-            s = self._new_session(request["source"], request.get("device", "cpu"), limits)
+            s = self._new_session(request["source"], request.get("device", "cpu"), _limits(request))
             s.events.connect("statement_executed", self._send_result)
             results = s.run_to_end(keep_going=request.get("keep_going", False))
             self.phase("report")
@@ -192,6 +190,13 @@ class Kernel:
                         "traceback": traceback.format_exc(limit=8),
                     }
                 )
+
+
+def _limits(request: dict[str, Any]) -> Limits:
+    limits = Limits()
+    if request.get("time_limit_s") is not None:
+        limits.max_statement_seconds = float(request["time_limit_s"])
+    return limits
 
 
 def request_lines(stdin: IO[bytes]) -> Iterator[bytes]:

@@ -22,8 +22,9 @@ import tempfile
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 #: seconds a phase may run past its limit before the kernel is killed: the
 #: in-process checks refuse at the limit itself when they can

@@ -80,3 +80,22 @@ def test_a_kernel_that_keeps_dying_is_given_up_on(qtbot):
     kernel.request("ping", replies.append)
     assert replies and replies[0]["ok"] is False
     kernel.shutdown()
+
+
+def test_watchdog_kills_a_phase_that_outlives_its_limit(qtbot, client):
+    replies = []
+    client.time_limit_s = 1.0
+    with qtbot.waitSignal(client.ready, timeout=TIMEOUT):
+        client.start()
+    source = "a = torch.ones(3)\nx = [0]\ny = [0]\nfor i in range(60):\n    x = [x, x]\n    y = [y, y]\nr = x == y\n"
+    pid = client.pid()
+    with qtbot.waitSignal(client.timed_out, timeout=TIMEOUT) as timed_out:
+        client.request("load", replies.append, source=source, run_to=5)
+    message, phase = timed_out.args
+    assert "refused: time limit 1 s" in message and phase["phase"] == "statement"
+    assert phase["index"] == 4 and phase["line"] == 7
+    with qtbot.waitSignal(client.replayed, timeout=TIMEOUT) as replayed:
+        pass
+    assert replayed.args[0]["ok"] and replayed.args[0]["state"]["cursor"] == 4
+    assert replies[0]["ok"] is False and replies[0]["timed_out"] is True
+    assert client.pid() != pid

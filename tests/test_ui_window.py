@@ -365,3 +365,38 @@ def test_zero_grad_is_replayed_after_a_kernel_crash(qtbot, main_window):
     qtbot.waitUntil(lambda: "restarted after a crash" in window.status_text(), timeout=TIMEOUT)
     assert window.state["cursor"] == 3
     assert window.state["tensors"]["x"]["grad"] == 0.0  # the Zero-grad press was replayed
+
+
+HANG_IN_C = (
+    "a = torch.ones(2)\n"
+    "x = [0]\n"
+    "y = [0]\n"
+    "for i in range(60):\n"
+    "    x = [x, x]\n"
+    "    y = [y, y]\n"
+    "r = x == y\n"
+    "b = a * 2\n"
+)
+
+
+def test_the_watchdog_stops_native_work_and_keeps_the_place(qtbot, main_window):
+    """`x == y` over a shared-structure DAG runs 2**60 comparisons inside C, where no
+    in-process check reaches: the client's watchdog kills the kernel at the time limit,
+    the window replays what ran before and marks the line."""
+    window = main_window(source="a = torch.ones(2)\n")
+    window.client.time_limit_s = 1.0
+    window.editor.setPlainText(HANG_IN_C)
+    with qtbot.waitSignal(window.client.timed_out, timeout=60_000) as timed_out:
+        press(qtbot, window, Qt.Key.Key_F5)  # run to end
+    assert "refused: time limit 1 s" in timed_out.args[0]
+    qtbot.waitUntil(lambda: "replayed" in window.status_text(), timeout=60_000)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 4)
+    assert window.tensors_panel.names() == ["a"]
+    assert window.editor.toPlainText() == HANG_IN_C
+    assert window.editor.error is not None and window.editor.error[0] == 7
+    assert any("time limit" in e.text for e in window.output_panel.entries())
+    # Step skips the stopped statement and runs the next one
+    press(qtbot, window, Qt.Key.Key_F10)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 6)
+    assert "Skipped line 7 (it hit the time limit)" in window.status_text()
+    assert set(window.tensors_panel.names()) == {"a", "b"}

@@ -122,7 +122,7 @@ REQUEST_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
     "ping": {},
     "shutdown": {},
     "load": {"source": (str,), "device": (str,), "run_to": (int, type(None)),
-             "zero_points": (list, type(None))},
+             "zero_points": (list, type(None)), "time_limit_s": (int, float)},
     "set_device": {"device": (str,), "run_to": (int, type(None))},
     "step": {},
     "skip": {"force": (bool,)},

@@ -53,6 +53,7 @@ from PySide6.QtWidgets import (
 from gradviz.core.layout import DEFAULT_SPACING, node_lines, node_size, shape_text
 from gradviz.ui import theme
 from gradviz.ui.display import group_caption, is_chain, sizing_attrs
+from gradviz.ui.text import plain_label, plain_tooltip
 
 __all__ = [
     "BULK_EDGE_THRESHOLD",
@@ -311,7 +312,7 @@ class NodeItem(QGraphicsItem):
         self._radius = {"grad_fn": 8.0, "accumulate_grad": 3.0, "saved": 5.0, "group": 4.0}.get(
             str(kind), h / 2
         )
-        self.setToolTip(_tooltip(self.node_id, self.attrs))
+        self.setToolTip(plain_tooltip(_tooltip(self.node_id, self.attrs)))
         self._update_z()
         self.update()
 
@@ -723,7 +724,7 @@ class _EdgeLabelItem(QGraphicsItem):
         self.setPos(center)
         self.setZValue(Z_LABEL)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.setToolTip(f"gradient passed along this edge: {text}")
+        self.setToolTip(plain_tooltip(f"gradient passed along this edge: {text}"))
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
         return self._rect.adjusted(-1, -1, 1, 1)
@@ -953,7 +954,7 @@ class GraphCanvas(QGraphicsView):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMinimumSize(200, 150)
 
-        self._hint = QLabel(EMPTY_HINT, self)
+        self._hint = plain_label(QLabel(EMPTY_HINT, self))
         self._hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._hint.setWordWrap(True)
         self._hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)

@@ -27,6 +27,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from . import theme
+from .text import plain_tooltip
 
 NEXT_BAND = "#fff4c2"
 NEXT_MARK = "#f08c00"
@@ -155,7 +156,7 @@ class _Gutter(QWidget):
             line = self.editor.line_at_y(event.pos().y())
             text = self.editor.gutter_tooltip(line) if line else ""
             if text:
-                QToolTip.showText(event.globalPos(), text, self)
+                QToolTip.showText(event.globalPos(), plain_tooltip(text), self)
             else:
                 QToolTip.hideText()
                 event.ignore()
@@ -397,7 +398,7 @@ class CodeEditor(QPlainTextEdit):
             line = self.cursorForPosition(event.pos()).blockNumber() + 1
             text = self.tooltip_at_line(line)
             if text:
-                QToolTip.showText(event.globalPos(), text, self.viewport())
+                QToolTip.showText(event.globalPos(), plain_tooltip(text), self.viewport())
             else:
                 QToolTip.hideText()
             return True

@@ -102,6 +102,8 @@ class KernelClient(QObject):
         self.zero_points: list[int] = []
         self.restarts = 0
         self._workdir: str | None = None
+        #: seconds a statement may run (None: the kernel's default); sent with every load
+        self.time_limit_s: float | None = None
         # The watchdog: each phase the kernel announces must end within its limit
         # plus a grace period, or the kernel is killed whatever it is doing.
         self._phase: dict[str, Any] = {}
@@ -148,6 +150,8 @@ class KernelClient(QObject):
 
     def request(self, cmd: str, callback: Callback | None = None, **params: Any) -> int:
         """Queue a command; ``callback(reply)`` runs on the GUI thread when it is answered."""
+        if cmd == "load" and self.time_limit_s is not None:
+            params.setdefault("time_limit_s", self.time_limit_s)
         req = KernelRequest(self._next_id, cmd, params, callback)
         self._next_id += 1
         self._queue.append(req)
@@ -176,7 +180,10 @@ class KernelClient(QObject):
         self._dead = False
         self._crashes_in_a_row = 0
         self._kill_process()
-        self._restart({"source": self.source, "device": self.device, "run_to": 0}, "restart")
+        plan: dict[str, Any] = {"source": self.source, "device": self.device, "run_to": 0}
+        if self.time_limit_s is not None:
+            plan["time_limit_s"] = self.time_limit_s
+        self._restart(plan, "restart")
 
     def shutdown(self, timeout_ms: int = 250) -> None:
         """Ask the kernel to exit; kill it if it has not within ``timeout_ms``.
@@ -290,6 +297,8 @@ class KernelClient(QObject):
         elif self._pending_replay is not None:
             return dict(self._pending_replay)
         plan: dict[str, Any] = {"source": source, "device": device, "run_to": cursor}
+        if self.time_limit_s is not None:
+            plan["time_limit_s"] = self.time_limit_s
         if source == self.source and self.zero_points:
             # Zero-grad presses are part of the history a replay must repeat.
             plan["zero_points"] = [p for p in self.zero_points if p <= cursor]

@@ -105,6 +105,15 @@ from .snapshot import (
     script_from_snapshot,
     snapshot_state,
 )
+from .text import (
+    add_menu_action,
+    esc,
+    menu_text,
+    message_box,
+    plain_label,
+    plain_tooltip,
+    title_text,
+)
 
 APP_NAME = "gradviz"
 FIRST_DEMO = "first_backward"
@@ -136,17 +145,17 @@ SHORTCUTS = [
 
 def ask_unsaved_changes(parent: QWidget, name: str) -> QMessageBox.StandardButton:
     """Save / Discard / Cancel for a modified script (monkeypatched in tests)."""
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Warning)
-    box.setWindowTitle("Unsaved changes")
-    box.setText(f"{name} has changes that are not saved.")
-    box.setInformativeText("Save them before going on?")
-    box.setStandardButtons(
+    box = message_box(
+        parent,
+        QMessageBox.Icon.Warning,
+        "Unsaved changes",
+        f"{name} has changes that are not saved.",
         QMessageBox.StandardButton.Save
         | QMessageBox.StandardButton.Discard
-        | QMessageBox.StandardButton.Cancel
+        | QMessageBox.StandardButton.Cancel,
+        QMessageBox.StandardButton.Save,
+        informative="Save them before going on?",
     )
-    box.setDefaultButton(QMessageBox.StandardButton.Save)
     answer = QMessageBox.StandardButton(box.exec())
     box.deleteLater()
     return answer
@@ -154,20 +163,25 @@ def ask_unsaved_changes(parent: QWidget, name: str) -> QMessageBox.StandardButto
 
 def ask_restore_autosave(parent: QWidget, name: str, when: str) -> bool:
     """Offer the text autosaved before gradviz last stopped (monkeypatched in tests)."""
-    answer = QMessageBox.question(
+    box = message_box(
         parent,
+        QMessageBox.Icon.Question,
         "Restore unsaved work?",
         f"gradviz stopped before {name} was saved.\n"
         f"An autosaved copy from {when} exists. Restore it?",
         QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
         QMessageBox.StandardButton.Yes,
     )
+    answer = QMessageBox.StandardButton(box.exec())
+    box.deleteLater()
     return answer == QMessageBox.StandardButton.Yes
 
 
 def show_error(parent: QWidget, title: str, text: str) -> None:
-    """A modal error message (monkeypatched in tests)."""
-    QMessageBox.warning(parent, title, text)
+    """A modal error message, shown as plain text (monkeypatched in tests)."""
+    box = message_box(parent, QMessageBox.Icon.Warning, title, text)
+    box.exec()
+    box.deleteLater()
 
 
 def default_settings() -> QSettings:
@@ -421,7 +435,7 @@ class MainWindow(QMainWindow):
         editor_layout = QVBoxLayout(editor_box)
         editor_layout.setContentsMargins(0, 0, 0, 0)
         editor_layout.setSpacing(0)
-        self.editor_header = QLabel()
+        self.editor_header = plain_label(QLabel())  # a file or snapshot name
         self.editor_header.setStyleSheet(
             f"background: #f4f6fa; color: {theme.MUTED_TEXT}; padding: 5px 10px;"
             " border-bottom: 1px solid #e3e7ee; font-weight: 600;"
@@ -664,8 +678,8 @@ class MainWindow(QMainWindow):
         self.demos_menu = bar.addMenu("&Demos")
         self.demo_actions: dict[str, QAction] = {}
         for number, demo in enumerate(self.demos, start=1):
-            act = QAction(f"{number}. {demo.title}", self)
-            act.setToolTip(demo.about)
+            act = QAction(menu_text(f"{number}. {demo.title}"), self)
+            act.setToolTip(plain_tooltip(demo.about))
             act.setStatusTip(demo.about)
             act.setData(demo.name)
             act.triggered.connect(lambda _=False, d=demo: self.load_demo(d))
@@ -747,7 +761,7 @@ class MainWindow(QMainWindow):
         self.search_box.returnPressed.connect(self.search_next)
         self.search_box.installEventFilter(self)
         tb.addWidget(self.search_box)
-        self.search_label = QLabel("")
+        self.search_label = plain_label(QLabel(""))
         self.search_label.setObjectName("searchHits")
         self.search_label.setFixedWidth(72)
         tb.addWidget(self.search_label)
@@ -768,11 +782,11 @@ class MainWindow(QMainWindow):
         self.progress.setMaximumHeight(14)
         self.progress.setTextVisible(False)
         self.progress.hide()
-        self.position_label = QLabel()
+        self.position_label = plain_label(QLabel())
         self.position_label.setStyleSheet(f"color: {theme.MUTED_TEXT}; padding: 0 8px;")
-        self.device_label = QLabel()
+        self.device_label = plain_label(QLabel())  # a snapshot names its device
         self.device_label.setStyleSheet(f"color: {theme.MUTED_TEXT}; padding: 0 8px;")
-        self.layout_label = QLabel()
+        self.layout_label = plain_label(QLabel())
         self.layout_label.setObjectName("layoutStatus")
         self.layout_label.setStyleSheet(f"color: {theme.SELECTION}; padding: 0 8px;")
         self.layout_label.hide()
@@ -791,6 +805,7 @@ class MainWindow(QMainWindow):
         c.restarting.connect(self._on_client_restarting)
         c.replayed.connect(self._on_client_replayed)
         c.gave_up.connect(self._on_client_gave_up)
+        c.timed_out.connect(self._on_client_timed_out)
         self.canvas.node_selected.connect(self._on_canvas_node_selected)
         self.canvas.node_activated.connect(self._on_canvas_node_activated)
         self.canvas.node_menu_requested.connect(self._on_canvas_node_menu_requested)
@@ -1085,10 +1100,13 @@ class MainWindow(QMainWindow):
             self.editor.set_error(first, last, tip)
         elif self._stopped and self._stopped.get("index") == cursor and cursor < len(statements):
             s = statements[cursor]
+            why = self._stopped.get("message") or (
+                f"Stopped by you after {self._stopped['seconds']:.1f} s."
+            )
             self.editor.set_error(
                 s["line"],
                 s["end_line"],
-                f"Stopped by you after {self._stopped['seconds']:.1f} s.\n"
+                f"{why}\n"
                 "Everything before it is intact. Step (F10) skips it; edit it and Step to run "
                 "the new text.",
             )
@@ -1131,9 +1149,14 @@ class MainWindow(QMainWindow):
             why = err.get("explanation") or _first_line(err.get("message", ""))
             text = _tag(f"Line {failed['line']} failed", theme.BACKWARD) + _h(why)
         elif self._stopped and self._stopped.get("index") == cursor and cursor < len(statements):
+            who = (
+                f"it ran past the {self._stopped['seconds']:g} s time limit and gradviz stopped it"
+                if self._stopped.get("message")
+                else f"you stopped it after {self._stopped['seconds']:.1f} s"
+            )
             text = _tag(f"Stopped · line {statements[cursor]['line']}", theme.BACKWARD) + _h(
-                f"you stopped it after {self._stopped['seconds']:.1f} s; everything before it "
-                "is kept. Step skips it; edit it first to run it again."
+                f"{who}; everything before it is kept. Step skips it; edit it first to run it "
+                "again."
             )
         elif cursor < len(statements):
             s = statements[cursor]
@@ -1280,13 +1303,14 @@ class MainWindow(QMainWindow):
         if stopped and stopped.get("index") == self._cursor() and not self._at_end():
             # A statement the user stopped is not run again by accident: skip it.
             line = stopped.get("line")
+            why = "it hit the time limit" if stopped.get("message") else "you stopped it"
             self._stopped = None
             self._send("skip", "", force=True)
             self._send(
                 "step",
-                f"Skipped line {line} (you stopped it)",
+                f"Skipped line {line} ({why})",
                 lambda st: self.set_status(
-                    f"Skipped line {line} (you stopped it); {self._describe('step', st)}"
+                    f"Skipped line {line} ({why}); {self._describe('step', st)}"
                 ),
             )
             return
@@ -1379,6 +1403,24 @@ class MainWindow(QMainWindow):
             line,
         )
         self.set_status(f"Stopped {where}: restarting the kernel and replaying…")
+
+    def _on_client_timed_out(self, message: str, phase: Any) -> None:
+        """The watchdog killed the kernel: mark the statement, keep everything before it."""
+        if self._closing:
+            return
+        self._pending.clear()
+        phase = phase if isinstance(phase, dict) else {}
+        index = phase.get("index") if isinstance(phase.get("index"), int) else self._running_index
+        statements = self._statements()
+        line = statements[index]["line"] if index is not None and index < len(statements) else None
+        seconds = float(phase.get("limit_s") or 0.0)
+        self._stopped = {"index": index, "line": line, "seconds": seconds, "message": message}
+        self.output_panel.add_note(
+            f"{message}. Restarting the kernel and replaying the statements before it; "
+            "nothing before it is lost.",
+            line,
+        )
+        self.set_status(f"Time limit: line {line} stopped; restarting the kernel and replaying…")
 
     @_when_idle
     def set_device(self, device: str) -> None:
@@ -1542,7 +1584,7 @@ class MainWindow(QMainWindow):
         display = self._display
         if display is not None and node_id in display.groups:
             label = display.groups[node_id].get("label", node_id)
-            act = menu.addAction(f"Expand {label}")
+            act = add_menu_action(menu, f"Expand {label}")
             act.triggered.connect(lambda _=False: self.expand_group(node_id))
             return menu
         raw = self._raw_graph
@@ -1552,7 +1594,7 @@ class MainWindow(QMainWindow):
             # innermost first: the module that built the op, then the blocks around it
             for i in range(len(parts), 0, -1):
                 name = ".".join(parts[:i])
-                act = menu.addAction(f"Collapse module {name}")
+                act = add_menu_action(menu, f"Collapse module {name}")
                 act.triggered.connect(lambda _=False, m=name: self.collapse_module(m))
         return menu
 
@@ -1836,7 +1878,7 @@ class MainWindow(QMainWindow):
         try:
             self.canvas.export_image(path)
         except (OSError, ValueError) as exc:
-            QMessageBox.warning(self, "Export failed", str(exc))
+            show_error(self, "Export failed", str(exc))
             return
         self.set_status(f"Graph written to {path}")
 
@@ -1849,7 +1891,9 @@ class MainWindow(QMainWindow):
             available = bool(info.get("cuda_available"))
             item.setEnabled(available)
             reason = info.get("cuda_reason") or ""
-            item.setToolTip("CUDA is available" if available else f"cuda unavailable: {reason}")
+            item.setToolTip(
+                plain_tooltip("CUDA is available" if available else f"cuda unavailable: {reason}")
+            )
             cuda_action = self.device_actions.actions()[1]
             cuda_action.setEnabled(available)
             cuda_action.setToolTip(item.toolTip())
@@ -2050,14 +2094,14 @@ class MainWindow(QMainWindow):
             return
         name = self._display_name()
         mark = "*" if self.editor.document().isModified() else ""
-        self.setWindowTitle(f"{name}{mark} — {APP_NAME}")
+        self.setWindowTitle(title_text(f"{name}{mark} — {APP_NAME}"))
         self._update_editor_header()
 
     def _update_editor_header(self) -> None:
         name = self._display_name()
         mark = " •" if self.editor.document().isModified() else ""
         self.editor_header.setText(f"{name}{mark}")
-        self.editor_header.setToolTip(str(self.path) if self.path else "")
+        self.editor_header.setToolTip(plain_tooltip(self.path) if self.path else "")
 
     def _display_name(self) -> str:
         if self.read_only:
@@ -2266,7 +2310,7 @@ class MainWindow(QMainWindow):
         try:
             path.write_text(self._source(), encoding="utf-8")
         except OSError as exc:
-            QMessageBox.warning(self, "Save failed", f"Could not write {path}:\n{exc}")
+            show_error(self, "Save failed", f"Could not write {path}:\n{exc}")
             return False
         self.path = path.resolve()
         self.editor.document().setModified(False)
@@ -2299,8 +2343,7 @@ class MainWindow(QMainWindow):
         menu.clear()
         recent = self._recent()
         for p in recent:
-            act = menu.addAction(Path(p).name)
-            act.setToolTip(p)
+            act = add_menu_action(menu, Path(p).name, tooltip=p)
             act.setStatusTip(p)
             act.triggered.connect(lambda _=False, path=p: self.open_path(Path(path)))
         if not recent:
@@ -2448,9 +2491,8 @@ class MainWindow(QMainWindow):
 
 
 def _h(text: Any) -> str:
-    import html
-
-    return html.escape(str(text))
+    """Escape ``text`` for the guide's rich-text labels (see :mod:`gradviz.ui.text`)."""
+    return esc(text)
 
 
 def _tag(text: str, colour: str) -> str:

@@ -7,7 +7,6 @@ the numbers come from the kernel; the panels only format, sort and colour.
 
 from __future__ import annotations
 
-import html
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -26,7 +25,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
-    QTextBrowser,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -34,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from . import theme
+from .text import SafeTextBrowser, esc, plain_tooltip
 
 CHANGED = "#fff3bf"
 ZERO_ROW = "#e7f5ff"
@@ -163,7 +162,7 @@ def _item(text: str, tooltip: str | None = None, *, align_right: bool = False) -
     item = QTableWidgetItem(text)
     item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
     if tooltip:
-        item.setToolTip(tooltip)
+        item.setToolTip(plain_tooltip(tooltip))
     if align_right:
         item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     return item
@@ -844,7 +843,7 @@ class ModulesPanel(QWidget):
             parent = self._items.get(parent_name) if parent_name else None
             item = QTreeWidgetItem([module.rsplit(".", 1)[-1], str(self._counts[module])])
             item.setData(0, Qt.ItemDataRole.UserRole, module)
-            item.setToolTip(0, module)
+            item.setToolTip(0, plain_tooltip(module))
             item.setFlags(
                 Qt.ItemFlag.ItemIsEnabled
                 | Qt.ItemFlag.ItemIsSelectable
@@ -872,7 +871,10 @@ class ModulesPanel(QWidget):
             colour = QColor(theme.HINT_TEXT if hidden_by else theme.TEXT)
             item.setForeground(0, colour)
             item.setForeground(1, colour)
-            item.setToolTip(0, f"{module} (inside collapsed {hidden_by})" if hidden_by else module)
+            item.setToolTip(
+                0,
+                plain_tooltip(f"{module} (inside collapsed {hidden_by})" if hidden_by else module),
+            )
 
     def _update_enabled(self) -> None:
         has = bool(self._items)
@@ -942,8 +944,7 @@ KIND_TEXT = {
 }
 
 
-def _esc(text: Any) -> str:
-    return html.escape(str(text))
+_esc = esc  # every script-derived value in the panels' HTML goes through it
 
 
 class InspectorPanel(QWidget):
@@ -951,8 +952,7 @@ class InspectorPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.browser = QTextBrowser()
-        self.browser.setOpenLinks(False)
+        self.browser = SafeTextBrowser()
         self.browser.setStyleSheet(
             "QTextBrowser { background: #ffffff; border: none; padding: 6px; }"
         )
@@ -1218,7 +1218,7 @@ class InspectorPanel(QWidget):
         bpass = passes[pi]
         line = statement_line(self.state, bpass.get("statement"))
         where = f" (line {line})" if line else ""
-        out = [f"<div class='sec'>Backward pass #{pi + 1}{where}</div>"]
+        out = [f"<div class='sec'>Backward pass #{pi + 1}{_esc(where)}</div>"]
         rows = [("grad in", ", ".join(fmt_value(g) for g in step.get("grad_outputs", [])) or "–")]
         labels = {n: nodes[n].get("label", n) for n in nodes}
         for g, t in zip(step.get("grad_inputs", []), step.get("targets", [])):
@@ -1343,8 +1343,7 @@ class OutputPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.browser = QTextBrowser()
-        self.browser.setOpenLinks(False)
+        self.browser = SafeTextBrowser()
         font = QFont("DejaVu Sans Mono")
         font.setStyleHint(QFont.StyleHint.Monospace)
         font.setPointSize(9)
@@ -1419,7 +1418,7 @@ class OutputPanel(QWidget):
         }
         blocks = []
         for e in self.entries():
-            prefix = f"line {e.line}" if e.line else "gradviz"
+            prefix = _esc(f"line {e.line}" if e.line else "gradviz")
             tag = {"warning": "warning", "error": "error"}.get(e.kind, "")
             body = _esc(e.text).replace("\n", "<br>")
             if e.kind == "note":
