@@ -32,7 +32,7 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument(
         "--time-limit", type=float, default=None, metavar="S",
-        help="seconds one statement may run (default 30); past it the kernel is stopped",
+        help="seconds one statement may run (default 25); past it the kernel is stopped",
     )
 
     export = sub.add_parser("export", help="run a script and write its graph to a file")

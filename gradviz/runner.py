@@ -27,8 +27,11 @@ from pathlib import Path
 from typing import Any
 
 #: seconds a phase may run past its limit before the kernel is killed: the
-#: in-process checks refuse at the limit itself when they can
-GRACE_S = 3.0
+#: in-process checks refuse at the limit itself when they can (between ops,
+#: every 256 loop iterations), so this only has to cover one slow op
+GRACE_S = 2.0
+#: a phase announced without a limit gets the default statement limit
+DEFAULT_LIMIT_S = 25.0
 #: importing torch and warming up, on a slow shared machine
 START_TIMEOUT_S = 180.0
 #: how long a request may wait for its first phase message

@@ -569,3 +569,26 @@ def test_kernel_runs_confined():
         assert report is not None
         if sys.platform.startswith("linux"):
             assert "rlimits" in report["applied"]
+
+
+def test_inference_mode_tensor_at_top_level_is_captured():
+    """Regression: capture read t._version, which inference tensors do not keep."""
+    session = Session("with torch.inference_mode():\n    t = torch.ones(2)\nu = t + 1\n")
+    results = session.run_to_end(keep_going=True)
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    tensors = session.snapshot()["tensors"]
+    with torch.inference_mode():
+        t = torch.ones(2)
+    u = t + 1
+    assert tensors["t"]["version"] is None  # inference tensors keep no version counter
+    assert tensors["u"]["version"] == u._version
+    assert tensors["t"]["value"] == t.tolist() and tensors["u"]["value"] == u.tolist()
+
+
+@pytest.mark.slow
+def test_script_refused_before_it_runs_exits_1(tmp_path):
+    for source in ("# -*- coding: latin-1 -*-\na = 1\n", "a = 'x\u202e'\n",
+                   "a = " + "(" * 500 + "1" + ")" * 500 + "\n"):
+        proc, _elapsed, _ = _gradviz_run(tmp_path, source)
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert "error:" in proc.stdout

@@ -41,7 +41,8 @@ class TensorInfo:
     retains_grad: bool
     grad_fn: str | None
     grad: Any
-    version: int
+    #: None for inference tensors, which keep no version counter
+    version: int | None
     storage: str | None
     nbytes: int
     node: str | None = None
@@ -288,7 +289,7 @@ def tensor_info(name: str, t: torch.Tensor, registry: IdRegistry) -> TensorInfo:
         retains_grad=retains,
         grad_fn=type(t.grad_fn).__name__ if t.grad_fn is not None else None,
         grad=tensor_value(grad),
-        version=int(t._version),
+        version=None if t.is_inference() else int(t._version),
         storage=registry.storage_id(ptr) if ptr else None,
         nbytes=storage_nbytes(t),
     )

@@ -14,6 +14,12 @@ _EXPLANATIONS: list[tuple[re.Pattern[str], str]] = [
         "The first backward() freed the values this graph saved for computing gradients; "
         "pass retain_graph=True to every backward() but the last one to walk it again.",
     ),
+    # the view-of-a-leaf message contains the leaf message: it must come first
+    (
+        re.compile(r"a view of a leaf Variable that requires grad is being used in an in-place"),
+        "Writing into a view of a leaf that requires grad would corrupt the leaf's gradient; "
+        "do it inside torch.no_grad().",
+    ),
     (
         re.compile(r"leaf Variable that requires grad is being used in an in-place operation"),
         "Changing a leaf that requires grad in place would corrupt the gradient PyTorch must "
@@ -66,7 +72,10 @@ _EXPLANATIONS: list[tuple[re.Pattern[str], str]] = [
         "autograd.grad was asked for the gradient of a tensor the output does not depend on.",
     ),
     (
-        re.compile(r"only Tensors of floating point and complex dtype can require gradients"),
+        re.compile(
+            r"only Tensors of floating point and complex dtype can require gradients",
+            re.IGNORECASE,
+        ),
         "Gradients need real-valued (floating point) numbers; create the tensor with a float "
         "dtype, for example torch.tensor([1., 2.]).",
     ),
@@ -75,9 +84,9 @@ _EXPLANATIONS: list[tuple[re.Pattern[str], str]] = [
         "This machine has no CUDA device, so tensors can only live on the cpu here.",
     ),
     (
-        re.compile(r"a view of a leaf Variable that requires grad is being used in an in-place"),
-        "Writing into a view of a leaf that requires grad would corrupt the leaf's gradient; "
-        "do it inside torch.no_grad().",
+        re.compile(r"can't allocate memory|out of memory|Cannot allocate memory", re.IGNORECASE),
+        "The kernel hit its memory limit (60% of this machine's memory by default), so "
+        "gradviz refused the allocation; use smaller tensors or fewer of them.",
     ),
 ]
 

@@ -42,7 +42,10 @@ class Limits:
     max_sequence_length: int = 10_000_000
     max_iterations: int = 1_000_000
     max_call_depth: int = 64
-    max_statement_seconds: float = 30.0
+    #: a statement, and each phase after it (capture, layout, reply); past it the
+    #: kernel's parent kills the kernel (gradviz.runner.GRACE_S later). 25 s leaves
+    #: a whole `gradviz run` (start, limit, grace, report) within 35 s
+    max_statement_seconds: float = 25.0
     max_source_bytes: int = 1_000_000
     max_ast_depth: int = 80
     #: resident memory of the whole process; each op is capped, but a loop could keep

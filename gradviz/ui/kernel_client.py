@@ -26,7 +26,13 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-from gradviz.runner import GRACE_S, kernel_command, kernel_environment, timeout_message
+from gradviz.runner import (
+    DEFAULT_LIMIT_S,
+    GRACE_S,
+    kernel_command,
+    kernel_environment,
+    timeout_message,
+)
 
 #: commands that rebuild the session from the start before running anything
 _RESETTING = {"load", "set_device", "step_back", "reset"}
@@ -398,7 +404,7 @@ class KernelClient(QObject):
             if req is not None and message.get("id") == req.id:
                 self._phase = message
                 try:
-                    limit = float(message.get("limit_s") or 30.0)
+                    limit = float(message.get("limit_s") or DEFAULT_LIMIT_S)
                 except (TypeError, ValueError):
                     limit = 30.0
                 self._watchdog.start(int((limit + GRACE_S) * 1000))
@@ -435,7 +441,7 @@ class KernelClient(QObject):
             return
         phase = dict(self._phase)
         try:
-            limit = float(phase.get("limit_s") or 30.0)
+            limit = float(phase.get("limit_s") or DEFAULT_LIMIT_S)
         except (TypeError, ValueError):
             limit = 30.0
         message = timeout_message(phase, limit)

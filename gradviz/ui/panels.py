@@ -320,7 +320,10 @@ class TensorsPanel(QWidget):
             "retains_grad": (str(info.get("retains_grad")), ""),
             "grad_fn": (str(info.get("grad_fn") or "None"), ""),
             "grad": (fmt_value(grad, 200), fmt_value(grad, 2000) if grad is not None else ""),
-            "version": (str(info.get("version", "")), "t._version: in-place writes bump it"),
+            "version": (
+                "—" if info.get("version") is None else str(info["version"]),
+                "t._version: in-place writes bump it (inference tensors keep none)",
+            ),
             "storage": (storage, tip),
             "value": (value.replace("\n", " ")[:200], value if len(value) > 60 else ""),
         }
