@@ -67,7 +67,7 @@ ADVERSARIAL = [
     ("apply-callable", "torch.ones(2).apply_(print)"),
     ("tensor-storage", "torch.ones(2).untyped_storage()"),
     ("tensor-storage-legacy", "torch.ones(2).storage()"),
-    ("plain-class", "class A:\n    pass"),
+    ("plain-class-dunder", "class A:\n    def __eq__(self, other):\n        return True"),
     ("autograd-class-dunder", "class F(torch.autograd.Function):\n    def __init__(self):\n        pass"),
     ("try-except", "try:\n    a = 1\nexcept Exception as e:\n    a = e"),
     ("async", "async def f():\n    pass"),
@@ -592,3 +592,68 @@ def test_script_refused_before_it_runs_exits_1(tmp_path):
         proc, _elapsed, _ = _gradviz_run(tmp_path, source)
         assert proc.returncode == 1, proc.stdout + proc.stderr
         assert "error:" in proc.stdout
+
+
+# --- script classes: the new doors ------------------------------------------------------
+M = "import torch.nn as nn\n"
+NET_HEAD = M + "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(2, 2)\n"
+
+SCRIPT_CLASS_DOORS = [
+    ("class-getattr", M + "class A(nn.Module):\n    def __getattr__(self, n):\n        return 1"),
+    ("class-reduce", "class A:\n    def __reduce__(self):\n        return (print, ('x',))"),
+    ("class-torch-function", "class A:\n    def __torch_function__(self, f, t, a=(), k=None):\n        return f"),
+    ("class-torch-dispatch", M + "class A(nn.Module):\n    def __torch_dispatch__(self, f, t, a=(), k=None):\n        return f"),
+    ("class-init-subclass", "class A:\n    def __init_subclass__(cls):\n        pass"),
+    ("class-call-dunder", M + "class A(nn.Module):\n    def __call__(self, x):\n        return x"),
+    ("class-private-method", M + "class A(nn.Module):\n    def _apply(self, fn):\n        return self"),
+    ("class-private-name", "class _A:\n    pass"),
+    ("metaclass-keyword", "class A(metaclass=type):\n    pass"),
+    ("class-keyword", "class A(nn.Module, foo=1):\n    pass"),
+    ("class-decorator", "def d(c):\n    return c\n@d\nclass A:\n    pass"),
+    ("method-decorator-builtin", "class A:\n    @print\n    def f(self):\n        pass"),
+    ("method-decorator-script", "def d(f):\n    return f\nclass A:\n    @d\n    def f(self):\n        pass"),
+    ("tensor-base", "class T(torch.Tensor):\n    pass"),
+    ("ndarray-base", "import numpy as np\nclass A(np.ndarray):\n    pass"),
+    ("exception-base", "class E(ValueError):\n    pass"),
+    ("optimizer-base", "class O(torch.optim.SGD):\n    pass"),
+    ("class-attr-builtin", "class A:\n    f = print"),
+    ("class-attr-module", "class A:\n    t = torch"),
+    ("class-attr-function", "class A:\n    f = torch.load"),
+    ("class-body-statement", "class A:\n    import os"),
+    ("class-body-loop", "class A:\n    for i in range(3):\n        pass"),
+    ("super-with-args", NET_HEAD + "    def f(self):\n        return super(Net, self)\nNet().f()"),
+    ("super-outside-method", "s = super()"),
+    ("super-in-plain-function", "def f(self):\n    return super()\nf(1)"),
+    ("super-class-attr", NET_HEAD + "    def f(self):\n        return super().__class__\nNet().f()"),
+    ("super-dict", NET_HEAD + "    def f(self):\n        return super().__dict__\nNet().f()"),
+    ("super-hook", NET_HEAD + "    def f(self):\n        return super().register_forward_hook(print)\nNet().f()"),
+    ("super-apply", NET_HEAD + "    def f(self):\n        return super().apply(print)\nNet().f()"),
+    ("super-state-dict", NET_HEAD + "    def f(self):\n        return super().state_dict()\nNet().f()"),
+    ("super-init-elsewhere", "x = torch.ones(1)\nx.__init__()"),
+    ("init-attr-on-module", NET_HEAD + "n = Net()\nn.__init__()"),
+    ("self-class", NET_HEAD + "    def f(self):\n        return self.__class__\nNet().f()"),
+    ("self-dict", NET_HEAD + "    def f(self):\n        return self.__dict__\nNet().f()"),
+    ("type-of-self", NET_HEAD + "    def f(self):\n        return type(self)\nNet().f()"),
+    ("self-modules-table", NET_HEAD + "    def f(self):\n        return self._modules\nNet().f()"),
+    ("self-hook-method", NET_HEAD + "    def f(self):\n        return self.register_forward_pre_hook(print)\nNet().f()"),
+    ("store-namespace", NET_HEAD + "n = Net()\nn.t = torch"),
+    ("store-numpy-module", "import numpy as np\nclass A:\n    pass\na = A()\na.np = np"),
+    ("store-torch-load", "class A:\n    pass\na = A()\na.f = torch.load"),
+    ("store-type", "class A:\n    pass\na = A()\na.t = type"),
+    ("shadow-script-method", NET_HEAD + "    def f(self):\n        return 1\nn = Net()\nn.f = torch.nn.Identity()"),
+    ("instance-private-attr", "class A:\n    pass\na = A()\na._secret = 1"),
+    ("class-object-attr", "class A:\n    pass\nA.__subclasses__()"),
+    ("class-mro", "class A:\n    pass\nA.mro()"),
+    ("module-class-apply", NET_HEAD + "n = Net()\nNet.apply(n, print)"),
+    ("module-class-unbound-method", NET_HEAD + "    def f(self):\n        return 1\ng = Net.f"),
+    ("module-class-hook", NET_HEAD + "Net.register_forward_hook"),
+    ("autograd-function-instantiate", "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, a):\n        return a * 1\n    @staticmethod\n    def backward(ctx, g):\n        return g\nf = F()"),
+    ("module-base-hook-in-init", M + "class A(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.register_forward_hook(print)\nA()"),
+]
+
+
+@pytest.mark.parametrize(
+    "source", [s for _, s in SCRIPT_CLASS_DOORS], ids=[i for i, _ in SCRIPT_CLASS_DOORS]
+)
+def test_script_class_doors_are_refused(source, tmp_path, monkeypatch):
+    test_adversarial_input_is_refused(source, tmp_path, monkeypatch)

@@ -126,6 +126,8 @@ class ScriptFunction:
     kw_defaults: list[Any]
     closure: Scope | None
     interpreter: Interpreter = field(repr=False)
+    #: the script class whose method this is (what a zero-argument super() needs)
+    owner: type | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         return f"<function {self.name}>"
@@ -133,6 +135,32 @@ class ScriptFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # Library code (hooks, sort keys, autograd.Function) calls us as a plain callable.
         return self.interpreter.call_script_function(self, args, kwargs)
+
+
+class SuperProxy:
+    """What ``super()`` gives a method of a script class: attribute access is vetted."""
+
+    __slots__ = ("cls", "obj")
+
+    def __init__(self, cls: type, obj: Any):
+        self.cls = cls
+        self.obj = obj
+
+    def __repr__(self) -> str:
+        return f"<super: {self.cls.__name__}>"
+
+
+class BoundSuperCall:
+    """``super().__init__`` or ``super().method`` of a script class, ready to call."""
+
+    __slots__ = ("func", "name")
+
+    def __init__(self, func: Callable[..., Any], name: str):
+        self.func = func
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.func(*args, **kwargs)
 
 
 class ScriptOutput:
@@ -218,15 +246,20 @@ def _check_tree(tree: ast.AST, limits: Limits) -> None:
                 f"{where}{_describe_node(node)} is not supported in gradviz scripts", line=line
             )
         if isinstance(node, ast.Attribute):
-            _check_attribute_name(node.attr, line)
+            if not (node.attr == "__init__" and _is_zero_arg_super(node.value)):
+                _check_attribute_name(node.attr, line)
         elif isinstance(node, ast.Name):
             if node.id.startswith("__"):
                 raise ScriptSyntaxError(f"{where}the name '{node.id}' is not allowed", line=line)
         elif isinstance(node, ast.FunctionDef):
-            if node.name.startswith("_"):
-                raise ScriptSyntaxError(
-                    f"{where}function names starting with '_' are not allowed", line=line
+            if node.name.startswith("_") and not (in_autograd_class and node.name in CLASS_DUNDERS):
+                what = (
+                    f"the method '{node.name}' is refused: a script class may define "
+                    f"{', '.join(sorted(CLASS_DUNDERS))} and ordinary methods"
+                    if in_autograd_class and node.name.startswith("__")
+                    else "function names starting with '_' are not allowed"
                 )
+                raise ScriptSyntaxError(f"{where}{what}", line=line)
             for deco in node.decorator_list:
                 if not (in_autograd_class and isinstance(deco, ast.Name) and deco.id == "staticmethod"):
                     raise ScriptSyntaxError(
@@ -236,11 +269,21 @@ def _check_tree(tree: ast.AST, limits: Limits) -> None:
                     )
         elif isinstance(node, ast.ClassDef):
             if node.decorator_list or node.keywords:
-                raise ScriptSyntaxError(f"{where}class decorators and keywords are not supported")
+                raise ScriptSyntaxError(
+                    f"{where}class decorators and keywords (such as metaclass=) are refused",
+                    line=line,
+                )
+            if node.name.startswith("_"):
+                raise ScriptSyntaxError(f"{where}class names starting with '_' are not allowed")
             for item in node.body:
-                if not isinstance(item, (ast.FunctionDef, ast.Pass, ast.Expr)):
+                simple_assign = (
+                    isinstance(item, ast.Assign)
+                    and all(isinstance(t, ast.Name) for t in item.targets)
+                ) or (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name))
+                if not (isinstance(item, (ast.FunctionDef, ast.Pass, ast.Expr)) or simple_assign):
                     raise ScriptSyntaxError(
-                        f"{where}a class body may hold only 'def forward' and 'def backward'",
+                        f"{where}a class body may hold methods, class attributes (name = value) "
+                        "and a docstring",
                         line=line,
                     )
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -253,6 +296,20 @@ def _check_tree(tree: ast.AST, limits: Limits) -> None:
         for child in ast.iter_child_nodes(node):
             is_decorator = isinstance(node, ast.FunctionDef) and child in node.decorator_list
             stack.append((child, depth + 1, child_in_class or (in_autograd_class and is_decorator)))
+
+
+#: the special methods a script class may define (everything else starting with '_' is refused)
+CLASS_DUNDERS = frozenset({"__init__"})
+
+
+def _is_zero_arg_super(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "super"
+        and not node.args
+        and not node.keywords
+    )
 
 
 def _check_attribute_name(attr: str, line: int | None) -> None:
@@ -325,6 +382,9 @@ class Interpreter:
         self.builtins: dict[str, Any] = ns.safe_builtins()
         self.builtins["print"] = self._print
         self.builtins["range"] = self._range
+        self.builtins["super"] = self._super
+        #: (function, its local scope) of each script call in progress
+        self._frames: list[tuple[ScriptFunction, Scope]] = []
         self.globals: dict[str, Any] = {"torch": self.torch_ns}
         self.output = ScriptOutput()
         self.script_classes: set[type] = set()
@@ -583,16 +643,16 @@ class Interpreter:
         self, name: str, args: ast.arguments, body: Any, scope: Scope | None
     ) -> ScriptFunction:
         defaults = [self.eval(d, scope) for d in args.defaults]
-        kw_defaults = [self.eval(d, scope) if d is not None else None for d in args.kw_defaults]
+        kw_defaults = [
+            self.eval(d, scope) if d is not None else _NO_DEFAULT for d in args.kw_defaults
+        ]
         return ScriptFunction(name, args, body, defaults, kw_defaults, scope, self)
 
     def _exec_ClassDef(self, stmt: ast.ClassDef, scope: Scope | None) -> None:
         bases = [self.eval(b, scope) for b in stmt.bases]
         if bases != [torch.autograd.Function]:
-            raise SandboxError(
-                "classes must derive from torch.autograd.Function (custom autograd lessons)",
-                line=stmt.lineno,
-            )
+            self._make_script_class(stmt, bases, scope)
+            return
         methods: dict[str, Any] = {}
         for item in stmt.body:
             if isinstance(item, ast.FunctionDef):
@@ -612,6 +672,89 @@ class Interpreter:
         cls = type(stmt.name, (torch.autograd.Function,), methods)
         self.script_classes.add(cls)
         self.store(stmt.name, cls, scope)
+
+    def _make_script_class(self, stmt: ast.ClassDef, bases: list[Any], scope: Scope | None) -> None:
+        """``class Net(nn.Module)`` or a plain helper class: methods run in this interpreter."""
+        for base in bases:
+            allowed = base in self.script_classes or (
+                isinstance(base, type)
+                and issubclass(base, torch.nn.Module)
+                and (base is torch.nn.Module or base in self._allowed_types)
+            )
+            if not allowed or (isinstance(base, type) and issubclass(base, torch.autograd.Function)):
+                raise SandboxError(
+                    f"class {stmt.name} may derive from torch.nn.Module, an nn layer, "
+                    "torch.autograd.Function or another script class, not "
+                    f"{_describe_callable(base)}",
+                    line=stmt.lineno,
+                )
+        namespace: dict[str, Any] = {"__module__": "gradviz.script", "__qualname__": stmt.name}
+        functions: list[ScriptFunction] = []
+        for item in stmt.body:
+            if isinstance(item, ast.FunctionDef):
+                if item.decorator_list:
+                    raise SandboxError(
+                        "decorators on methods of script classes are not supported",
+                        line=item.lineno,
+                    )
+                fn = self._make_function(f"{stmt.name}.{item.name}", item.args, item.body, scope)
+                functions.append(fn)
+                namespace[item.name] = _host_method(fn)
+            elif isinstance(item, (ast.Assign, ast.AnnAssign)) and getattr(item, "value", None):
+                value = self.eval(item.value, scope)
+                if not _is_plain_data(value):
+                    raise SandboxError(
+                        "class attributes must be numbers, strings, tuples, tensors, dtypes "
+                        "or devices",
+                        line=item.lineno,
+                    )
+                targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+                for target in targets:
+                    assert isinstance(target, ast.Name)
+                    namespace[target.id] = value
+        cls = type(stmt.name, tuple(bases) or (object,), namespace)
+        for fn in functions:
+            fn.owner = cls
+        self.script_classes.add(cls)
+        self.store(stmt.name, cls, scope)
+
+    def _is_script_instance(self, obj: Any) -> bool:
+        return any(klass in self.script_classes for klass in type(obj).__mro__)
+
+    def _defined_by_script(self, cls: type, name: str) -> bool | None:
+        """True when the class that defines ``name`` first in ``cls``'s MRO is a script
+        class, False when another class does, None when none does."""
+        for klass in cls.__mro__:
+            if name in klass.__dict__:
+                return klass in self.script_classes
+        return None
+
+    def _super(self, *args: Any) -> SuperProxy:
+        if args:
+            raise SandboxError("write super() with no arguments, inside a method")
+        if not self._frames or self._frames[-1][0].owner is None:
+            raise SandboxError("super() works only inside a method of a script class")
+        fn, local = self._frames[-1]
+        params = fn.args.posonlyargs + fn.args.args
+        if not params or params[0].arg not in local.names:
+            raise SandboxError("super() needs the method's first argument (self)")
+        assert fn.owner is not None
+        return SuperProxy(fn.owner, local.names[params[0].arg])
+
+    def _super_attribute(self, proxy: SuperProxy, name: str) -> BoundSuperCall:
+        """``super().__init__`` / ``super().forward``: the next class in the MRO decides."""
+        mro = type(proxy.obj).__mro__
+        rest = mro[mro.index(proxy.cls) + 1 :] if proxy.cls in mro else ()
+        if name != "__init__":
+            _check_attribute_name(name, self.current_line)
+            owner = next((k for k in rest if name in k.__dict__), None)
+            allowed = owner is not None and (
+                owner in self.script_classes
+                or (isinstance(proxy.obj, torch.nn.Module) and name in ns.MODULE_ATTRIBUTES)
+            )
+            if not allowed:
+                raise SandboxError(f"super().{name} is not available in gradviz scripts")
+        return BoundSuperCall(getattr(super(proxy.cls, proxy.obj), name), name)
 
     # --- names -------------------------------------------------------------
 
@@ -691,7 +834,10 @@ class Interpreter:
         return self.lookup(node.id, scope)
 
     def _eval_Attribute(self, node: ast.Attribute, scope: Scope | None) -> Any:
-        return self.get_attribute(self.eval(node.value, scope), node.attr)
+        obj = self.eval(node.value, scope)
+        if isinstance(obj, SuperProxy):
+            return self._super_attribute(obj, node.attr)
+        return self.get_attribute(obj, node.attr)
 
     def _eval_Subscript(self, node: ast.Subscript, scope: Scope | None) -> Any:
         obj = self.eval(node.value, scope)
@@ -1006,8 +1152,10 @@ class Interpreter:
             )
         if id(func) in self._allowed_callables and self._allowed_callables[id(func)] is func:
             return
-        if isinstance(func, torch.nn.Module):
+        if isinstance(func, (torch.nn.Module, BoundSuperCall)):
             return
+        if func in self.script_classes and not issubclass(func, torch.autograd.Function):
+            return  # instantiating a class the script defined runs its own __init__
         if isinstance(func, type):
             raise SandboxError(f"creating {func.__name__} objects is not allowed in gradviz scripts")
         owner = getattr(func, "__self__", None)
@@ -1194,6 +1342,7 @@ class Interpreter:
                     limit="max_call_depth",
                 )
             local = Scope(self._bind_arguments(fn, args, kwargs), fn.closure)
+            self._frames.append((fn, local))
             if isinstance(fn.body, ast.expr):
                 return self.eval(fn.body, local)
             saved_line = self.current_line
@@ -1205,6 +1354,8 @@ class Interpreter:
                 self.current_line = saved_line
             return None
         finally:
+            if self._frames and self._frames[-1][0] is fn:
+                self._frames.pop()
             self.depth -= 1
 
     def _bind_arguments(self, fn: ScriptFunction, args: tuple, kwargs: dict) -> dict[str, Any]:
@@ -1239,7 +1390,7 @@ class Interpreter:
                 bound[name] = defaults[name]
         for name, default in zip(kwonly, fn.kw_defaults):
             if name not in bound:
-                if default is None and name not in kwargs:
+                if default is _NO_DEFAULT:
                     raise TypeError(f"{fn.name}() missing keyword-only argument '{name}'")
                 bound[name] = default
         if spec.kwarg is not None:
@@ -1290,16 +1441,17 @@ class Interpreter:
         registers a submodule called ``register_forward_hook`` unlock the
         class's real method, so the decision is made on where lookup lands.
         """
-        if _class_attribute(type(module), name) is not _MISSING:
-            if name in ns.MODULE_ATTRIBUTES:
+        by_script = self._defined_by_script(type(module), name)
+        if by_script is not None:
+            if by_script or name in ns.MODULE_ATTRIBUTES:
                 return getattr(module, name)
             raise SandboxError(
                 f"the method '{name}' of {_type_name(module)} is not available in gradviz scripts"
             )
         inst = module.__dict__.get(name, _MISSING)
         if inst is not _MISSING:
-            if _is_plain_data(inst):
-                return inst
+            if _is_plain_data(inst) or self._is_script_instance(module):
+                return inst  # a script class's own attributes were set by the script
             raise SandboxError(f"the attribute '{name}' of {_type_name(module)} is not data")
         for table in (module._parameters, module._buffers, module._modules):
             if name in table:
@@ -1322,6 +1474,11 @@ class Interpreter:
     def _attribute_allowed(self, obj: Any, name: str) -> bool:
         if name.startswith("_") and name not in ALLOWED_PRIVATE_ATTRIBUTES:
             return False
+        if not isinstance(obj, (type, torch.nn.Module)) and self._is_script_instance(obj):
+            by_script = self._defined_by_script(type(obj), name)
+            if by_script is not None:
+                return by_script
+            return name in getattr(obj, "__dict__", {})
         if isinstance(obj, torch.Tensor):
             return name in ns.TENSOR_ATTRIBUTES
         if isinstance(obj, torch.nn.Module):
@@ -1349,7 +1506,9 @@ class Interpreter:
         if isinstance(obj, torch.autograd.graph.Node):
             return name in ns.GRAD_FN_ATTRIBUTES
         if isinstance(obj, type) and obj in self.script_classes:
-            return name == "apply"
+            # autograd.Function.apply; a script class's other class-level names
+            # (unbound methods, nn.Module's own functions) stay out of reach
+            return name == "apply" and issubclass(obj, torch.autograd.Function)
         if type(obj).__name__ == "RemovableHandle":
             return name == "remove"
         if isinstance(obj, torch.Size):
@@ -1391,10 +1550,31 @@ class Interpreter:
         if isinstance(obj, torch.nn.Module) and isinstance(value, (torch.Tensor, torch.nn.Module)):
             setattr(obj, name, value)
             return
+        if not isinstance(obj, type) and self._is_script_instance(obj):
+            if self._defined_by_script(type(obj), name) is not None:
+                raise SandboxError(
+                    f"cannot assign to '{name}': it is a method or class attribute of "
+                    f"{type(obj).__name__}; pick another name"
+                )
+            self._check_storable(value)
+            setattr(obj, name, value)
+            return
         raise SandboxError(f"cannot set the attribute '{name}' of {_type_name(obj)}")
+
+    def _check_storable(self, value: Any) -> None:
+        """What a script may keep on its own objects: what it could hold in a variable."""
+        if isinstance(value, (ns.SafeModule, types.ModuleType, SuperProxy, BoundSuperCall)):
+            raise SandboxError(f"{_type_name(value)} cannot be stored on an object")
+        if isinstance(value, type):
+            if value in self._allowed_types or value in self.script_classes:
+                return
+            raise SandboxError(f"the type {value.__name__} cannot be stored on an object")
+        if callable(value) and not isinstance(value, (ScriptFunction, torch.nn.Module)):
+            self._vet_callable(value)
 
 
 _MISSING = object()
+_NO_DEFAULT = object()
 _FORMAT_NUMBER = re.compile(r"\d+")
 _PERCENT_SPEC = re.compile(r"%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?")
 
@@ -1472,6 +1652,18 @@ def _elements_limit(what: str, size: int, limits: Limits) -> LimitExceeded:
         f"{limits.max_op_elements:,} (gradviz limit max_op_elements)",
         limit="max_op_elements",
     )
+
+
+def _host_method(fn: ScriptFunction) -> Callable[..., Any]:
+    """A script method as a plain function, so Python binds ``self`` (torch calls
+    ``forward`` this way from ``Module.__call__``)."""
+
+    def method(*args: Any, **kwargs: Any) -> Any:
+        return fn.interpreter.call_script_function(fn, args, kwargs)
+
+    method.__name__ = fn.name.rsplit(".", 1)[-1]
+    method.__qualname__ = fn.name
+    return method
 
 
 def _host_callable(fn: ScriptFunction) -> Callable[..., Any]:
