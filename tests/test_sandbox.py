@@ -69,11 +69,11 @@ ADVERSARIAL = [
     ("tensor-storage-legacy", "torch.ones(2).storage()"),
     ("plain-class-dunder", "class A:\n    def __eq__(self, other):\n        return True"),
     ("autograd-class-dunder", "class F(torch.autograd.Function):\n    def __init__(self):\n        pass"),
-    ("try-except", "try:\n    a = 1\nexcept Exception as e:\n    a = e"),
+    ("try-except-frame", "try:\n    a = 1 / 0\nexcept Exception as e:\n    a = e.__traceback__.tb_frame"),
     ("async", "async def f():\n    pass"),
     ("yield", "def g():\n    yield 1"),
     ("global", "def g():\n    global torch\n    torch = 1"),
-    ("decorator", "def d(f):\n    return f\n@d\ndef g():\n    pass"),
+    ("decorator-builtin-type", "@list\ndef g():\n    pass"),
     ("with-open", "with open('pwned') as f:\n    pass"),
     ("huge-empty", "torch.empty(10**12)"),
     ("huge-expand-add", "torch.ones(1).expand(10**6, 10**6) + 1"),
@@ -611,7 +611,7 @@ SCRIPT_CLASS_DOORS = [
     ("class-keyword", "class A(nn.Module, foo=1):\n    pass"),
     ("class-decorator", "def d(c):\n    return c\n@d\nclass A:\n    pass"),
     ("method-decorator-builtin", "class A:\n    @print\n    def f(self):\n        pass"),
-    ("method-decorator-script", "def d(f):\n    return f\nclass A:\n    @d\n    def f(self):\n        pass"),
+    ("method-decorator-non-function", "def d(f):\n    return 1\nclass A:\n    @d\n    def f(self):\n        pass"),
     ("tensor-base", "class T(torch.Tensor):\n    pass"),
     ("ndarray-base", "import numpy as np\nclass A(np.ndarray):\n    pass"),
     ("exception-base", "class E(ValueError):\n    pass"),
@@ -657,3 +657,70 @@ SCRIPT_CLASS_DOORS = [
 )
 def test_script_class_doors_are_refused(source, tmp_path, monkeypatch):
     test_adversarial_input_is_refused(source, tmp_path, monkeypatch)
+
+
+# --- language doors: try/except, raise, str.format, iter/next, decorators, grad_fn data ----
+LANGUAGE_DOORS = [
+    ("except-traceback", "try:\n    1 / 0\nexcept Exception as e:\n    t = e.__traceback__"),
+    ("except-context", "try:\n    1 / 0\nexcept Exception as e:\n    t = e.__context__"),
+    ("except-with-traceback", "try:\n    1 / 0\nexcept Exception as e:\n    t = e.with_traceback(None)"),
+    ("except-catches-limit", "try:\n    while True:\n        pass\nexcept Exception:\n    pass"),
+    ("except-catches-limit-runtime", "try:\n    torch.empty(10**12)\nexcept RuntimeError:\n    pass"),
+    ("except-catches-refusal", "try:\n    import os\nexcept Exception:\n    pass\nos"),
+    ("except-catches-sandbox-error", "try:\n    open('x')\nexcept Exception:\n    pass\nopen('x')"),
+    ("except-catches-recursion", "def f(n):\n    return f(n + 1)\ntry:\n    f(0)\nexcept RuntimeError:\n    pass"),
+    ("except-bare", "try:\n    1 / 0\nexcept:\n    pass"),
+    ("except-callable", "try:\n    1 / 0\nexcept print:\n    pass"),
+    ("except-tuple-callable", "try:\n    1 / 0\nexcept (ValueError, print):\n    pass"),
+    ("raise-non-exception", "raise print"),
+    ("raise-from", "raise ValueError('a') from None"),
+    ("raise-with-namespace", "raise ValueError(torch)"),
+    ("format-attribute", "'{0.__class__}'.format(1)"),
+    ("format-attribute-named", "'{a.real}'.format(a=1)"),
+    ("format-index", "'{0[0]}'.format([1])"),
+    ("format-globals-kw", "'{f.__globals__}'.format(f=print)"),
+    ("format-width", "'{:>999999999}'.format(1)"),
+    ("format-nested-width", "'{:{w}}'.format(1, w=10**9)"),
+    ("format-map", "'{a}'.format_map({'a': 1})"),
+    ("iter-callable-builtin", "it = iter(print, 1)"),
+    ("next-on-namespace", "next(torch)"),
+    ("decorator-builtin", "@print\ndef f():\n    pass"),
+    ("decorator-torch-load", "@torch.load\ndef f():\n    pass"),
+    ("decorator-lambda", "@(lambda f: f)\ndef f():\n    pass"),
+    ("decorator-staticmethod-outside", "@staticmethod\ndef f():\n    pass"),
+    ("decorator-once-differentiable-outside", "from torch.autograd.function import once_differentiable\n@once_differentiable\ndef f(ctx, g):\n    return g"),
+    ("call-staticmethod", "s = staticmethod(len)"),
+    ("name-dunder-store", "__name__ = 'x'"),
+    ("name-dunder-builtins", "b = __builtins__"),
+    ("grad-fn-call", SETUP + "y.grad_fn(torch.ones(2))"),
+    ("grad-fn-raw-saved", SETUP + "r = y.grad_fn._raw_saved_self"),
+    ("saved-on-tensor", SETUP + "r = x._saved_self"),
+    ("saved-hook-print", SETUP + "y.grad_fn._saved_self.register_hook(print)"),
+    ("grad-fn-prehook-print", SETUP + "y.grad_fn.register_prehook(print)"),
+    ("grad-fn-as-sort-key", SETUP + "sorted([1, 2], key=y.grad_fn)"),
+    ("grad-fn-as-hook", SETUP + "y.register_hook(y.grad_fn)"),
+    ("random-sample-huge", "import random\ns = random.sample(range(10**9), 10**8)"),
+    ("random-internals", "import random\nr = random.getstate()"),
+    ("random-seed-callable", "import random\nrandom.seed(print)"),
+]
+
+
+@pytest.mark.parametrize("source", [s for _, s in LANGUAGE_DOORS], ids=[i for i, _ in LANGUAGE_DOORS])
+def test_language_doors_are_refused(source, tmp_path, monkeypatch):
+    test_adversarial_input_is_refused(source, tmp_path, monkeypatch)
+
+
+def test_caught_exceptions_carry_only_their_message():
+    session = Session(
+        "k = torch.ones(1)\ntry:\n    d = {}\n    v = d[k]\nexcept KeyError as e:\n    a = e.args\n"
+        "try:\n    z = torch.ones(2) @ torch.ones(3)\nexcept RuntimeError as e:\n    m = str(e)\n"
+    )
+    results = session.run_to_end()
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    assert all(isinstance(v, str) for v in session.globals["a"])
+    plain = None
+    try:
+        torch.ones(2) @ torch.ones(3)
+    except RuntimeError as exc:
+        plain = str(exc)
+    assert session.globals["m"] == plain

@@ -95,3 +95,110 @@ def test_keyword_only_argument_with_none_default():
     session = run_script("def f(a, *, b):\n    return b\nr = f(1)\n")
     assert not session.results[-1].ok
     assert "missing keyword-only argument 'b'" in session.results[-1].error.message
+
+
+LANGUAGE = """
+import math
+from torch.autograd.function import once_differentiable
+x = torch.tensor([1., 2.], requires_grad=True)
+y = (x * x).sum()
+print(y.grad_fn.name(), len(y.grad_fn.next_functions))
+saved = y.grad_fn.next_functions[0][0]._saved_self
+print(saved)
+it = iter([1, 2, 3])
+print(next(it), next(it), repr('a'))
+print("{} and {name:>5} {:.2f}".format(1.5, 2.25, name="ab"))
+try:
+    z = torch.ones(2) @ torch.ones(3)
+except (KeyError, RuntimeError) as e:
+    print("caught", str(e))
+else:
+    print("no error")
+finally:
+    print("finally")
+try:
+    raise ValueError("mine")
+except ValueError as e:
+    print("caught", e)
+@torch.no_grad()
+def double(t):
+    return t * 2
+@torch.no_grad
+def triple(t):
+    return t * 3
+print(double(x).requires_grad, triple(x).requires_grad)
+def twice(f):
+    def g(a):
+        return f(f(a))
+    return g
+@twice
+def inc(a):
+    return a + 1
+print(inc(1), math.sqrt(16))
+class MyExp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, i):
+        r = i.exp()
+        ctx.save_for_backward(r)
+        return r
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, g):
+        r, = ctx.saved_tensors
+        return g * r
+o = MyExp.apply(x).sum()
+o.backward()
+print(x.grad)
+if __name__ == "__main__":
+    print("main")
+"""
+
+
+def test_language_features_print_what_plain_python_prints():
+    import contextlib
+    import io
+
+    session = run_script(LANGUAGE, keep_going=False)
+    assert all(r.ok for r in session.results), [r.error for r in session.results if not r.ok]
+    ours = "".join(r.output for r in session.results)
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        exec(compile(LANGUAGE, "<plain>", "exec"), {"torch": torch, "__name__": "__main__"})  # noqa: S102
+    assert ours == buffer.getvalue()
+
+
+VERSION_COUNTER = """
+x = torch.ones(3, requires_grad=True)
+y = (x * 2 + x * 3 + x * 4).sum()
+y.backward()
+v = x.grad._version
+w = torch.ones(2, requires_grad=True)
+h = w.register_hook(lambda g: g * 2)
+z = (w * w).sum()
+z.backward()
+"""
+
+
+def test_backward_under_the_guard_behaves_like_plain_pytorch():
+    """The engine runs outside the op guard, so a gradient summed from three paths
+    is accumulated in place as in PyTorch (its version counter reads the same),
+    while a script hook the engine calls still runs (under the guard)."""
+    session = run_script(VERSION_COUNTER, keep_going=False)
+    assert all(r.ok for r in session.results), [r.error for r in session.results if not r.ok]
+    plain = run_plain(VERSION_COUNTER)
+    assert session.globals["v"] == plain["v"] == plain["x"].grad._version
+    assert torch.equal(session.globals["x"].grad, plain["x"].grad)
+    assert torch.equal(session.globals["w"].grad, plain["w"].grad)
+    backward = [r for r in session.results if r.source == "y.backward()"][0]
+    assert backward.allocated_bytes == plain["x"].grad.untyped_storage().nbytes()
+
+
+def test_hooks_called_by_the_engine_are_still_guarded():
+    session = run_script(
+        "w = torch.ones(2, requires_grad=True)\n"
+        "h = w.register_hook(lambda g: torch.empty(10**12))\n"
+        "z = (w * w).sum()\n"
+        "z.backward()\n"
+    )
+    last = session.results[-1]
+    assert not last.ok and last.error.limit in ("max_op_elements", "max_op_bytes")

@@ -117,6 +117,13 @@ def build_torch_namespace() -> SafeModule:
             "grad": torch.autograd.grad,
             "backward": torch.autograd.backward,
             "Function": torch.autograd.Function,
+            "function": SafeModule(
+                "torch.autograd.function",
+                {
+                    "once_differentiable": torch.autograd.function.once_differentiable,
+                    "Function": torch.autograd.Function,
+                },
+            ),
         },
     )
     members["cuda"] = SafeModule(
@@ -180,8 +187,20 @@ def build_numpy_namespace() -> SafeModule:
 
 SAFE_BUILTIN_NAMES = """
 len range abs min max sum round float int bool str list tuple dict set isinstance enumerate zip
-reversed sorted any all map filter True False None
+reversed sorted any all map filter True False None repr iter next divmod hash
 """.split()
+
+#: exceptions a script may name, raise and catch; what it catches is always a fresh
+#: exception of one of these types holding only the message (no traceback, no objects)
+SCRIPT_EXCEPTIONS: dict[str, type[BaseException]] = {
+    e.__name__: e
+    for e in (
+        Exception, ValueError, RuntimeError, TypeError, IndexError, KeyError, ZeroDivisionError,
+        AssertionError, AttributeError, NotImplementedError, StopIteration, ArithmeticError,
+        LookupError, NameError, OverflowError, UserWarning,
+    )
+}
+EXCEPTION_ATTRIBUTES = frozenset({"args"})
 
 
 def safe_builtins() -> dict[str, Any]:
@@ -191,9 +210,21 @@ def safe_builtins() -> dict[str, Any]:
         if name in ("True", "False", "None"):
             continue
         names[name] = getattr(builtins, name)
-    names["ValueError"] = ValueError
-    names["RuntimeError"] = RuntimeError
+    names.update(SCRIPT_EXCEPTIONS)
     return names
+
+
+#: the names of ``random`` a script may use; bound to one generator seeded with the run's seed
+RANDOM_NAMES = "random randint randrange uniform gauss normalvariate choice shuffle sample seed".split()
+
+
+def build_random_namespace(seed: int) -> SafeModule:
+    """``import random`` in a script: its own generator, seeded like torch, so a replay
+    (step back, a restarted kernel) draws the same numbers."""
+    import random as _random
+
+    generator = _random.Random(seed)
+    return SafeModule("random", {name: getattr(generator, name) for name in RANDOM_NAMES})
 
 
 # --- attributes --------------------------------------------------------------
@@ -243,7 +274,9 @@ OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups"})
 
 DEVICE_ATTRIBUTES = frozenset({"type", "index"})
 DTYPE_ATTRIBUTES = frozenset({"is_floating_point", "is_complex", "itemsize"})
-GRAD_FN_ATTRIBUTES = frozenset({"next_functions", "name", "metadata", "variable"})
+GRAD_FN_ATTRIBUTES = frozenset(
+    {"next_functions", "name", "metadata", "variable", "register_hook", "register_prehook"}
+)
 CTX_ATTRIBUTES = frozenset(
     {
         "save_for_backward",
@@ -258,7 +291,7 @@ CTX_ATTRIBUTES = frozenset(
 STR_METHODS = frozenset(
     """
 upper lower strip lstrip rstrip split join replace startswith endswith ljust rjust center
-zfill title capitalize count find isdigit isalpha
+zfill title capitalize count find isdigit isalpha format isspace splitlines rfind index
 """.split()
 )
 LIST_METHODS = frozenset("append extend pop index count insert reverse copy clear remove".split())

@@ -19,10 +19,12 @@ time) are checked here; tensor bytes and elements by :mod:`gradviz.core.guards`.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import math
 import operator
 import re
+import string
 import sys
 import time
 import types
@@ -46,7 +48,7 @@ ALLOWED_NODES: frozenset[type] = frozenset(
         ast.Del, ast.Attribute, ast.Subscript, ast.Slice, ast.Tuple, ast.List, ast.Dict, ast.Set,
         ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.IfExp, ast.JoinedStr,
         ast.FormattedValue, ast.Lambda, ast.ListComp, ast.GeneratorExp, ast.DictComp,
-        ast.SetComp, ast.comprehension, ast.Starred,
+        ast.SetComp, ast.comprehension, ast.Starred, ast.Try, ast.ExceptHandler, ast.Raise,
         ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
         ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr, ast.BitXor,
         ast.UAdd, ast.USub, ast.Not, ast.Invert, ast.And, ast.Or,
@@ -128,6 +130,8 @@ class ScriptFunction:
     interpreter: Interpreter = field(repr=False)
     #: the script class whose method this is (what a zero-argument super() needs)
     owner: type | None = field(default=None, repr=False)
+    #: a grad-mode decorator (@torch.no_grad() ...): each call runs under a clone of it
+    grad_mode: Any = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         return f"<function {self.name}>"
@@ -249,7 +253,7 @@ def _check_tree(tree: ast.AST, limits: Limits) -> None:
             if not (node.attr == "__init__" and _is_zero_arg_super(node.value)):
                 _check_attribute_name(node.attr, line)
         elif isinstance(node, ast.Name):
-            if node.id.startswith("__"):
+            if node.id.startswith("__") and not (node.id == "__name__" and isinstance(node.ctx, ast.Load)):
                 raise ScriptSyntaxError(f"{where}the name '{node.id}' is not allowed", line=line)
         elif isinstance(node, ast.FunctionDef):
             if node.name.startswith("_") and not (in_autograd_class and node.name in CLASS_DUNDERS):
@@ -261,12 +265,22 @@ def _check_tree(tree: ast.AST, limits: Limits) -> None:
                 )
                 raise ScriptSyntaxError(f"{where}{what}", line=line)
             for deco in node.decorator_list:
-                if not (in_autograd_class and isinstance(deco, ast.Name) and deco.id == "staticmethod"):
+                target = deco.func if isinstance(deco, ast.Call) else deco
+                if not isinstance(target, (ast.Name, ast.Attribute)):
                     raise ScriptSyntaxError(
-                        f"{where}decorators are not supported (only @staticmethod inside an "
-                        "autograd.Function class)",
+                        f"{where}a decorator must be a name or a call such as @torch.no_grad()",
                         line=line,
                     )
+        elif isinstance(node, ast.Try):
+            for handler in node.handlers:
+                if handler.type is None:
+                    raise ScriptSyntaxError(
+                        f"{where}a bare 'except:' is refused: name the exception "
+                        "(except Exception:)",
+                        line=handler.lineno,
+                    )
+        elif isinstance(node, ast.Raise) and node.cause is not None:
+            raise ScriptSyntaxError(f"{where}'raise ... from ...' is not supported", line=line)
         elif isinstance(node, ast.ClassDef):
             if node.decorator_list or node.keywords:
                 raise ScriptSyntaxError(
@@ -313,6 +327,8 @@ def _is_zero_arg_super(node: ast.AST) -> bool:
 
 
 def _check_attribute_name(attr: str, line: int | None) -> None:
+    if attr.startswith("_saved_") and attr.isidentifier():
+        return  # grad_fn._saved_self and friends: allowed on autograd nodes only, at run time
     if attr.startswith("_") and attr not in ALLOWED_PRIVATE_ATTRIBUTES:
         where = f"line {line}: " if line else ""
         raise ScriptSyntaxError(
@@ -324,7 +340,7 @@ def _check_attribute_name(attr: str, line: int | None) -> None:
 
 def _describe_node(node: ast.AST) -> str:
     names = {
-        ast.Try: "try/except", ast.Raise: "raise", ast.Global: "global", ast.Nonlocal: "nonlocal",
+        ast.Global: "global", ast.Nonlocal: "nonlocal",
         ast.AsyncFunctionDef: "async def", ast.Await: "await", ast.Yield: "yield",
         ast.YieldFrom: "yield from", ast.NamedExpr: "the := operator", ast.Match: "match",
     }
@@ -333,7 +349,7 @@ def _describe_node(node: ast.AST) -> str:
 
 SAFE_MODULE_PATHS = {
     "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.optim", "torch.nn.init",
-    "numpy", "math",
+    "numpy", "math", "random", "torch.autograd.function",
 }
 
 
@@ -345,7 +361,7 @@ def _check_import(node: ast.Import | ast.ImportFrom, line: int | None) -> None:
                 raise SandboxError(
                     f"{where}import of '{alias.name}' refused: scripts may import "
                     "torch, torch.nn, torch.nn.functional, torch.autograd, torch.optim, "
-                    "numpy and math",
+                    "numpy, math and random",
                     line=line,
                 )
     else:
@@ -364,7 +380,7 @@ class Interpreter:
     recording. ``call_hook`` lets the session see ``backward``/``grad`` calls.
     """
 
-    def __init__(self, limits: Limits | None = None):
+    def __init__(self, limits: Limits | None = None, seed: int = 0):
         self.limits = limits or Limits()
         self.torch_ns = ns.build_torch_namespace()
         self.numpy_ns = ns.build_numpy_namespace()
@@ -375,9 +391,11 @@ class Interpreter:
             "torch.nn.functional": self.torch_ns.members["nn"].members["functional"],
             "torch.nn.init": self.torch_ns.members["nn"].members["init"],
             "torch.autograd": self.torch_ns.members["autograd"],
+            "torch.autograd.function": self.torch_ns.members["autograd"].members["function"],
             "torch.optim": self.torch_ns.members["optim"],
             "numpy": self.numpy_ns,
             "math": self.math_ns,
+            "random": ns.build_random_namespace(seed),
         }
         self.builtins: dict[str, Any] = ns.safe_builtins()
         self.builtins["print"] = self._print
@@ -385,6 +403,16 @@ class Interpreter:
         self.builtins["super"] = self._super
         #: (function, its local scope) of each script call in progress
         self._frames: list[tuple[ScriptFunction, Scope]] = []
+        #: the exceptions being handled (what a bare 'raise' re-raises)
+        self._handling: list[BaseException] = []
+        #: builtins that only look at their arguments: autograd nodes (callable
+        #: objects) may be passed to them as data
+        self._data_sinks = {
+            id(f): f
+            for f in (self.builtins["print"], self.builtins["repr"], self.builtins["str"],
+                      self.builtins["len"], self.builtins["isinstance"],
+                      self.builtins["list"], self.builtins["tuple"], self.builtins["bool"])
+        }
         self.globals: dict[str, Any] = {"torch": self.torch_ns}
         self.output = ScriptOutput()
         self.script_classes: set[type] = set()
@@ -392,6 +420,9 @@ class Interpreter:
         #: called as module_hook(module, run) when the script calls an nn.Module
         self.module_hook: Callable[[torch.nn.Module, Callable[[], Any]], Any] | None = None
         self.format_guard: Any = None  # set by the session: pauses op counting while printing
+        #: the op guard while the autograd engine runs outside it: script callbacks
+        #: the engine makes (hooks, Function.backward) run under it again
+        self.unguarded: Any = None
         self.iterations = 0
         self.depth = 0
         self.deadline: float | None = None
@@ -403,6 +434,8 @@ class Interpreter:
             self._collect_allowed(module)
         for value in self.builtins.values():
             self._allow(value)
+        # a name for decorators only: calling it is refused like any other type
+        self.builtins["staticmethod"] = staticmethod
         if sys.getrecursionlimit() < 8000:
             sys.setrecursionlimit(8000)
 
@@ -637,7 +670,78 @@ class Interpreter:
             self.store(alias.asname or alias.name, module.members[alias.name], scope)
 
     def _exec_FunctionDef(self, stmt: ast.FunctionDef, scope: Scope | None) -> None:
-        self.store(stmt.name, self._make_function(stmt.name, stmt.args, stmt.body, scope), scope)
+        value: Any = self._make_function(stmt.name, stmt.args, stmt.body, scope)
+        for deco_node in reversed(stmt.decorator_list):
+            value = self._apply_decorator(self.eval(deco_node, scope), value, stmt)
+        self.store(stmt.name, value, scope)
+
+    def _apply_decorator(self, deco: Any, value: Any, stmt: ast.FunctionDef) -> Any:
+        """Decorators a script may use: its own functions and the grad-mode managers."""
+        if deco in (torch.no_grad, torch.enable_grad, torch.inference_mode):
+            deco = deco()  # @torch.no_grad without parentheses, as PyTorch allows
+        if isinstance(deco, GRAD_MODE_MANAGERS) and isinstance(value, ScriptFunction):
+            return dataclasses.replace(value, grad_mode=deco)
+        if isinstance(deco, ScriptFunction):
+            return self.call_script_function(deco, (value,), {})
+        raise SandboxError(
+            f"the decorator on '{stmt.name}' is refused: decorators may be functions the "
+            "script defines, @torch.no_grad(), @torch.enable_grad(), @torch.inference_mode(), "
+            "@staticmethod (in a class) and @once_differentiable (on an autograd.Function's "
+            "backward)",
+            line=stmt.lineno,
+        )
+
+    def _method_decorators(self, item: ast.FunctionDef, scope: Scope | None) -> list[Any]:
+        return [self.eval(d, scope) for d in item.decorator_list]
+
+    def _exec_Try(self, stmt: ast.Try, scope: Scope | None) -> None:
+        try:
+            try:
+                self.exec_block(stmt.body, scope)
+            except (_Return, _Break, _Continue, SandboxError, RecursionError, MemoryError):
+                raise  # control flow, refusals and limits are never the script's to catch
+            except Exception as exc:  # noqa: BLE001 - matched against the handlers below
+                original = getattr(exc, "original", exc) if type(exc).__name__ == "_WithTrace" else exc
+                if isinstance(original, (SandboxError, RecursionError, MemoryError)):
+                    raise
+                for handler in stmt.handlers:
+                    assert handler.type is not None  # the static check refuses a bare except
+                    wanted = self.eval(handler.type, scope)
+                    if not _is_exception_spec(wanted):
+                        raise SandboxError(
+                            "'except' names exception classes such as Exception, ValueError "
+                            "or RuntimeError"
+                        ) from None
+                    if isinstance(original, wanted):
+                        caught = script_exception(original)
+                        if handler.name:
+                            self.store(handler.name, caught, scope)
+                        self._handling.append(caught)
+                        try:
+                            self.exec_block(handler.body, scope)
+                        finally:
+                            self._handling.pop()
+                        break
+                else:
+                    raise
+            else:
+                self.exec_block(stmt.orelse, scope)
+        finally:
+            self.exec_block(stmt.finalbody, scope)
+
+    def _exec_Raise(self, stmt: ast.Raise, scope: Scope | None) -> None:
+        if stmt.exc is None:
+            if not self._handling:
+                raise RuntimeError("No active exception to reraise")
+            raise self._handling[-1]
+        exc = self.eval(stmt.exc, scope)
+        if isinstance(exc, type) and exc in _SCRIPT_EXCEPTION_TYPES:
+            exc = exc()
+        if type(exc) not in _SCRIPT_EXCEPTION_TYPES:
+            raise SandboxError(
+                "a script may raise " + ", ".join(sorted(ns.SCRIPT_EXCEPTIONS)) + " exceptions"
+            )
+        raise exc
 
     def _make_function(
         self, name: str, args: ast.arguments, body: Any, scope: Scope | None
@@ -663,7 +767,21 @@ class Interpreter:
                         line=item.lineno,
                     )
                 fn = self._make_function(f"{stmt.name}.{item.name}", item.args, item.body, scope)
-                methods[item.name] = staticmethod(_host_callable(fn))
+                host: Callable[..., Any] = _host_callable(fn)
+                for deco in reversed(self._method_decorators(item, scope)):
+                    if deco is staticmethod:
+                        continue
+                    if deco is torch.autograd.function.once_differentiable and item.name == "backward":
+                        host = torch.autograd.function.once_differentiable(host)
+                    elif isinstance(deco, GRAD_MODE_MANAGERS):
+                        fn.grad_mode = deco
+                    else:
+                        raise SandboxError(
+                            "an autograd.Function's methods take @staticmethod, and its "
+                            "backward @once_differentiable",
+                            line=item.lineno,
+                        )
+                methods[item.name] = staticmethod(host)
         if "forward" not in methods or "backward" not in methods:
             raise SandboxError(
                 f"class {stmt.name} needs both forward and backward", line=stmt.lineno
@@ -692,14 +810,23 @@ class Interpreter:
         functions: list[ScriptFunction] = []
         for item in stmt.body:
             if isinstance(item, ast.FunctionDef):
-                if item.decorator_list:
-                    raise SandboxError(
-                        "decorators on methods of script classes are not supported",
-                        line=item.lineno,
-                    )
                 fn = self._make_function(f"{stmt.name}.{item.name}", item.args, item.body, scope)
                 functions.append(fn)
-                namespace[item.name] = _host_method(fn)
+                static = False
+                value: Any = fn
+                for deco in reversed(self._method_decorators(item, scope)):
+                    if deco is staticmethod:
+                        static = True
+                    else:
+                        value = self._apply_decorator(deco, value, item)
+                if not isinstance(value, ScriptFunction):
+                    raise SandboxError(
+                        f"the decorators on '{item.name}' must give back a function",
+                        line=item.lineno,
+                    )
+                namespace[item.name] = (
+                    staticmethod(_host_callable(value)) if static else _host_method(value)
+                )
             elif isinstance(item, (ast.Assign, ast.AnnAssign)) and getattr(item, "value", None):
                 value = self.eval(item.value, scope)
                 if not _is_plain_data(value):
@@ -759,6 +886,8 @@ class Interpreter:
     # --- names -------------------------------------------------------------
 
     def lookup(self, name: str, scope: Scope | None) -> Any:
+        if name == "__name__":
+            return "__main__"  # a script is always the main program
         s = scope
         while s is not None:
             if name in s.names:
@@ -999,6 +1128,29 @@ class Interpreter:
                 value = ascii(value)
             return format(value, spec)
 
+    def _safe_format(self, template: str, args: tuple, kwargs: dict) -> str:
+        """``str.format`` without attribute or index traversal into its arguments."""
+        interp = self
+
+        class Formatter(string.Formatter):
+            def get_field(self, field_name: str, a: Any, k: Any) -> Any:
+                if not _FORMAT_FIELD.fullmatch(field_name):
+                    raise SandboxError(
+                        f"str.format field '{{{field_name[:40]}}}' is refused: a field may "
+                        "name an argument ({0} or {name}), not its attributes or items; "
+                        "use an f-string"
+                    )
+                return super().get_field(field_name, a, k)
+
+            def format_field(self, value: Any, spec: str) -> str:
+                interp._check_format_widths(spec)
+                return format(value, spec)
+
+        with self._formatting():
+            text = Formatter().vformat(template, args, kwargs)
+        self._check_length(len(text))
+        return text
+
     def _check_format_widths(self, spec: str, values: Any = ()) -> None:
         """Widths and precisions in a format spec or a %-format build the string before
         any length check could see it: refuse the big ones up front."""
@@ -1108,6 +1260,20 @@ class Interpreter:
         self._vet_callable(func)
         if func is isinstance and len(args) == 2 and not kwargs:
             return isinstance(args[0], _isinstance_types(args[1]))
+        if id(func) in self._data_sinks and self._data_sinks[id(func)] is func:
+            host_args = tuple(
+                a if isinstance(a, torch.autograd.graph.Node) else self._host_value(a)
+                for a in args
+            )
+            host_kwargs = {k: self._host_value(v) for k, v in kwargs.items()}
+            with self._formatting():
+                result = func(*host_args, **host_kwargs)
+            if isinstance(result, (str, list, tuple)):
+                self._check_length(len(result))
+            return result
+        owner = getattr(func, "__self__", None)
+        if isinstance(owner, str) and getattr(func, "__name__", "") == "format":
+            return self._safe_format(owner, args, kwargs)
         host_args = tuple(self._host_value(a) for a in args)
         host_kwargs = {k: self._host_value(v) for k, v in kwargs.items()}
         self._precheck_call(func, host_args, host_kwargs)
@@ -1309,6 +1475,8 @@ class Interpreter:
             elif name == "join" and args and isinstance(args[0], (list, tuple)):
                 total = sum(len(x) for x in args[0] if isinstance(x, str))
                 self._check_length(total + len(owner) * max(len(args[0]) - 1, 0))
+        elif name == "sample" and len(args) >= 2 and _is_int(args[1]):
+            self._check_length(args[1])  # random.sample(population, k) builds k items
         elif isinstance(owner, (torch.Tensor, np.ndarray)) and name == "tolist":
             n = owner.numel() if isinstance(owner, torch.Tensor) else owner.size
             if n > max_len:
@@ -1342,7 +1510,31 @@ class Interpreter:
                     limit="max_call_depth",
                 )
             local = Scope(self._bind_arguments(fn, args, kwargs), fn.closure)
+            guard = self.unguarded
+            if guard is not None:
+                self.unguarded = None
+                try:
+                    with guard:
+                        return self._run_frame(fn, local)
+                finally:
+                    self.unguarded = guard
+            return self._run_frame(fn, local)
+        finally:
+            self.depth -= 1
+
+    def _run_frame(self, fn: ScriptFunction, local: Scope) -> Any:
+        try:
             self._frames.append((fn, local))
+            if fn.grad_mode is not None:
+                with fn.grad_mode.clone():
+                    return self._run_body(fn, local)
+            return self._run_body(fn, local)
+        finally:
+            if self._frames and self._frames[-1][0] is fn:
+                self._frames.pop()
+
+    def _run_body(self, fn: ScriptFunction, local: Scope) -> Any:
+        if True:
             if isinstance(fn.body, ast.expr):
                 return self.eval(fn.body, local)
             saved_line = self.current_line
@@ -1353,10 +1545,6 @@ class Interpreter:
             finally:
                 self.current_line = saved_line
             return None
-        finally:
-            if self._frames and self._frames[-1][0] is fn:
-                self._frames.pop()
-            self.depth -= 1
 
     def _bind_arguments(self, fn: ScriptFunction, args: tuple, kwargs: dict) -> dict[str, Any]:
         spec = fn.args
@@ -1472,6 +1660,8 @@ class Interpreter:
         return inst
 
     def _attribute_allowed(self, obj: Any, name: str) -> bool:
+        if isinstance(obj, torch.autograd.graph.Node) and name.startswith("_saved_"):
+            return hasattr(obj, name)  # what the node saved for backward, as data
         if name.startswith("_") and name not in ALLOWED_PRIVATE_ATTRIBUTES:
             return False
         if not isinstance(obj, (type, torch.nn.Module)) and self._is_script_instance(obj):
@@ -1504,7 +1694,11 @@ class Interpreter:
                 return False
             return True
         if isinstance(obj, torch.autograd.graph.Node):
+            if name.startswith("_saved_"):
+                return hasattr(obj, name)  # the values it saved for backward, as data
             return name in ns.GRAD_FN_ATTRIBUTES
+        if isinstance(obj, BaseException):
+            return name in ns.EXCEPTION_ATTRIBUTES
         if isinstance(obj, type) and obj in self.script_classes:
             # autograd.Function.apply; a script class's other class-level names
             # (unbound methods, nn.Module's own functions) stay out of reach
@@ -1575,6 +1769,26 @@ class Interpreter:
 
 _MISSING = object()
 _NO_DEFAULT = object()
+_FORMAT_FIELD = re.compile(r"\d*|[A-Za-z][A-Za-z0-9_]*")
+_SCRIPT_EXCEPTION_TYPES = frozenset(ns.SCRIPT_EXCEPTIONS.values())
+
+
+def _is_exception_spec(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return bool(value) and all(v in _SCRIPT_EXCEPTION_TYPES for v in value)
+    return value in _SCRIPT_EXCEPTION_TYPES
+
+
+def script_exception(exc: BaseException) -> BaseException:
+    """What ``except ... as e`` binds: a fresh exception of the nearest type a script may
+    name, holding only the message: no traceback, no frames, no objects in ``args``."""
+    for klass in type(exc).__mro__:
+        if klass in _SCRIPT_EXCEPTION_TYPES:
+            message = str(exc)
+            if klass is KeyError and exc.args and isinstance(exc.args[0], str):
+                message = exc.args[0]
+            return klass(message[:2000])
+    return Exception(str(exc)[:2000])
 _FORMAT_NUMBER = re.compile(r"\d+")
 _PERCENT_SPEC = re.compile(r"%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?")
 

@@ -162,7 +162,7 @@ class Session:
     # --- state ------------------------------------------------------------------
 
     def _fresh_state(self) -> None:
-        self.interpreter = Interpreter(self.limits)
+        self.interpreter = Interpreter(self.limits, seed=self.seed)
         self.interpreter.globals["dev"] = self.device
         self.interpreter.call_hook = self._on_interpreter_backward
         self.interpreter.module_hook = self._on_module_call
@@ -457,7 +457,8 @@ class Session:
                 names.setdefault(id(t.grad_fn), []).append(name)
         try:
             result, trace = record_backward(
-                func, args, kwargs, run, self.registry, names, self._current_index
+                func, args, kwargs, self._unguarded(run), self.registry, names,
+                self._current_index,
             )
         except _WithTrace as exc:
             self.passes.append(exc.trace)
@@ -475,6 +476,52 @@ class Session:
         self.passes.append(trace)
         self._current_passes.append(len(self.passes) - 1)
         return result
+
+    def _unguarded(self, run: Callable[[], Any]) -> Callable[[], Any]:
+        """Run the autograd engine outside the op guard.
+
+        With any dispatch mode active the engine sums gradients out of place, so
+        ``x.grad._version`` would read 0 where PyTorch gives 2: gradviz must not
+        change what autograd does. Script code the engine calls back (hooks,
+        autograd.Function.backward) runs under the guard again (see
+        Interpreter.call_script_function); the statement's allocation figure
+        counts the gradient storage the pass created.
+        """
+        interp = self.interpreter
+        guard = interp.format_guard
+        if guard is None or not isinstance(guard, OpGuard):
+            return run
+
+        def call() -> Any:
+            before = self._grad_storages()
+            guard.__exit__(None, None, None)
+            interp.unguarded = guard
+            try:
+                result = run()
+            finally:
+                interp.unguarded = None
+                guard.__enter__()
+            seen = set(before)
+            fresh = 0
+            outputs = result if isinstance(result, (tuple, list)) else [result]
+            grads = [t for t in outputs if isinstance(t, torch.Tensor)]
+            grads += [t.grad for t in named_tensors(self.globals).values() if t.grad is not None]
+            for g in grads:
+                ptr = g.untyped_storage().data_ptr() if g.device.type != "meta" else 0
+                if ptr and ptr not in seen:
+                    seen.add(ptr)
+                    fresh += g.untyped_storage().nbytes()
+            guard.counter.allocated_bytes += fresh
+            return result
+
+        return call
+
+    def _grad_storages(self) -> set[int]:
+        out: set[int] = set()
+        for t in named_tensors(self.globals).values():
+            if t.grad is not None and t.grad.device.type != "meta":
+                out.add(t.grad.untyped_storage().data_ptr())
+        return out
 
     def _on_module_call(self, module: torch.nn.Module, run: Callable[[], Any]) -> Any:
         """Tag the nodes a module's forward builds with its name (``model.0.linear``)."""
