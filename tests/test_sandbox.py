@@ -724,3 +724,73 @@ def test_caught_exceptions_carry_only_their_message():
     except RuntimeError as exc:
         plain = str(exc)
     assert session.globals["m"] == plain
+
+
+# --- found by review: each with the smallest script that showed it ----------------------
+REVIEW_FINDINGS = [
+    ("fused-optimizer-data-resize", "p = torch.nn.Parameter(torch.zeros(4))\np.sum().backward()\np.data = torch.zeros(1000000)\nopt = torch.optim.SGD([p], lr=0.1, momentum=0.9, fused=True)\nopt.step()"),
+    ("data-resize", "p = torch.zeros(4, requires_grad=True)\np.data = torch.zeros(100)"),
+    ("data-dtype", "p = torch.zeros(4)\np.data = torch.zeros(4, dtype=torch.int64)"),
+    ("fused-option", "p = torch.nn.Parameter(torch.zeros(4))\nopt = torch.optim.Adam([p], fused=True)"),
+    ("fused-param-group", "p = torch.nn.Parameter(torch.zeros(4))\np.sum().backward()\nopt = torch.optim.SGD([p], lr=0.1)\nopt.param_groups[0]['fused'] = True\nopt.step()"),
+    ("override-named-parameters", M + "class Net(nn.Module):\n    def named_parameters(self):\n        return 5\nn = Net()"),
+    ("override-extra-repr", M + "class Net(nn.Module):\n    def extra_repr(self):\n        return 'x'"),
+    ("override-named-modules", M + "class Net(nn.Module):\n    def named_modules(self):\n        return []"),
+    ("override-register-hook-name", M + "class Net(nn.Module):\n    def register_forward_hook(self, h):\n        return h"),
+    ("class-attr-module-api", M + "class Net(nn.Module):\n    parameters = 1"),
+    ("iter-two-argument", "x = list(iter(int, 1))"),
+    ("numpy-int-size", "import numpy as np\na = np.ones(np.int64(200000000))"),
+    ("numpy-int-repeat", "import numpy as np\ns = 'x' * np.int64(10**8)"),
+    ("numpy-int-ljust", "import numpy as np\ns = 'x'.ljust(np.int64(10**8))"),
+    ("tensor-int-repeat", "s = [0] * torch.tensor(10**8)"),
+    ("percent-mapping-width", "s = '%(a)1000000000d' % {'a': 1}"),
+    ("fstring-many-fields", "s = f'{1:9999999}{1:9999999}{1:9999999}'"),
+    ("linalg-work", "a = torch.randn(8000, 8000)\nb = torch.linalg.inv(a)"),
+    ("backward-expanded-gradient", "x = torch.ones(40000, requires_grad=True)\nx.expand(40000, 40000)[0].sum().backward()"),
+    ("object-array-via-operator", "import numpy as np\na = np.ones(2) + [1, 2**100]"),
+]
+
+
+@pytest.mark.parametrize("source", [s for _, s in REVIEW_FINDINGS], ids=[i for i, _ in REVIEW_FINDINGS])
+def test_review_findings_are_refused(source, tmp_path, monkeypatch):
+    test_adversarial_input_is_refused(source, tmp_path, monkeypatch)
+
+
+def test_script_code_reached_while_printing_is_guarded():
+    limits = Limits(max_op_elements=1000)
+    source = "def f(i):\n    return torch.ones(100000).numel()\nprint(list(map(f, [1])))\n"
+    assert "max_op_elements" in _refused(source, limits)
+
+
+def test_python_objects_count_against_process_memory():
+    from gradviz.core.guards import resident_bytes
+
+    rss = resident_bytes()
+    if rss is None:
+        pytest.skip("no /proc/self/statm on this platform")
+    limits = Limits(max_process_bytes=rss + 300 * 1024**2)
+    message = _refused("keep = []\nfor i in range(200):\n    keep.append('x' * 5000000 + str(i))\n", limits)
+    assert "max_process_bytes" in message
+
+
+def test_ops_without_a_meta_kernel_are_sized_after_they_run():
+    limits = Limits(max_op_elements=10**6)
+    source = "m = torch.ones([2] * 18, dtype=torch.bool)\nn = torch.nonzero(m)\n"
+    assert "max_op_elements" in _refused(source, limits)
+
+
+def test_super_binds_to_the_method_s_own_self():
+    """Rebinding self inside a method cannot point super() at another object."""
+    session = Session(
+        "import torch.nn as nn\n"
+        "class Net(nn.Linear):\n"
+        "    def f(self):\n"
+        "        self = Net\n"
+        "        return super().__init__\n"
+        "m = nn.Linear(2, 2)\n"
+        "g = Net(2, 2).f()\n"
+        "g(m, 5, 7)\n"
+    )
+    results = session.run_to_end(keep_going=True)
+    assert not results[-1].ok
+    assert session.globals["m"].in_features == 2 and session.globals["m"].out_features == 2

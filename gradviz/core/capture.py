@@ -269,7 +269,8 @@ def named_tensors(variables: dict[str, Any]) -> dict[str, torch.Tensor]:
         if isinstance(value, torch.Tensor):
             out[name] = value
         elif isinstance(value, torch.nn.Module):
-            for pname, p in value.named_parameters():
+            # nn.Module's own method: a script class cannot change what capture walks
+            for pname, p in torch.nn.Module.named_parameters(value):
                 out[f"{name}.{pname}"] = p
     return out
 

@@ -131,6 +131,16 @@ def op_macs(func: Any, args: tuple, flat_out: list[Any]) -> int:
             return out.numel() * max(math.prod(int(k) for k in args[1]), 1)
         if name in ("_cdist_forward", "_euclidean_dist"):
             return out.numel() * int(args[0].shape[-1])
+        if name.startswith(("linalg_", "_linalg_", "cholesky", "lu", "_lu", "svd", "qr",
+                            "triangular_solve", "inverse", "det", "slogdet", "logdet")):
+            a = next((t for t in args if isinstance(t, torch.Tensor) and t.dim() >= 2), None)
+            return _numel(a) * int(a.shape[-1]) if a is not None else 0
+        if name == "_trilinear":
+            i1, i2 = args[0], args[1]
+            return _numel(i1) * max(_numel(i2) // max(int(i2.shape[0]) if i2.dim() else 1, 1), 1)
+        if name == "_native_multi_head_attention":
+            q = args[0]
+            return _numel(q) * (int(q.shape[-2]) * 2 + int(q.shape[-1]) * 4)
         if name.startswith("_scaled_dot_product") or name == "scaled_dot_product_attention":
             q, k = args[0], args[1]
             return 2 * _numel(q) * int(k.shape[-2])
@@ -254,6 +264,12 @@ class OpGuard(TorchDispatchMode):
 
         out = func(*args, **kwargs)
 
+        if not is_view:
+            # ops with no meta kernel (nonzero, unique, ...) were not sized before they
+            # ran: refuse their result now, before the script can build on it
+            for t in tree_flatten(out)[0]:
+                if isinstance(t, torch.Tensor) and t.numel() > self.limits.max_op_elements:
+                    self._refuse(func, "create", t.numel(), self.limits.max_op_elements, "elements")
         self.counter.ops += 1
         if self.process_cap is not None and (self.counter.ops & 31) == 0:
             self._check_process_memory()

@@ -57,11 +57,11 @@ def tagging(root: torch.nn.Module, on_node: OnNode, prefix: str = "") -> Iterato
     """
     seen: set[int] = set()
     handles = []
-    for qualname, module in root.named_modules():
+    for qualname, module in torch.nn.Module.named_modules(root):
         name = ".".join(p for p in (prefix, qualname) if p)
         if not name:
             continue  # an unnamed root covers everything: its name says nothing
-        handles.append(module.register_forward_hook(_hook(name, on_node, seen)))
+        handles.append(torch.nn.Module.register_forward_hook(module, _hook(name, on_node, seen)))
     try:
         yield
     finally:

@@ -115,6 +115,10 @@ class Scope:
 
     names: dict[str, Any]
     parent: Scope | None = None
+    #: the call's first positional argument as passed (what super() binds to,
+    #: whatever the method later assigns to that name)
+    first_arg: Any = field(default=None, repr=False)
+    has_first_arg: bool = False
 
 
 @dataclass
@@ -401,6 +405,7 @@ class Interpreter:
         self.builtins["print"] = self._print
         self.builtins["range"] = self._range
         self.builtins["super"] = self._super
+        self.builtins["iter"] = self._iter
         #: (function, its local scope) of each script call in progress
         self._frames: list[tuple[ScriptFunction, Scope]] = []
         #: the exceptions being handled (what a bare 'raise' re-raises)
@@ -510,6 +515,14 @@ class Interpreter:
             )
         if self.deadline is not None and (self.iterations & 255) == 0:
             self._check_deadline()
+        if (self.iterations & 127) == 0:
+            self._check_memory()
+
+    def _check_memory(self) -> None:
+        """Python objects (strings, lists) grow memory without any torch op."""
+        check = getattr(self.format_guard, "_check_process_memory", None)
+        if check is not None:
+            check()
 
     def _check_deadline(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -741,7 +754,8 @@ class Interpreter:
             raise SandboxError(
                 "a script may raise " + ", ".join(sorted(ns.SCRIPT_EXCEPTIONS)) + " exceptions"
             )
-        raise exc
+        # formatted now, under the guard: the report formats only a string later
+        raise script_exception(exc)
 
     def _make_function(
         self, name: str, args: ast.arguments, body: Any, scope: Scope | None
@@ -808,7 +822,22 @@ class Interpreter:
                 )
         namespace: dict[str, Any] = {"__module__": "gradviz.script", "__qualname__": stmt.name}
         functions: list[ScriptFunction] = []
+        is_module = any(isinstance(b, type) and issubclass(b, torch.nn.Module) for b in bases)
         for item in stmt.body:
+            names = [item.name] if isinstance(item, ast.FunctionDef) else [
+                t.id for t in (item.targets if isinstance(item, ast.Assign) else
+                               [item.target] if isinstance(item, ast.AnnAssign) else [])
+                if isinstance(t, ast.Name)
+            ]
+            for name in names:
+                if is_module and name not in ("forward", "__init__") and hasattr(torch.nn.Module, name):
+                    # gradviz and torch call these on every module (capture walks
+                    # named_parameters, printing calls extra_repr): outside the statement
+                    raise SandboxError(
+                        f"class {stmt.name} may not redefine nn.Module's '{name}': gradviz "
+                        "and torch call it outside your code; pick another name",
+                        line=getattr(item, "lineno", stmt.lineno),
+                    )
             if isinstance(item, ast.FunctionDef):
                 fn = self._make_function(f"{stmt.name}.{item.name}", item.args, item.body, scope)
                 functions.append(fn)
@@ -862,11 +891,11 @@ class Interpreter:
         if not self._frames or self._frames[-1][0].owner is None:
             raise SandboxError("super() works only inside a method of a script class")
         fn, local = self._frames[-1]
-        params = fn.args.posonlyargs + fn.args.args
-        if not params or params[0].arg not in local.names:
-            raise SandboxError("super() needs the method's first argument (self)")
+        first = local.first_arg
         assert fn.owner is not None
-        return SuperProxy(fn.owner, local.names[params[0].arg])
+        if not local.has_first_arg or not isinstance(first, fn.owner) or isinstance(first, type):
+            raise SandboxError("super() needs the method's first argument (self)")
+        return SuperProxy(fn.owner, first)
 
     def _super_attribute(self, proxy: SuperProxy, name: str) -> BoundSuperCall:
         """``super().__init__`` / ``super().forward``: the next class in the MRO decides."""
@@ -972,7 +1001,7 @@ class Interpreter:
         obj = self.eval(node.value, scope)
         if isinstance(obj, (ns.SafeModule, type)) and obj is not torch.Tensor:
             raise SandboxError(f"{_type_name(obj)} cannot be subscripted in gradviz scripts")
-        return obj[self.eval(node.slice, scope)]
+        return self._checked_value(obj[self.eval(node.slice, scope)])
 
     def _eval_Slice(self, node: ast.Slice, scope: Scope | None) -> slice:
         def part(n: ast.expr | None) -> Any:
@@ -1036,7 +1065,7 @@ class Interpreter:
             raise self._int_limit()
         if isinstance(result, (str, list, tuple)):
             self._check_length(len(result))
-        return result
+        return self._checked_value(result)
 
     def _int_limit(self) -> LimitExceeded:
         return LimitExceeded(
@@ -1049,6 +1078,8 @@ class Interpreter:
         """Refuse Python-level arithmetic whose result would be huge, before computing it."""
         cap = self.limits.max_int_bits
         if _is_int(left) and _is_int(right):
+            left, right = _index_value(left), _index_value(right)
+            assert left is not None and right is not None
             lb, rb = abs(left).bit_length(), abs(right).bit_length()
             if kind in (ast.Pow,) and right > 0 and lb > 1 and right * (lb - 1) > cap:
                 raise self._int_limit()
@@ -1070,8 +1101,9 @@ class Interpreter:
                     )
         if kind is ast.Mult:
             for seq, n in ((left, right), (right, left)):
-                if isinstance(seq, (str, list, tuple, bytes)) and _is_int(n):
-                    self._check_length(len(seq) * max(n, 0))
+                count = _index_value(n)
+                if isinstance(seq, (str, list, tuple, bytes)) and count is not None:
+                    self._check_length(len(seq) * max(count, 0))
         if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
             shapes = [np.shape(v) for v in (left, right) if isinstance(v, (np.ndarray, list))]
             try:
@@ -1086,6 +1118,8 @@ class Interpreter:
                 )
 
     def _check_length(self, n: int) -> None:
+        if n > 100_000:
+            self._check_memory()
         if n > self.limits.max_sequence_length:
             raise LimitExceeded(
                 f"refused: a sequence or string of {n:,} items; the limit is "
@@ -1109,11 +1143,13 @@ class Interpreter:
 
     def _eval_JoinedStr(self, node: ast.JoinedStr, scope: Scope | None) -> str:
         parts: list[str] = []
+        total = 0
         for value in node.values:
-            parts.append(self.eval(value, scope))
-        text = "".join(parts)
-        self._check_length(len(text))
-        return text
+            part = self.eval(value, scope)
+            total += len(part)
+            self._check_length(total)  # before the next field is built
+            parts.append(part)
+        return "".join(parts)
 
     def _eval_FormattedValue(self, node: ast.FormattedValue, scope: Scope | None) -> str:
         value = self.eval(node.value, scope)
@@ -1155,6 +1191,7 @@ class Interpreter:
         """Widths and precisions in a format spec or a %-format build the string before
         any length check could see it: refuse the big ones up front."""
         cap = self.limits.max_str_length
+        spec = re.sub(r"\([^)]*\)", "", spec)  # %(name)d: the key is not a width
         for digits in _FORMAT_NUMBER.findall(spec):
             if len(digits) > 9 or int(digits) > cap:
                 raise LimitExceeded(
@@ -1165,8 +1202,9 @@ class Interpreter:
                 )
         if "*" in spec:
             items = values if isinstance(values, tuple) else (values,)
-            for v in items:
-                if _is_int(v) and abs(v) > cap:
+            for item in items:
+                v = _index_value(item)
+                if v is not None and abs(v) > cap:
                     raise LimitExceeded(
                         f"refused: a '*' format width of {v:,} is over the limit {cap:,} "
                         "(gradviz limit max_str_length)",
@@ -1373,6 +1411,17 @@ class Interpreter:
                 if isinstance(a, (np.ndarray, np.generic)):
                     check_script_array(a, self.limits)
         self._precheck_sizes(func, owner, args, kwargs)
+        if isinstance(func, type) and issubclass(func, torch.optim.Optimizer):
+            _check_optimizer_options(kwargs)
+        if isinstance(owner, torch.optim.Optimizer) and getattr(func, "__name__", "") == "step":
+            for group in owner.param_groups:
+                _check_optimizer_options(group)
+                for p in group.get("params", []):
+                    if isinstance(p, torch.Tensor) and p.grad is not None and p.grad.shape != p.shape:
+                        raise SandboxError(
+                            "refused: a parameter's gradient has another shape than the "
+                            "parameter; zero_grad() or set .grad to None first"
+                        )
         if isinstance(owner, (str, list)) or func in (
             self.numpy_ns.members.get("ones"),
             self.numpy_ns.members.get("zeros"),
@@ -1380,14 +1429,15 @@ class Interpreter:
             self.numpy_ns.members.get("empty"),
         ):
             for a in list(args) + list(kwargs.values()):
-                if _is_int(a) and a > max_len:
+                size = _index_value(a)
+                if size is not None and size > max_len:
                     raise LimitExceeded(
-                        f"refused: size {a:,} is over the limit {max_len:,} (gradviz limit "
+                        f"refused: size {size:,} is over the limit {max_len:,} (gradviz limit "
                         "max_sequence_length)",
                         limit="max_sequence_length",
                     )
                 if isinstance(a, (tuple, list)) and all(_is_int(x) for x in a) and a:
-                    if math.prod(a) > max_len:
+                    if math.prod(_index_value(x) or 0 for x in a) > max_len:
                         raise LimitExceeded(
                             f"refused: shape {tuple(a)} is over the limit {max_len:,} "
                             "elements (gradviz limit max_sequence_length)",
@@ -1413,7 +1463,8 @@ class Interpreter:
                         )
             if func in (self.numpy_ns.members["random"].members["rand"],
                         self.numpy_ns.members["random"].members["randn"]):
-                if all(_is_int(a) for a in args) and math.prod(args) > self.limits.max_op_elements:
+                dims = [_index_value(a) or 0 for a in args]
+                if all(_is_int(a) for a in args) and math.prod(dims) > self.limits.max_op_elements:
                     raise LimitExceeded(
                         "refused: numpy.random would create too many elements "
                         "(gradviz limit max_op_elements)",
@@ -1472,9 +1523,10 @@ class Interpreter:
                 if len(args) > 2 and _is_int(args[2]) and args[2] >= 0:
                     count = min(count, args[2])
                 self._check_length(len(owner) + count * max(len(new) - len(old), 0))
-            elif name == "join" and args and isinstance(args[0], (list, tuple)):
-                total = sum(len(x) for x in args[0] if isinstance(x, str))
-                self._check_length(total + len(owner) * max(len(args[0]) - 1, 0))
+            elif name == "join" and args and isinstance(args[0], (list, tuple, str, dict, set)):
+                items = list(args[0])
+                total = sum(len(x) for x in items if isinstance(x, str))
+                self._check_length(total + len(owner) * max(len(items) - 1, 0))
         elif name == "sample" and len(args) >= 2 and _is_int(args[1]):
             self._check_length(args[1])  # random.sample(population, k) builds k items
         elif isinstance(owner, (torch.Tensor, np.ndarray)) and name == "tolist":
@@ -1510,6 +1562,8 @@ class Interpreter:
                     limit="max_call_depth",
                 )
             local = Scope(self._bind_arguments(fn, args, kwargs), fn.closure)
+            if args:
+                local.first_arg, local.has_first_arg = args[0], True
             guard = self.unguarded
             if guard is not None:
                 self.unguarded = None
@@ -1523,6 +1577,12 @@ class Interpreter:
             self.depth -= 1
 
     def _run_frame(self, fn: ScriptFunction, local: Scope) -> Any:
+        guard = self.format_guard
+        paused_by = getattr(guard, "paused", 0)
+        if paused_by:
+            # printing or formatting paused the guard, but script code (a map callback,
+            # a method) it reaches is the script's work again
+            guard.paused = 0
         try:
             self._frames.append((fn, local))
             if fn.grad_mode is not None:
@@ -1530,6 +1590,8 @@ class Interpreter:
                     return self._run_body(fn, local)
             return self._run_body(fn, local)
         finally:
+            if paused_by:
+                guard.paused = paused_by
             if self._frames and self._frames[-1][0] is fn:
                 self._frames.pop()
 
@@ -1591,6 +1653,16 @@ class Interpreter:
         with self._formatting():
             text = sep.join(str(a) for a in args) + end
         self.output.write(text, self.limits.max_str_length)
+
+    def _iter(self, *args: Any) -> Any:
+        """iter(x) only: the two-argument form calls a callable until a sentinel, in C,
+        with no loop count (iter(int, 1) never ends)."""
+        if len(args) != 1:
+            raise SandboxError("iter() takes one iterable in gradviz scripts (no sentinel form)")
+        iterable = args[0]
+        if isinstance(iterable, (ns.SafeModule, type)):
+            raise SandboxError(f"{_type_name(iterable)} is not iterable in gradviz scripts")
+        return iter(iterable)
 
     def _range(self, *args: int) -> range:
         r = range(*args)
@@ -1726,6 +1798,15 @@ class Interpreter:
         if name.startswith("_"):
             raise SandboxError(f"cannot set the attribute '{name}'")
         if isinstance(obj, torch.Tensor) and name in ("data", "grad", "requires_grad"):
+            if name == "data" and isinstance(value, torch.Tensor) and (
+                value.shape != obj.shape or value.dtype != obj.dtype or value.device != obj.device
+            ):
+                # a parameter whose data changes shape under its optimizer state and
+                # gradient lets fused kernels write out of bounds
+                raise SandboxError(
+                    f"x.data = ... must keep x's shape {tuple(obj.shape)}, dtype and device; "
+                    "write x.data.copy_(value), or make a new tensor"
+                )
             setattr(obj, name, value)
             return
         if isinstance(obj, (torch.nn.Module, torch.autograd.function.FunctionCtx)):
@@ -1790,7 +1871,7 @@ def script_exception(exc: BaseException) -> BaseException:
             return klass(message[:2000])
     return Exception(str(exc)[:2000])
 _FORMAT_NUMBER = re.compile(r"\d+")
-_PERCENT_SPEC = re.compile(r"%[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?")
+_PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?")
 
 
 def _class_attribute(cls: type, name: str) -> Any:
@@ -1830,6 +1911,12 @@ def check_script_array(value: Any, limits: Limits) -> None:
     if isinstance(value, np.ndarray):
         if value.size > limits.max_op_elements:
             raise _elements_limit("numpy", value.size, limits)
+        if value.nbytes > limits.max_op_bytes and value.base is None:
+            raise LimitExceeded(
+                f"refused: a numpy array of {value.nbytes:,} bytes; the limit is "
+                f"{limits.max_op_bytes:,} (gradviz limit max_op_bytes)",
+                limit="max_op_bytes",
+            )
         if not value.flags.writeable:
             raise SandboxError(
                 "read-only numpy arrays are refused: this array views memory the script did "
@@ -1844,6 +1931,19 @@ def _isinstance_types(spec: Any) -> Any:
     if isinstance(spec, tuple) and all(isinstance(t, type) for t in spec):
         return spec
     raise TypeError("isinstance() arg 2 must be a type or tuple of types")
+
+
+#: optimizer implementations that run multi-tensor native kernels without the op guard
+_OPTIMIZER_KERNEL_OPTIONS = ("fused", "foreach", "capturable", "differentiable")
+
+
+def _check_optimizer_options(options: Any) -> None:
+    for key in _OPTIMIZER_KERNEL_OPTIONS:
+        if options.get(key):
+            raise SandboxError(
+                f"optimizer option {key}=True is refused in gradviz scripts: the plain "
+                "implementation gives the same numbers and every op passes the guard"
+            )
 
 
 def _check_dtype_argument(dtype: Any) -> None:
@@ -1892,7 +1992,25 @@ def _host_callable(fn: ScriptFunction) -> Callable[..., Any]:
 
 
 def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """An integer a size could come from: Python's, numpy's, or a one-element integer
+    tensor (anything ``operator.index`` accepts), never a bool."""
+    return _index_value(value) is not None
+
+
+def _index_value(value: Any) -> int | None:
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, np.integer) or (
+        isinstance(value, torch.Tensor) and value.numel() == 1 and not value.is_floating_point()
+        and value.dtype is not torch.bool and not value.is_complex()
+    ):
+        try:
+            return operator.index(value)
+        except (TypeError, ValueError, RuntimeError):
+            return None
+    return None
 
 
 def _is_backward_call(func: Any) -> bool:

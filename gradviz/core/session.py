@@ -13,6 +13,7 @@ can run the session in a separate kernel process.
 from __future__ import annotations
 
 import ast
+import math
 import time
 import warnings
 from collections.abc import Callable
@@ -457,7 +458,8 @@ class Session:
                 names.setdefault(id(t.grad_fn), []).append(name)
         try:
             result, trace = record_backward(
-                func, args, kwargs, self._unguarded(run), self.registry, names,
+                func, args, kwargs, self._unguarded(run, _backward_roots(func, args, kwargs)),
+                self.registry, names,
                 self._current_index,
             )
         except _WithTrace as exc:
@@ -477,7 +479,7 @@ class Session:
         self._current_passes.append(len(self.passes) - 1)
         return result
 
-    def _unguarded(self, run: Callable[[], Any]) -> Callable[[], Any]:
+    def _unguarded(self, run: Callable[[], Any], roots: list[Any]) -> Callable[[], Any]:
         """Run the autograd engine outside the op guard.
 
         With any dispatch mode active the engine sums gradients out of place, so
@@ -493,6 +495,7 @@ class Session:
             return run
 
         def call() -> Any:
+            self._check_gradient_sizes(roots)
             before = self._grad_storages()
             guard.__exit__(None, None, None)
             interp.unguarded = guard
@@ -515,6 +518,32 @@ class Session:
             return result
 
         return call
+
+    def _check_gradient_sizes(self, roots: list[Any]) -> None:
+        """The guard does not see the engine's ops, so size what they will make first:
+        each node receives gradients shaped like its forward outputs (an expanded view
+        of 10**9 elements gets a dense gradient of 10**9 elements)."""
+        limit = self.limits.max_op_elements
+        seen: set[int] = set()
+        stack = [t.grad_fn for t in roots if isinstance(t, torch.Tensor) and t.grad_fn is not None]
+        while stack:
+            node = stack.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            for meta in getattr(node, "_input_metadata", ()):
+                try:
+                    numel = math.prod(int(d) for d in meta.shape)
+                except (TypeError, ValueError, AttributeError):
+                    continue
+                if numel > limit:
+                    raise LimitExceeded(
+                        f"refused: backward would make a {numel:,}-element gradient for "
+                        f"{type(node).__name__}; the limit is {limit:,} (gradviz limit "
+                        "max_op_elements)",
+                        limit="max_op_elements",
+                    )
+            stack.extend(fn for fn, _ in node.next_functions if fn is not None)
 
     def _grad_storages(self) -> set[int]:
         out: set[int] = set()
@@ -542,7 +571,7 @@ class Session:
                 return name
         for name, value in self.globals.items():
             if isinstance(value, torch.nn.Module):
-                for qualname, sub in value.named_modules():
+                for qualname, sub in torch.nn.Module.named_modules(value):
                     if sub is module and qualname:
                         return f"{name}.{qualname}"
         return None
@@ -637,6 +666,19 @@ class Session:
         self._track_grad_changes(index)
         self._capture_graph(index)
         return zeroed
+
+
+def _backward_roots(func: Any, args: tuple, kwargs: dict) -> list[Any]:
+    """The tensors a backward()/autograd.backward/autograd.grad call starts from."""
+    owner = getattr(func, "__self__", None)
+    if isinstance(owner, torch.Tensor):
+        return [owner]
+    first = kwargs.get("outputs", kwargs.get("tensors", args[0] if args else None))
+    if isinstance(first, torch.Tensor):
+        return [first]
+    if isinstance(first, (list, tuple)):
+        return [t for t in first if isinstance(t, torch.Tensor)]
+    return []
 
 
 def _all_zero(value: Any) -> bool:
