@@ -38,6 +38,9 @@ class Net(nn.Module):
         return self.fc2(self.body(x)) * self.scale
 
 class Scaled(nn.Linear):
+    def __init__(self, n_in, n_out):
+        super(Scaled, self).__init__(n_in, n_out)
+
     def forward(self, x):
         return super().forward(x) * 0.5
 
@@ -202,3 +205,13 @@ def test_hooks_called_by_the_engine_are_still_guarded():
     )
     last = session.results[-1]
     assert not last.ok and last.error.limit in ("max_op_elements", "max_op_bytes")
+
+
+def test_backward_adds_no_warning_of_gradviz_s_own():
+    """PyTorch warns when .grad of a non-leaf is read; gradviz must not read it for you."""
+    session = run_script(
+        "x = torch.ones(2, requires_grad=True)\ny = x * 2\nz = y.sum()\nz.backward()\n"
+    )
+    assert all(r.ok and not r.warnings for r in session.results), [
+        (r.source, r.warnings) for r in session.results
+    ]

@@ -321,12 +321,13 @@ CLASS_DUNDERS = frozenset({"__init__"})
 
 
 def _is_zero_arg_super(node: ast.AST) -> bool:
+    """``super()`` or the older ``super(Class, self)`` spelling (two plain names)."""
     return (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.func.id == "super"
-        and not node.args
         and not node.keywords
+        and (not node.args or (len(node.args) == 2 and all(isinstance(a, ast.Name) for a in node.args)))
     )
 
 
@@ -886,8 +887,6 @@ class Interpreter:
         return None
 
     def _super(self, *args: Any) -> SuperProxy:
-        if args:
-            raise SandboxError("write super() with no arguments, inside a method")
         if not self._frames or self._frames[-1][0].owner is None:
             raise SandboxError("super() works only inside a method of a script class")
         fn, local = self._frames[-1]
@@ -895,7 +894,19 @@ class Interpreter:
         assert fn.owner is not None
         if not local.has_first_arg or not isinstance(first, fn.owner) or isinstance(first, type):
             raise SandboxError("super() needs the method's first argument (self)")
-        return SuperProxy(fn.owner, first)
+        cls: type = fn.owner
+        if args:
+            # super(Net, self), as older tutorials write it: a script class of self's,
+            # and the method's own self, nothing else
+            if len(args) != 2 or args[1] is not first or args[0] not in self.script_classes:
+                raise SandboxError(
+                    "super(Class, self) takes a script class and the method's own self; "
+                    "or write super()"
+                )
+            if not isinstance(first, args[0]):
+                raise SandboxError("super(Class, self): self is not a Class")
+            cls = args[0]
+        return SuperProxy(cls, first)
 
     def _super_attribute(self, proxy: SuperProxy, name: str) -> BoundSuperCall:
         """``super().__init__`` / ``super().forward``: the next class in the MRO decides."""

@@ -508,7 +508,7 @@ class Session:
             fresh = 0
             outputs = result if isinstance(result, (tuple, list)) else [result]
             grads = [t for t in outputs if isinstance(t, torch.Tensor)]
-            grads += [t.grad for t in named_tensors(self.globals).values() if t.grad is not None]
+            grads += [g for g in self._readable_grads() if g is not None]
             for g in grads:
                 ptr = g.untyped_storage().data_ptr() if g.device.type != "meta" else 0
                 if ptr and ptr not in seen:
@@ -545,11 +545,19 @@ class Session:
                     )
             stack.extend(fn for fn, _ in node.next_functions if fn is not None)
 
+    def _readable_grads(self) -> list[Any]:
+        """``.grad`` of the tensors that keep one (leaves, retain_grad): reading it on any
+        other tensor makes PyTorch warn, and gradviz must not add warnings of its own."""
+        return [
+            t.grad for t in named_tensors(self.globals).values()
+            if t.is_leaf or (t.requires_grad and t.retains_grad)
+        ]
+
     def _grad_storages(self) -> set[int]:
         out: set[int] = set()
-        for t in named_tensors(self.globals).values():
-            if t.grad is not None and t.grad.device.type != "meta":
-                out.add(t.grad.untyped_storage().data_ptr())
+        for g in self._readable_grads():
+            if g is not None and g.device.type != "meta":
+                out.add(g.untyped_storage().data_ptr())
         return out
 
     def _on_module_call(self, module: torch.nn.Module, run: Callable[[], Any]) -> Any:

@@ -1,0 +1,96 @@
+# tutorial: beginner_source/basics/tensorqs_tutorial.py
+# ruff: noqa  (tutorial code, kept in the tutorial's own style)
+# Learn the Basics / Tensors: creation, attributes, indexing, joining, arithmetic,
+# in-place ops and the NumPy bridge.
+import torch
+import numpy as np
+
+torch.manual_seed(0)
+
+# straight from a Python list
+data = [[1, 2], [3, 4]]
+x_data = torch.tensor(data)
+
+# from a numpy array
+np_array = np.array(data)
+x_np = torch.from_numpy(np_array)
+
+# from another tensor: shape and dtype carried over unless overridden
+x_ones = torch.ones_like(x_data)
+print(f"Ones Tensor: \n {x_ones} \n")
+
+x_rand = torch.rand_like(x_data, dtype=torch.float)
+print(f"Random Tensor: \n {x_rand} \n")
+
+# from a shape tuple
+shape = (2, 3,)
+rand_tensor = torch.rand(shape)
+ones_tensor = torch.ones(shape)
+zeros_tensor = torch.zeros(shape)
+
+print(f"Random Tensor: \n {rand_tensor} \n")
+print(f"Ones Tensor: \n {ones_tensor} \n")
+print(f"Zeros Tensor: \n {zeros_tensor}")
+
+tensor = torch.rand(3, 4)
+
+print(f"Shape of tensor: {tensor.shape}")
+print(f"Datatype of tensor: {tensor.dtype}")
+print(f"Device tensor is stored on: {tensor.device}")
+
+# move to the GPU only where there is one
+if torch.cuda.is_available() & (torch.device('cuda').index is not None):
+    tensor = tensor.to('cuda')
+
+# numpy-style indexing and slicing
+tensor = torch.ones(4, 4)
+print('First row: ', tensor[0])
+print('First column: ', tensor[:, 0])
+print('Last column:', tensor[..., -1])
+tensor[:, 1] = 0
+print(tensor)
+
+t1 = torch.cat([tensor, tensor, tensor], dim=1)
+print(t1)
+
+# three spellings of a matrix product
+y1 = tensor @ tensor.T
+y2 = tensor.matmul(tensor.T)
+
+y3 = torch.rand_like(tensor)
+torch.matmul(tensor, tensor.T, out=y3)
+
+# three spellings of an element-wise product
+z1 = tensor * tensor
+z2 = tensor.mul(tensor)
+
+z3 = torch.rand_like(tensor)
+torch.mul(tensor, tensor, out=z3)
+
+# a one-element tensor to a Python number
+agg = tensor.sum()
+agg_item = agg.item()
+print(agg_item, type(agg_item))
+
+# in place: the trailing underscore
+print(tensor, "\n")
+tensor.add_(5)
+print(tensor)
+
+# tensor -> numpy shares memory
+t = torch.ones(5)
+print(f"t: {t}")
+n = t.numpy()
+print(f"n: {n}")
+
+t.add_(1)
+print(f"t: {t}")
+print(f"n: {n}")
+
+# numpy -> tensor shares memory too
+n = np.ones(5)
+t = torch.from_numpy(n)
+
+np.add(n, 1, out=n)
+print(f"t: {t}")
+print(f"n: {n}")
