@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 WATCHDOG_CASES = [
     ("list-equality-dag", "x = [0]\ny = [0]\nfor i in range(60):\n    x = [x, x]\n    y = [y, y]\nr = x == y"),
-    ("set-hash-collisions", "s = set([i * (2**61 - 1) for i in range(200000)])"),
+    ("set-hash-collisions", "l = list(range(0, 200000 * (2**61 - 1), 2**61 - 1))\ns = set(l)"),
 ]
 
 

@@ -99,8 +99,11 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
             )
     except KernelTimeout as exc:
         line = exc.phase.get("line")
+        line = line if isinstance(line, int) else None
+        lines = text.splitlines()
         return _failed_report(
-            str(exc), "LimitExceeded", line=line if isinstance(line, int) else None,
+            str(exc), "LimitExceeded", line=line,
+            source=lines[line - 1] if line and 0 < line <= len(lines) else "",
             statements=streamed, limit="max_statement_seconds",
         )
     except KernelError as exc:
@@ -121,6 +124,7 @@ def _failed_report(
     kind: str,
     *,
     line: int | None = None,
+    source: str = "",
     statements: list[dict[str, Any]] | None = None,
     limit: str | None = None,
 ) -> dict[str, Any]:
@@ -129,7 +133,7 @@ def _failed_report(
     error = {"type": kind, "message": message, "explanation": None, "line": line, "limit": limit}
     if line is not None:
         statements.append(
-            {"index": len(statements), "line": line, "end_line": line, "source": "",
+            {"index": len(statements), "line": line, "end_line": line, "source": source,
              "ok": False, "error": error, "warnings": [], "output": "", "value": None,
              "allocated_bytes": 0}
         )

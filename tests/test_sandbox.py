@@ -480,7 +480,7 @@ def test_attack_classes_refused_through_gradviz_run(source, tmp_path):
         # list equality over a shared-structure DAG: 2**60 comparisons in C
         "x = [0]\ny = [0]\nfor i in range(60):\n    x = [x, x]\n    y = [y, y]\nr = x == y",
         # set of integers that all hash alike: quadratic insertion in C
-        "s = set([i * (2**61 - 1) for i in range(200000)])",
+        "l = list(range(0, 200000 * (2**61 - 1), 2**61 - 1))\ns = set(l)",
     ],
     ids=["list-equality-dag", "set-hash-collisions"],
 )
