@@ -796,3 +796,20 @@ def test_super_binds_to_the_method_s_own_self():
     results = session.run_to_end(keep_going=True)
     assert not results[-1].ok
     assert session.globals["m"].in_features == 2 and session.globals["m"].out_features == 2
+
+
+MODULE_HOOK_DOORS = [
+    ("forward-hook-torch-function", "m = torch.nn.Linear(2, 2)\nm.register_forward_hook(torch.save)"),
+    ("forward-pre-hook-builtin", "m = torch.nn.Linear(2, 2)\nm.register_forward_pre_hook(sorted)"),
+    ("backward-hook-print", "m = torch.nn.Linear(2, 2)\nm.register_full_backward_hook(print)"),
+    ("backward-pre-hook-method", "m = torch.nn.Linear(2, 2)\nl = []\nm.register_full_backward_pre_hook(l.append)"),
+    ("apply-init-function", "m = torch.nn.Linear(2, 2)\nm.apply(torch.nn.init.zeros_)"),
+    ("apply-numpy", "import numpy as np\nm = torch.nn.Linear(2, 2)\nm.apply(np.sum)"),
+    ("hook-returns-huge", "m = torch.nn.Linear(2, 2)\ndef h(mod, i, o):\n    return torch.empty(10**12)\nm.register_forward_hook(h)\nm(torch.ones(2))"),
+    ("backward-hook-huge", "m = torch.nn.Linear(2, 2)\ndef h(mod, gi, go):\n    return (torch.empty(10**12),)\nm.register_full_backward_hook(h)\nx = torch.ones(1, 2, requires_grad=True)\nm(x).sum().backward()"),
+]
+
+
+@pytest.mark.parametrize("source", [s for _, s in MODULE_HOOK_DOORS], ids=[i for i, _ in MODULE_HOOK_DOORS])
+def test_module_hook_doors_are_refused(source, tmp_path, monkeypatch):
+    test_adversarial_input_is_refused(source, tmp_path, monkeypatch)

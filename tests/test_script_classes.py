@@ -215,3 +215,41 @@ def test_backward_adds_no_warning_of_gradviz_s_own():
     assert all(r.ok and not r.warnings for r in session.results), [
         (r.source, r.warnings) for r in session.results
     ]
+
+
+MODULE_HOOKS = """
+import torch.nn as nn
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+seen = []
+def remember(module, inputs, output):
+    seen.append(tuple(output.shape))
+def scale_input(module, inputs):
+    return (inputs[0] * 2,)
+def clip_grad(module, grad_input, grad_output):
+    return (grad_input[0].clamp(-0.1, 0.1),)
+def init_weights(m):
+    if isinstance(m, nn.Linear):
+        nn.init.constant_(m.weight, 0.5)
+net.apply(init_weights)
+h1 = net[0].register_forward_hook(remember)
+h2 = net[2].register_forward_pre_hook(scale_input)
+h3 = net[2].register_full_backward_hook(clip_grad)
+x = torch.randn(5, 3, requires_grad=True)
+loss = net(x).sum()
+loss.backward()
+h1.remove()
+out = net(x).sum()
+"""
+
+
+def test_module_hooks_and_apply_with_script_functions_match_plain_pytorch():
+    session = run_script(MODULE_HOOKS, keep_going=False)
+    assert all(r.ok for r in session.results), [r.error for r in session.results if not r.ok]
+    plain = run_plain(MODULE_HOOKS)
+    ours = session.globals
+    assert ours["seen"] == plain["seen"]
+    assert torch.equal(ours["loss"], plain["loss"]) and torch.equal(ours["out"], plain["out"])
+    assert torch.equal(ours["x"].grad, plain["x"].grad)
+    for (name, p), (_, q) in zip(ours["net"].named_parameters(), plain["net"].named_parameters()):
+        assert torch.equal(p, q) and torch.equal(p.grad, q.grad), name

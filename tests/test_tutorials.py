@@ -49,7 +49,6 @@ XFAIL: dict[str, str] = {
     "18_saved_tensors_hooks": "'torch.autograd.graph' is not available in gradviz scripts",
     "19_double_backward": "'torch.autograd.gradcheck' is not available in gradviz scripts",
     "20_conv_bn_custom_function": "'torch.autograd.gradcheck' is not available in gradviz scripts",
-    "21_visualizing_gradients": "the method 'register_forward_hook' of a 'Linear' object is not available in gradviz scripts",
     "22_autogradyt": "'torch.autograd.profiler' is not available in gradviz scripts",
 }
 

@@ -267,8 +267,12 @@ MODULE_ATTRIBUTES = frozenset(
     """
 parameters named_parameters children named_children modules named_modules zero_grad
 train eval to cpu cuda float double requires_grad_ forward
+register_forward_hook register_forward_pre_hook register_full_backward_hook
+register_full_backward_pre_hook apply
 """.split()
 )
+# (the hook methods and apply take callables: Interpreter._host_value lets only the
+# script's own functions, and modules, through)
 
 OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups"})
 
