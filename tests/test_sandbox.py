@@ -271,7 +271,8 @@ RAW_NUMPY = [
     ("array-view-dtype", NP + "v = np.ones(3).view(np.int64)"),
     ("ufunc-outer", NP + "a = np.maximum.outer(np.ones(3), np.ones(3))"),
     ("ufunc-at", NP + "np.add.at(np.ones(3), [0], 1)"),
-    ("numpy-out-keyword", NP + "a = np.ones(3)\nnp.exp(a, out=a)"),
+    ("numpy-out-not-array", NP + "a = np.ones(3)\nnp.exp(a, out=[0, 0, 0])"),
+    ("numpy-out-tensor", NP + "a = np.ones(3)\nnp.exp(a, out=torch.ones(3))"),
     ("numpy-like-keyword", NP + "a = np.zeros(3, like=np.ones(1))"),
     ("zero-stride-numpy", "a = torch.ones(1).expand(2**40).numpy()"),
     ("zero-stride-numpy-sum", "torch.ones(1).expand(2**36).numpy().sum()"),
@@ -812,4 +813,28 @@ MODULE_HOOK_DOORS = [
 
 @pytest.mark.parametrize("source", [s for _, s in MODULE_HOOK_DOORS], ids=[i for i, _ in MODULE_HOOK_DOORS])
 def test_module_hook_doors_are_refused(source, tmp_path, monkeypatch):
+    test_adversarial_input_is_refused(source, tmp_path, monkeypatch)
+
+
+DL = "from torch.utils.data import TensorDataset, DataLoader\nds = TensorDataset(torch.ones(4, 2))\n"
+DATALOADER_DOORS = [
+    ("dataloader-workers", DL + "dl = DataLoader(ds, num_workers=2)"),
+    ("dataloader-worker-init", DL + "def f(i):\n    pass\ndl = DataLoader(ds, worker_init_fn=f)"),
+    ("dataloader-collate-builtin", DL + "dl = DataLoader(ds, collate_fn=print)"),
+    ("dataloader-collate-torch", DL + "dl = DataLoader(ds, collate_fn=torch.save)"),
+    ("dataloader-pin-memory", DL + "dl = DataLoader(ds, pin_memory=True)"),
+    ("dataloader-mp-context", DL + "dl = DataLoader(ds, multiprocessing_context='fork')"),
+    ("dataloader-sampler", DL + "dl = DataLoader(ds, sampler=[0, 1])"),
+    ("dataloader-positional-sampler", DL + "dl = DataLoader(ds, 2, False, [0, 1])"),
+    ("dataloader-iterator-internals", DL + "dl = DataLoader(ds)\nit = dl._get_iterator()"),
+    ("dataloader-attribute", DL + "dl = DataLoader(ds)\nf = dl.collate_fn"),
+    ("utils-cpp-extension", "import torch.utils.cpp_extension"),
+    ("utils-attribute", "f = torch.utils.cpp_extension"),
+    ("utils-data-internal", "from torch.utils.data import get_worker_info"),
+    ("tensor-type-string-cuda-like", "t = torch.ones(1).type(print)"),
+]
+
+
+@pytest.mark.parametrize("source", [s for _, s in DATALOADER_DOORS], ids=[i for i, _ in DATALOADER_DOORS])
+def test_dataloader_doors_are_refused(source, tmp_path, monkeypatch):
     test_adversarial_input_is_refused(source, tmp_path, monkeypatch)

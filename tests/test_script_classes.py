@@ -253,3 +253,60 @@ def test_module_hooks_and_apply_with_script_functions_match_plain_pytorch():
     assert torch.equal(ours["x"].grad, plain["x"].grad)
     for (name, p), (_, q) in zip(ours["net"].named_parameters(), plain["net"].named_parameters()):
         assert torch.equal(p, q) and torch.equal(p.grad, q.grad), name
+
+
+DATA_LOADING = """
+import torch.nn as nn
+from torch.utils.data import TensorDataset, DataLoader
+torch.manual_seed(0)
+x = torch.randn(12, 3)
+y = torch.randn(12, 1)
+ds = TensorDataset(x, y)
+dl = DataLoader(ds, batch_size=5, shuffle=True)
+model = nn.Linear(3, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+sizes = []
+for epoch in range(2):
+    for xb, yb in dl:
+        loss = ((model(xb) - yb) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sizes.append(xb.shape[0])
+first = ds[0]
+xd = x.type(torch.float64)
+"""
+
+
+def test_tensor_dataset_and_dataloader_match_plain_pytorch():
+    session = run_script(DATA_LOADING, keep_going=False)
+    assert all(r.ok for r in session.results), [r.error for r in session.results if not r.ok]
+    plain = run_plain(DATA_LOADING)
+    ours = session.globals
+    assert ours["sizes"] == plain["sizes"] == [5, 5, 2, 5, 5, 2]
+    assert torch.equal(ours["loss"], plain["loss"])
+    assert torch.equal(ours["model"].weight, plain["model"].weight)
+    assert torch.equal(ours["model"].weight.grad, plain["model"].weight.grad)
+    assert ours["xd"].dtype == plain["xd"].dtype == torch.float64
+
+
+def test_script_functions_stored_on_objects_stay_callable():
+    src = (
+        "import torch.nn as nn\n"
+        "class Lambda(nn.Module):\n"
+        "    def __init__(self, func):\n"
+        "        super().__init__()\n"
+        "        self.func = func\n"
+        "    def forward(self, x):\n"
+        "        return self.func(x)\n"
+        "def flatten(x):\n"
+        "    return x.view(x.size(0), -1)\n"
+        "m = nn.Sequential(Lambda(flatten), nn.Linear(4, 1), Lambda(lambda t: t * 2))\n"
+        "x = torch.ones(3, 2, 2)\n"
+        "y = m(x)\n"
+        "seen = []\n"
+        "h = x.requires_grad_().register_hook(m[0].func)\n"
+    )
+    session = run_script(src, keep_going=False)
+    assert all(r.ok for r in session.results), [r.error for r in session.results if not r.ok]
+    assert session.globals["y"].shape == (3, 1)

@@ -41,11 +41,9 @@ SCRIPTS = sorted(TUTORIAL_DIR.glob("[0-9][0-9]_*.py"))
 #: A strict xfail that accepts only this refusal: the test fails the day the script
 #: runs, and also the day gradviz stops somewhere else (update the entry then).
 XFAIL: dict[str, str] = {
-    "01_blitz_tensor": "'numpy.add' is not available in gradviz scripts",
     "04_tensorqs": "'type' is not available in gradviz scripts",
-    "07_optimization": "line 7: import from 'torch.utils.data' refused",
     "10_polynomial_autograd": "'torch.accelerator' is not available in gradviz scripts",
-    "17_nn_tutorial_data_cnn": "line 42: import from 'torch.utils.data' refused",
+    "17_nn_tutorial_data_cnn": "line 220: the method '__iter__' is refused: a script class may define __init__ and ordinary methods",
     "18_saved_tensors_hooks": "'torch.autograd.graph' is not available in gradviz scripts",
     "19_double_backward": "'torch.autograd.gradcheck' is not available in gradviz scripts",
     "20_conv_bn_custom_function": "'torch.autograd.gradcheck' is not available in gradviz scripts",

@@ -111,6 +111,17 @@ def build_torch_namespace() -> SafeModule:
     members["nn"] = SafeModule("torch.nn", nn_members)
 
     members["optim"] = SafeModule("torch.optim", _pick(torch.optim, OPTIMIZERS))
+    import torch.utils.data as tud
+
+    members["utils"] = SafeModule(
+        "torch.utils",
+        {
+            "data": SafeModule(
+                "torch.utils.data",
+                {"TensorDataset": tud.TensorDataset, "DataLoader": tud.DataLoader},
+            )
+        },
+    )
     members["autograd"] = SafeModule(
         "torch.autograd",
         {
@@ -157,7 +168,7 @@ def build_torch_namespace() -> SafeModule:
 NUMPY_FUNCTIONS = """
 array asarray zeros ones full empty arange linspace eye zeros_like ones_like exp log sqrt sin cos
 tanh abs sum mean max min maximum minimum allclose isclose array_equal shares_memory may_share_memory
-float32 float64 int32 int64 bool_ ndarray round sign square
+float32 float64 int32 int64 bool_ ndarray round sign square add subtract multiply divide
 """.split()
 
 #: types a script may name (``isinstance(a, np.ndarray)``) but never call: the
@@ -170,7 +181,7 @@ TYPES_NOT_CALLABLE: frozenset[type] = frozenset({np.ndarray})
 NUMERIC_DTYPE_KINDS = frozenset("biufc")
 
 #: keyword arguments of numpy calls that alias or reinterpret memory
-NUMPY_REFUSED_KEYWORDS = frozenset({"buffer", "offset", "strides", "like", "out", "subok"})
+NUMPY_REFUSED_KEYWORDS = frozenset({"buffer", "offset", "strides", "like", "subok"})
 
 
 def build_numpy_namespace() -> SafeModule:
@@ -237,6 +248,7 @@ size dim numel element_size item tolist numpy detach detach_ clone contiguous is
 requires_grad_ retain_grad backward register_hook zero_ fill_ copy_ to cpu cuda float double half
 long int bool type_as view view_as reshape reshape_as expand expand_as flatten squeeze unsqueeze
 squeeze_ unsqueeze_ transpose transpose_ permute t t_ narrow select unbind chunk split repeat flip
+type
 abs abs_ neg neg_ exp exp_ log log_ log2 log10 log1p sqrt sqrt_ rsqrt sin sin_ cos cos_ tan tanh
 tanh_ sigmoid sigmoid_ relu relu_ pow pow_ square clamp clamp_ clip clamp_min clamp_max reciprocal
 sign floor ceil round trunc frac erf lerp maximum minimum softmax log_softmax
@@ -275,6 +287,11 @@ register_full_backward_pre_hook apply
 # script's own functions, and modules, through)
 
 OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups"})
+DATALOADER_ATTRIBUTES = frozenset({"dataset", "batch_size", "drop_last"})
+TENSOR_DATASET_ATTRIBUTES = frozenset({"tensors"})
+#: what a DataLoader may be given: single-process loading, the script's own collate_fn
+DATALOADER_KEYWORDS = frozenset({"dataset", "batch_size", "shuffle", "drop_last", "collate_fn",
+                                 "num_workers"})
 
 DEVICE_ATTRIBUTES = frozenset({"type", "index"})
 DTYPE_ATTRIBUTES = frozenset({"is_floating_point", "is_complex", "itemsize"})

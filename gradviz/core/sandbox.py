@@ -354,7 +354,7 @@ def _describe_node(node: ast.AST) -> str:
 
 SAFE_MODULE_PATHS = {
     "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.optim", "torch.nn.init",
-    "numpy", "math", "random", "torch.autograd.function",
+    "numpy", "math", "random", "torch.autograd.function", "torch.utils.data",
 }
 
 
@@ -398,6 +398,7 @@ class Interpreter:
             "torch.autograd": self.torch_ns.members["autograd"],
             "torch.autograd.function": self.torch_ns.members["autograd"].members["function"],
             "torch.optim": self.torch_ns.members["optim"],
+            "torch.utils.data": self.torch_ns.members["utils"].members["data"],
             "numpy": self.numpy_ns,
             "math": self.math_ns,
             "random": ns.build_random_namespace(seed),
@@ -411,6 +412,8 @@ class Interpreter:
         self._frames: list[tuple[ScriptFunction, Scope]] = []
         #: the exceptions being handled (what a bare 'raise' re-raises)
         self._handling: list[BaseException] = []
+        #: id -> (wrapper, script function) for script functions handed to library code
+        self._host_wrappers: dict[int, tuple[Callable[..., Any], ScriptFunction]] = {}
         #: builtins that only look at their arguments: autograd nodes (callable
         #: objects) may be passed to them as data
         self._data_sinks = {
@@ -1306,6 +1309,9 @@ class Interpreter:
         self._check_deadline()
         if isinstance(func, ScriptFunction):
             return self.call_script_function(func, args, kwargs)
+        wrapped = self._host_wrappers.get(id(func))
+        if wrapped is not None and wrapped[0] is func:
+            return self.call_script_function(wrapped[1], args, kwargs)
         self._vet_callable(func)
         if func is isinstance and len(args) == 2 and not kwargs:
             return isinstance(args[0], _isinstance_types(args[1]))
@@ -1369,6 +1375,9 @@ class Interpreter:
             return
         if isinstance(func, (torch.nn.Module, BoundSuperCall)):
             return
+        wrapped = self._host_wrappers.get(id(func))
+        if wrapped is not None and wrapped[0] is func:
+            return  # a script function, wrapped when it was handed to library code
         if func in self.script_classes and not issubclass(func, torch.autograd.Function):
             return  # instantiating a class the script defined runs its own __init__
         if isinstance(func, type):
@@ -1386,6 +1395,9 @@ class Interpreter:
         """Check a value handed to library code: callables must be the script's own."""
         if isinstance(value, ScriptFunction):
             return _host_callable(value)
+        wrapped = self._host_wrappers.get(id(value))
+        if wrapped is not None and wrapped[0] is value:
+            return value
         if isinstance(value, (torch.Tensor, torch.nn.Module, np.ndarray, ns.SafeModule)):
             if isinstance(value, ns.SafeModule):
                 raise SandboxError(f"{value!r} cannot be passed to a function")
@@ -1424,6 +1436,8 @@ class Interpreter:
         self._precheck_sizes(func, owner, args, kwargs)
         if isinstance(func, type) and issubclass(func, torch.optim.Optimizer):
             _check_optimizer_options(kwargs)
+        if func is torch.utils.data.DataLoader:
+            _check_dataloader_arguments(args, kwargs)
         if isinstance(owner, torch.optim.Optimizer) and getattr(func, "__name__", "") == "step":
             for group in owner.param_groups:
                 _check_optimizer_options(group)
@@ -1500,6 +1514,14 @@ class Interpreter:
         for a in [kwargs.get("dtype"), *args]:
             if isinstance(a, (str, type, np.dtype)):
                 _check_dtype_argument(a)
+        out = kwargs.get("out")
+        if out is not None:
+            # out= writes into an array: one the script holds (so numeric, writable and
+            # owned, as every array it holds is), never anything else
+            for target in out if isinstance(out, tuple) else (out,):
+                if not isinstance(target, np.ndarray):
+                    raise SandboxError("numpy's out= must be an array the script made")
+                check_script_array(target, self.limits)
         shapes = []
         for a in list(args) + list(kwargs.values()):
             if isinstance(a, np.ndarray):
@@ -1760,6 +1782,10 @@ class Interpreter:
             except (SandboxError, AttributeError):
                 return False
             return True
+        if isinstance(obj, torch.utils.data.DataLoader):
+            return name in ns.DATALOADER_ATTRIBUTES
+        if isinstance(obj, torch.utils.data.TensorDataset):
+            return name in ns.TENSOR_DATASET_ATTRIBUTES
         if isinstance(obj, torch.optim.Optimizer):
             return name in ns.OPTIMIZER_ATTRIBUTES
         if isinstance(obj, np.ndarray):
@@ -1957,6 +1983,25 @@ def _check_optimizer_options(options: Any) -> None:
             )
 
 
+def _check_dataloader_arguments(args: tuple, kwargs: dict) -> None:
+    """One process, the default sampler, and nothing that starts workers or pins memory."""
+    if len(args) > 3:
+        raise SandboxError(
+            "DataLoader takes dataset, batch_size and shuffle by position; name the rest"
+        )
+    extra = sorted(set(kwargs) - ns.DATALOADER_KEYWORDS)
+    if extra:
+        raise SandboxError(
+            f"DataLoader's '{extra[0]}=' is refused in gradviz scripts: it may take "
+            + ", ".join(sorted(ns.DATALOADER_KEYWORDS))
+        )
+    if kwargs.get("num_workers", 0) != 0:
+        raise SandboxError(
+            "DataLoader(num_workers=...) is refused: gradviz loads data in the kernel "
+            "process itself (num_workers=0), which cannot start worker processes"
+        )
+
+
 def _check_dtype_argument(dtype: Any) -> None:
     try:
         kind = np.dtype(dtype).kind
@@ -1992,13 +2037,19 @@ def _host_method(fn: ScriptFunction) -> Callable[..., Any]:
 
 
 def _host_callable(fn: ScriptFunction) -> Callable[..., Any]:
-    """Wrap a script function so torch can call it (hooks, autograd.Function)."""
+    """Wrap a script function so torch can call it (hooks, autograd.Function).
+
+    The wrapper is remembered, so when it comes back to the script (a function
+    handed to a script class and stored on ``self``) calling it runs the script
+    function again rather than being refused as a foreign callable.
+    """
 
     def call(*args: Any, **kwargs: Any) -> Any:
         return fn.interpreter.call_script_function(fn, args, kwargs)
 
     call.__name__ = fn.name.rsplit(".", 1)[-1]
     call.__qualname__ = fn.name
+    fn.interpreter._host_wrappers[id(call)] = (call, fn)
     return call
 
 
