@@ -3,7 +3,8 @@
     python benchmarks/bench_refusals.py [--jobs 2] [--limit-s 35]
 
 Runs each script of tests/test_sandbox.py's refusal lists (ADVERSARIAL,
-HARDENING, CLI_ATTACKS and the watchdog cases) as a user would, in a fresh
+HARDENING, the class, language, review, hook and data-loading doors,
+CLI_ATTACKS and the watchdog cases) as a user would, in a fresh
 `gradviz run FILE` process with the default time limit, and prints the
 slowest cases, every exit code other than 1, and the target check (every
 case under --limit-s seconds, exit 1). A benchmark, not a test: the
@@ -34,7 +35,9 @@ def cases() -> list[tuple[str, str]]:
     import test_sandbox as ts
 
     out = [(f"adversarial/{i}", s) for i, s in ts.ADVERSARIAL]
-    out += [(f"hardening/{i}", s) for i, s in ts.HARDENING]
+    for group in ("HARDENING", "SCRIPT_CLASS_DOORS", "LANGUAGE_DOORS", "REVIEW_FINDINGS",
+                  "MODULE_HOOK_DOORS", "DATALOADER_DOORS"):
+        out += [(f"{group.lower()}/{i}", s) for i, s in getattr(ts, group)]
     out += [(f"cli/{i}", s.replace("SECRET_PATH", "/etc/shadow")) for i, s in ts.CLI_ATTACKS]
     out += [(f"watchdog/{i}", s) for i, s in WATCHDOG_CASES]
     return out
