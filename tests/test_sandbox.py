@@ -838,3 +838,25 @@ DATALOADER_DOORS = [
 @pytest.mark.parametrize("source", [s for _, s in DATALOADER_DOORS], ids=[i for i, _ in DATALOADER_DOORS])
 def test_dataloader_doors_are_refused(source, tmp_path, monkeypatch):
     test_adversarial_input_is_refused(source, tmp_path, monkeypatch)
+
+
+OPT = "p = torch.nn.Parameter(torch.ones(2))\nopt = torch.optim.SGD([p], lr=0.1)\n"
+GRADCHECK_SCHEDULER_DOORS = [
+    ("gradcheck-builtin", "x = torch.ones(2, dtype=torch.float64, requires_grad=True)\ntorch.autograd.gradcheck(print, (x,))"),
+    ("gradcheck-torch-save", "x = torch.ones(2, dtype=torch.float64, requires_grad=True)\ntorch.autograd.gradcheck(torch.save, (x,))"),
+    ("gradgradcheck-numpy", "import numpy as np\nx = torch.ones(2, dtype=torch.float64, requires_grad=True)\ntorch.autograd.gradgradcheck(np.sum, (x,))"),
+    ("lambda-lr-builtin", OPT + "s = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda=print)"),
+    ("scheduler-optimizer-attr", OPT + "s = torch.optim.lr_scheduler.StepLR(opt, 1)\no = s.optimizer"),
+    ("scheduler-state-dict", OPT + "s = torch.optim.lr_scheduler.StepLR(opt, 1)\nd = s.state_dict()"),
+    ("scheduler-load-state", OPT + "s = torch.optim.lr_scheduler.StepLR(opt, 1)\ns.load_state_dict({})"),
+    ("wrapped-step-fused", OPT + "s = torch.optim.lr_scheduler.StepLR(opt, 1)\nopt.param_groups[0]['fused'] = True\nopt.step()"),
+    ("wrapped-step-func", OPT + "s = torch.optim.lr_scheduler.StepLR(opt, 1)\nf = opt.step.func"),
+    ("lr-scheduler-internal", "from torch.optim.lr_scheduler import _LRScheduler"),
+]
+
+
+@pytest.mark.parametrize(
+    "source", [s for _, s in GRADCHECK_SCHEDULER_DOORS], ids=[i for i, _ in GRADCHECK_SCHEDULER_DOORS]
+)
+def test_gradcheck_and_scheduler_doors_are_refused(source, tmp_path, monkeypatch):
+    test_adversarial_input_is_refused(source, tmp_path, monkeypatch)

@@ -45,8 +45,6 @@ XFAIL: dict[str, str] = {
     "10_polynomial_autograd": "'torch.accelerator' is not available in gradviz scripts",
     "17_nn_tutorial_data_cnn": "line 220: the method '__iter__' is refused: a script class may define __init__ and ordinary methods",
     "18_saved_tensors_hooks": "'torch.autograd.graph' is not available in gradviz scripts",
-    "19_double_backward": "'torch.autograd.gradcheck' is not available in gradviz scripts",
-    "20_conv_bn_custom_function": "'torch.autograd.gradcheck' is not available in gradviz scripts",
     "22_autogradyt": "'torch.autograd.profiler' is not available in gradviz scripts",
 }
 

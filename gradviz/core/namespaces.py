@@ -66,7 +66,7 @@ NN_FUNCTIONAL = """
 relu relu_ leaky_relu gelu silu elu sigmoid tanh softmax log_softmax softplus dropout linear
 mse_loss l1_loss cross_entropy nll_loss binary_cross_entropy binary_cross_entropy_with_logits
 smooth_l1_loss huber_loss normalize pad one_hot conv1d conv2d max_pool2d avg_pool2d layer_norm
-embedding cosine_similarity
+embedding cosine_similarity conv_transpose1d conv_transpose2d
 """.split()
 
 NN_INIT = """
@@ -74,7 +74,8 @@ zeros_ ones_ constant_ normal_ uniform_ xavier_uniform_ xavier_normal_ kaiming_u
 kaiming_normal_ eye_
 """.split()
 
-OPTIMIZERS = "SGD Adam AdamW RMSprop Adagrad".split()
+OPTIMIZERS = "SGD Adam AdamW RMSprop Adagrad Adadelta".split()
+SCHEDULERS = "StepLR MultiStepLR ExponentialLR CosineAnnealingLR LambdaLR LinearLR".split()
 
 
 def _pick(module: Any, names: list[str]) -> dict[str, Any]:
@@ -110,7 +111,11 @@ def build_torch_namespace() -> SafeModule:
     nn_members["init"] = SafeModule("torch.nn.init", _pick(torch.nn.init, NN_INIT))
     members["nn"] = SafeModule("torch.nn", nn_members)
 
-    members["optim"] = SafeModule("torch.optim", _pick(torch.optim, OPTIMIZERS))
+    optim_members = _pick(torch.optim, OPTIMIZERS)
+    optim_members["lr_scheduler"] = SafeModule(
+        "torch.optim.lr_scheduler", _pick(torch.optim.lr_scheduler, SCHEDULERS)
+    )
+    members["optim"] = SafeModule("torch.optim", optim_members)
     import torch.utils.data as tud
 
     members["utils"] = SafeModule(
@@ -128,6 +133,8 @@ def build_torch_namespace() -> SafeModule:
             "grad": torch.autograd.grad,
             "backward": torch.autograd.backward,
             "Function": torch.autograd.Function,
+            "gradcheck": torch.autograd.gradcheck,
+            "gradgradcheck": torch.autograd.gradgradcheck,
             "function": SafeModule(
                 "torch.autograd.function",
                 {
@@ -288,6 +295,7 @@ register_full_backward_pre_hook apply
 
 OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups"})
 DATALOADER_ATTRIBUTES = frozenset({"dataset", "batch_size", "drop_last"})
+SCHEDULER_ATTRIBUTES = frozenset({"step", "get_last_lr", "last_epoch"})
 TENSOR_DATASET_ATTRIBUTES = frozenset({"tensors"})
 #: what a DataLoader may be given: single-process loading, the script's own collate_fn
 DATALOADER_KEYWORDS = frozenset({"dataset", "batch_size", "shuffle", "drop_last", "collate_fn",

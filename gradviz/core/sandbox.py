@@ -158,6 +158,21 @@ class SuperProxy:
         return f"<super: {self.cls.__name__}>"
 
 
+class OptimizerStep:
+    """``opt.step`` after an lr_scheduler wrapped it (torch stores a plain function on
+    the optimizer): called like the bound method, with the same step checks."""
+
+    __slots__ = ("__self__", "func")
+    __name__ = "step"
+
+    def __init__(self, optimizer: Any, func: Callable[..., Any]):
+        self.__self__ = optimizer
+        self.func = func
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.func(*args, **kwargs)
+
+
 class BoundSuperCall:
     """``super().__init__`` or ``super().method`` of a script class, ready to call."""
 
@@ -355,6 +370,7 @@ def _describe_node(node: ast.AST) -> str:
 SAFE_MODULE_PATHS = {
     "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.optim", "torch.nn.init",
     "numpy", "math", "random", "torch.autograd.function", "torch.utils.data",
+    "torch.optim.lr_scheduler",
 }
 
 
@@ -399,6 +415,7 @@ class Interpreter:
             "torch.autograd.function": self.torch_ns.members["autograd"].members["function"],
             "torch.optim": self.torch_ns.members["optim"],
             "torch.utils.data": self.torch_ns.members["utils"].members["data"],
+            "torch.optim.lr_scheduler": self.torch_ns.members["optim"].members["lr_scheduler"],
             "numpy": self.numpy_ns,
             "math": self.math_ns,
             "random": ns.build_random_namespace(seed),
@@ -1373,7 +1390,7 @@ class Interpreter:
             )
         if id(func) in self._allowed_callables and self._allowed_callables[id(func)] is func:
             return
-        if isinstance(func, (torch.nn.Module, BoundSuperCall)):
+        if isinstance(func, (torch.nn.Module, BoundSuperCall, OptimizerStep)):
             return
         wrapped = self._host_wrappers.get(id(func))
         if wrapped is not None and wrapped[0] is func:
@@ -1398,6 +1415,14 @@ class Interpreter:
         wrapped = self._host_wrappers.get(id(value))
         if wrapped is not None and wrapped[0] is value:
             return value
+        owner = getattr(value, "__self__", None)
+        if (
+            isinstance(owner, type)
+            and owner in self.script_classes
+            and issubclass(owner, torch.autograd.Function)
+            and getattr(value, "__name__", "") == "apply"
+        ):
+            return value  # MyFunction.apply: runs the script's own forward and backward
         if isinstance(value, (torch.Tensor, torch.nn.Module, np.ndarray, ns.SafeModule)):
             if isinstance(value, ns.SafeModule):
                 raise SandboxError(f"{value!r} cannot be passed to a function")
@@ -1721,6 +1746,13 @@ class Interpreter:
                     "scripts"
                 )
             value = getattr(obj, name)
+            if (
+                isinstance(obj, torch.optim.Optimizer)
+                and name == "step"
+                and value is obj.__dict__.get("step")
+                and getattr(value, "__wrapped__", None) is _class_attribute(type(obj), "step")
+            ):
+                value = OptimizerStep(obj, value)
         if isinstance(value, types.ModuleType):
             raise SandboxError(f"the attribute '{name}' is a module; modules are not available")
         return self._checked_value(value)
@@ -1788,6 +1820,8 @@ class Interpreter:
             return name in ns.TENSOR_DATASET_ATTRIBUTES
         if isinstance(obj, torch.optim.Optimizer):
             return name in ns.OPTIMIZER_ATTRIBUTES
+        if isinstance(obj, torch.optim.lr_scheduler.LRScheduler):
+            return name in ns.SCHEDULER_ATTRIBUTES
         if isinstance(obj, np.ndarray):
             return name in ns.NDARRAY_ATTRIBUTES
         if isinstance(obj, np.generic):
