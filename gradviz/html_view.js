@@ -1,0 +1,1274 @@
+/* gradviz interactive view: draws a laid-out autograd graph on a 2D canvas and replays
+   its backward passes. The data (positions computed by gradviz's layout in Python)
+   sits in the <script type="application/json"> beside this script.
+
+   Names in the data come from user scripts: they reach the DOM only through
+   textContent or SVG text nodes, and the canvas only through fillText. */
+(function () {
+  "use strict";
+  const t0 = performance.now();
+  const root = document.currentScript.closest(".gvz-root");
+  const data = JSON.parse(root.querySelector("script.gvz-data").textContent);
+  const $ = (sel) => root.querySelector(sel);
+
+  // ------------------------------------------------------------------ formatting
+  // Ports of the window's formatters (gradviz/ui/panels.py fmt_number / fmt_value and
+  // gradviz/ui/canvas.py format_value) so the page reads like the desktop app.
+
+  function stripZeros(text) {
+    return text.indexOf(".") >= 0 ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
+  }
+
+  // Python's format(v, ".Ng").
+  function pyG(v, n) {
+    if (v === 0) return Object.is(v, -0) ? "-0" : "0";
+    const sci = v.toExponential(n - 1);
+    const e = Number(sci.slice(sci.indexOf("e") + 1));
+    if (e < -4 || e >= n) {
+      const mant = stripZeros(sci.slice(0, sci.indexOf("e")));
+      const ae = Math.abs(e);
+      return mant + "e" + (e < 0 ? "-" : "+") + (ae < 10 ? "0" : "") + ae;
+    }
+    return stripZeros(v.toFixed(Math.max(0, n - 1 - e)));
+  }
+
+  function nonFinite(v) {
+    return Number.isNaN(v) ? "nan" : v > 0 ? "inf" : "-inf";
+  }
+
+  // Numbers the way a learner reads them: 0.6, 1.2, 1.6094, 0.008, 14.0.
+  function fmtNumber(v, isInt) {
+    if (typeof v === "boolean") return v ? "True" : "False";
+    if (typeof v !== "number") return String(v);
+    if (isInt) return String(v);
+    if (!Number.isFinite(v)) return nonFinite(v);
+    if (v === 0) return "0.0";
+    if (Number.isInteger(v) && Math.abs(v) < 1e15) return v.toFixed(1);
+    if (Math.abs(v) >= 1e-4 && Math.abs(v) < 1e6) {
+      const text = stripZeros(v.toFixed(4));
+      if (text !== "0" && text !== "-0") return text;
+    }
+    return pyG(v, 4);
+  }
+
+  function fmtList(value, isInt) {
+    return "[" + value.map((x) => (Array.isArray(x) ? fmtList(x, isInt) : fmtNumber(x, isInt))).join(", ") + "]";
+  }
+
+  function fmtValue(value, limit, isInt) {
+    limit = limit || 400;
+    if (value === null || value === undefined) return "None";
+    let text = Array.isArray(value) ? fmtList(value, isInt) : fmtNumber(value, isInt);
+    if (text.length > limit) text = text.slice(0, limit - 1) + "\u2026";
+    return text;
+  }
+
+  function edgeFloat(v) {
+    if (!Number.isFinite(v)) return nonFinite(v);
+    let text = pyG(v, 5);
+    if (text === "-0") text = "0";
+    return /[.e]/.test(text) ? text : text + ".0";
+  }
+
+  function edgeList(value, budget) {
+    const parts = [];
+    let used = 2;
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      let text;
+      if (Array.isArray(item)) text = edgeList(item, Math.max(budget - used - 5, 6));
+      else if (typeof item === "number") text = Math.abs(item) >= 1e-4 || item === 0 ? edgeFloat(item) : pyG(item, 3);
+      else text = String(item);
+      const sep = parts.length ? 2 : 0;
+      const more = i < value.length - 1 ? 3 : 0;
+      if (parts.length && used + sep + text.length + more > budget) {
+        parts.push("\u2026");
+        break;
+      }
+      parts.push(text);
+      used += sep + text.length;
+    }
+    return "[" + parts.join(", ") + "]";
+  }
+
+  // Short text for a gradient on an edge (canvas.format_value).
+  function formatValue(value, maxChars) {
+    maxChars = maxChars || 26;
+    if (value === null || value === undefined) return "None";
+    let text;
+    if (typeof value === "number") text = edgeFloat(value);
+    else if (typeof value === "boolean") text = value ? "True" : "False";
+    else if (Array.isArray(value)) text = edgeList(value, maxChars);
+    else text = String(value).split(/\s+/).filter(Boolean).join(" ");
+    if (text.length > maxChars) text = text.slice(0, maxChars - 1) + "\u2026";
+    return text;
+  }
+
+  function shapeText(shape) {
+    if (!Array.isArray(shape)) return shape === undefined || shape === null ? "" : String(shape);
+    return "(" + shape.join(", ") + (shape.length === 1 ? "," : "") + ")";
+  }
+
+  function isIntDtype(dtype) {
+    return typeof dtype === "string" && /int|bool|long|short|uint/.test(dtype) && !/float|complex/.test(dtype);
+  }
+
+  // ------------------------------------------------------------------ DOM helpers
+
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+  }
+
+  function table(rows) {
+    const t = el("table");
+    for (const [key, value, cls] of rows) {
+      if (value === undefined || value === null || value === "") continue;
+      const tr = el("tr");
+      tr.appendChild(el("th", null, key));
+      const td = el("td", cls || null);
+      if (value instanceof Node) td.appendChild(value);
+      else td.textContent = String(value);
+      tr.appendChild(td);
+      t.appendChild(tr);
+    }
+    return t;
+  }
+
+  function button(text, title, onClick) {
+    const b = el("button", null, text);
+    b.type = "button";
+    if (title) b.title = title;
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  // ------------------------------------------------------------------ data
+
+  const nodes = data.nodes;            // raw node id -> attributes
+  const shown = data.shown;            // drawn id -> {lines, style}
+  const groups = data.groups;          // group id -> {label, module, chain, count, members}
+  const passes = data.passes;
+  const offsets = data.offsets;        // cursor position where each pass starts; last: the end
+  const END = offsets[offsets.length - 1];
+  const leaves = data.leaves;
+  const tensors = data.tensors || {};
+  const style = data.style;
+  const STYLE_KEYS = Object.keys(style.nodes);
+  const EDGE_KINDS = Object.keys(style.edges);
+  const PALETTE = ["#1098ad", "#d6336c", "#5f3dc4", "#2b8a3e", "#e67700", "#1864ab", "#a61e4d", "#5c940d"];
+  const FONT = '"DejaVu Sans Mono", Menlo, Consolas, monospace';
+  const viewByKey = new Map(data.views.map((v, i) => [v.key, i]));
+  const stepIndex = passes.map((p) => {
+    const m = new Map();
+    p.steps.forEach((s, i) => { if (!m.has(s.node)) m.set(s.node, i); });
+    return m;
+  });
+  const leafByName = new Map(leaves.map((l) => [l.name, l]));
+
+  // ------------------------------------------------------------------ state
+
+  const canvas = $(".gvz-canvas");
+  const ctx = canvas.getContext("2d");
+  const stage = $(".gvz-stage");
+  const state = {
+    view: null,          // the current picture (see loadView)
+    s: 1, tx: 0, ty: 0,  // screen = world * s + t (CSS pixels)
+    selected: null,      // drawn id in the current view
+    cursor: 0,           // position in the backward timeline, 0..END
+    picked: null,        // leaf name picked for the plot
+    searchHits: [], searchAt: -1, searchText: "",
+    flow: null,          // gradients of the current pass, per drawn edge
+    labels: [],          // edge labels drawn in the last frame (for tests and a11y)
+    frames: 0,
+  };
+
+  function loadView(index) {
+    const v = data.views[index];
+    const n = v.ids.length;
+    const idx = new Map();
+    v.ids.forEach((id, i) => idx.set(id, i));
+    const owner = new Map();
+    for (const id of v.ids) {
+      const g = groups[id];
+      if (g) for (const m of g.members) owner.set(m, id);
+    }
+    const styleOf = new Uint8Array(n);
+    const dashed = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      const id = v.ids[i];
+      styleOf[i] = Math.max(0, STYLE_KEYS.indexOf(shown[id].style));
+      const attrs = nodes[id];
+      dashed[i] = attrs && attrs.freed ? 1 : 0;
+    }
+    const m = v.edges.length;
+    const box = new Float64Array(4 * m);
+    const edgeKind = new Uint8Array(m);
+    const edgeAt = new Map();
+    v.edges.forEach((e, j) => {
+      const p = e[3];
+      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+      for (let i = 0; i < p.length; i += 2) {
+        x0 = Math.min(x0, p[i]); x1 = Math.max(x1, p[i]);
+        y0 = Math.min(y0, p[i + 1]); y1 = Math.max(y1, p[i + 1]);
+      }
+      box[4 * j] = x0; box[4 * j + 1] = y0; box[4 * j + 2] = x1; box[4 * j + 3] = y1;
+      const k = EDGE_KINDS.indexOf(e[2]);
+      edgeKind[j] = k < 0 ? 0 : k;
+      edgeAt.set(v.ids[e[0]] + "\u0000" + v.ids[e[1]], j);
+    });
+    let bx0 = Infinity, by0 = Infinity, bx1 = -Infinity, by1 = -Infinity;
+    for (let i = 0; i < n; i++) {
+      bx0 = Math.min(bx0, v.x[i] - v.w[i] / 2); bx1 = Math.max(bx1, v.x[i] + v.w[i] / 2);
+      by0 = Math.min(by0, v.y[i] - v.h[i] / 2); by1 = Math.max(by1, v.y[i] + v.h[i] / 2);
+    }
+    if (!n) { bx0 = by0 = 0; bx1 = by1 = 100; }
+    state.view = {
+      index, key: v.key, title: v.title, focus: v.focus, n, ids: v.ids, idx, owner,
+      x: v.x, y: v.y, w: v.w, h: v.h, styleOf, dashed,
+      edges: v.edges, box, edgeKind, edgeAt, bounds: [bx0, by0, bx1, by1],
+    };
+  }
+
+  const shownId = (rawId) => (state.view.owner.get(rawId) || rawId);
+
+  // ------------------------------------------------------------------ timeline
+
+  function passAt(p) {
+    for (let k = 0; k < passes.length; k++) if (p < offsets[k + 1]) return k;
+    return passes.length;
+  }
+
+  function place(p) {
+    const k = passAt(p);
+    return { k, s: k < passes.length ? p - offsets[k] : 0 };
+  }
+
+  // Gradients the current pass has sent so far, on the edges of the current picture.
+  function computeFlow() {
+    const { k, s } = place(state.cursor);
+    const flow = { edges: new Map(), executed: new Set(), executing: null, k, s };
+    if (k >= passes.length) return flow;
+    const steps = passes[k].steps;
+    for (let j = 0; j < s; j++) {
+      const step = steps[j];
+      const u = shownId(step.node);
+      flow.executed.add(u);
+      if (j === s - 1) flow.executing = u;
+      step.targets.forEach((t, i) => {
+        if (t === null || t === undefined) return;
+        const v = shownId(t);
+        if (u === v) return;
+        const e = state.view.edgeAt.get(u + "\u0000" + v);
+        if (e === undefined) return;
+        flow.edges.set(e, { value: step.out[i], current: j === s - 1 });
+      });
+    }
+    state.flow = flow;
+    return flow;
+  }
+
+  function leafValue(leaf, p) {
+    let value = null, what = "", at = -1;
+    for (const [pos, v, w] of leaf.changes) {
+      if (pos > p) break;
+      value = v; what = w; at = pos;
+    }
+    return { value, what, at, known: at >= 0 };
+  }
+
+  // ------------------------------------------------------------------ camera
+
+  // The stage's size, read on resize only: reading clientWidth after the panels
+  // changed would force a layout of the whole page on every step.
+  let stageSize = null;
+  function size() {
+    if (!stageSize) stageSize = { W: stage.clientWidth, H: stage.clientHeight };
+    return stageSize;
+  }
+
+  function fit() {
+    const [x0, y0, x1, y1] = state.view.bounds;
+    const { W, H } = size();
+    const s = Math.min(1.5, 0.94 * Math.min(W / Math.max(1, x1 - x0), H / Math.max(1, y1 - y0)));
+    state.s = s;
+    state.tx = W / 2 - s * (x0 + x1) / 2;
+    state.ty = H / 2 - s * (y0 + y1) / 2;
+    redraw();
+  }
+
+  // The first picture: the whole width, from the top (where the backward pass starts)
+  // when the graph is too tall to read at fit-all zoom.
+  function home() {
+    const [x0, y0, x1, y1] = state.view.bounds;
+    const { W, H } = size();
+    const all = 0.94 * Math.min(W / Math.max(1, x1 - x0), H / Math.max(1, y1 - y0));
+    const s = Math.max(all, Math.min(1.2, 0.94 * W / Math.max(1, x1 - x0)));
+    state.s = s;
+    state.tx = W / 2 - s * (x0 + x1) / 2;
+    state.ty = (y1 - y0) * s > H ? 16 - s * y0 : H / 2 - s * (y0 + y1) / 2;
+    redraw();
+  }
+
+  function minScale() {
+    const [x0, y0, x1, y1] = state.view.bounds;
+    const { W, H } = size();
+    return Math.min(0.05, 0.25 * Math.min(W / Math.max(1, x1 - x0), H / Math.max(1, y1 - y0)));
+  }
+
+  function zoomAt(factor, sx, sy) {
+    const s = Math.max(minScale(), Math.min(6, state.s * factor));
+    const f = s / state.s;
+    state.tx = sx - (sx - state.tx) * f;
+    state.ty = sy - (sy - state.ty) * f;
+    state.s = s;
+    redraw();
+  }
+
+  function centerOn(i, minZoom) {
+    const { W, H } = size();
+    if (minZoom && state.s < minZoom) state.s = minZoom;
+    state.tx = W / 2 - state.s * state.view.x[i];
+    state.ty = H / 2 - state.s * state.view.y[i];
+    redraw();
+  }
+
+  function onScreen(i) {
+    const v = state.view, { W, H } = size();
+    const sx = v.x[i] * state.s + state.tx, sy = v.y[i] * state.s + state.ty;
+    return sx > 20 && sx < W - 20 && sy > 20 && sy < H - 20;
+  }
+
+  // ------------------------------------------------------------------ drawing
+
+  let pending = false;
+  function redraw() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => { pending = false; draw(); });
+  }
+
+  function resize() {
+    const dpr = window.devicePixelRatio || 1;
+    const { W, H } = size();
+    canvas.width = Math.max(1, Math.round(W * dpr));
+    canvas.height = Math.max(1, Math.round(H * dpr));
+  }
+
+  function roundRect(x, y, w, h, r) {
+    r = Math.min(r, w / 2, h / 2);
+    ctx.moveTo(x + r, y);
+    ctx.arcTo(x + w, y, x + w, y + h, r);
+    ctx.arcTo(x + w, y + h, x, y + h, r);
+    ctx.arcTo(x, y + h, x, y, r);
+    ctx.arcTo(x, y, x + w, y, r);
+    ctx.closePath();
+  }
+
+  const RADIUS = { grad_fn: 8, accumulate_grad: 2, saved: 3, group: 4 };
+  function radius(i) {
+    const key = STYLE_KEYS[state.view.styleOf[i]];
+    return key in RADIUS ? RADIUS[key] : state.view.h[i] / 2;
+  }
+
+  function nodePath(i, detailed) {
+    const v = state.view;
+    const x = v.x[i] - v.w[i] / 2, y = v.y[i] - v.h[i] / 2;
+    if (detailed) roundRect(x, y, v.w[i], v.h[i], radius(i));
+    else ctx.rect(x, y, v.w[i], v.h[i]);
+  }
+
+  function polyline(p) {
+    ctx.moveTo(p[0], p[1]);
+    for (let i = 2; i < p.length; i += 2) ctx.lineTo(p[i], p[i + 1]);
+  }
+
+  function arrow(p, size) {
+    const n = p.length;
+    const x1 = p[n - 2], y1 = p[n - 1], x0 = p[n - 4], y0 = p[n - 3];
+    const len = Math.hypot(x1 - x0, y1 - y0) || 1;
+    const ux = (x1 - x0) / len, uy = (y1 - y0) / len;
+    ctx.moveTo(x1, y1);
+    ctx.lineTo(x1 - size * ux + size * 0.5 * uy, y1 - size * uy - size * 0.5 * ux);
+    ctx.lineTo(x1 - size * ux - size * 0.5 * uy, y1 - size * uy + size * 0.5 * ux);
+    ctx.closePath();
+  }
+
+  function midpoint(p) {
+    let total = 0;
+    for (let i = 2; i < p.length; i += 2) total += Math.hypot(p[i] - p[i - 2], p[i + 1] - p[i - 1]);
+    let half = total / 2;
+    for (let i = 2; i < p.length; i += 2) {
+      const seg = Math.hypot(p[i] - p[i - 2], p[i + 1] - p[i - 1]);
+      if (seg >= half && seg > 0) {
+        const t = half / seg;
+        return [p[i - 2] + t * (p[i] - p[i - 2]), p[i - 1] + t * (p[i + 1] - p[i - 1])];
+      }
+      half -= seg;
+    }
+    return [p[0], p[1]];
+  }
+
+  function draw() {
+    const v = state.view;
+    const dpr = window.devicePixelRatio || 1;
+    const { W, H } = size();
+    if (canvas.width !== Math.round(W * dpr) || canvas.height !== Math.round(H * dpr)) resize();
+    const s = state.s;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = "#fbfcfe";
+    ctx.fillRect(0, 0, W, H);
+    ctx.setTransform(dpr * s, 0, 0, dpr * s, dpr * state.tx, dpr * state.ty);
+    // the visible world rectangle, with a margin for labels
+    const m = 30 / s;
+    const wx0 = -state.tx / s - m, wy0 = -state.ty / s - m;
+    const wx1 = (W - state.tx) / s + m, wy1 = (H - state.ty) / s + m;
+    const flow = state.flow || computeFlow();
+    const detailed = s * 20 >= 6;
+    const arrows = s * 8 >= 2.5;
+    const lw = Math.max(1.2, 0.6 / s);
+
+    // edges, batched by kind
+    const visibleEdges = [];
+    for (let j = 0; j < v.edges.length; j++) {
+      const b = v.box;
+      if (b[4 * j + 2] < wx0 || b[4 * j] > wx1 || b[4 * j + 3] < wy0 || b[4 * j + 1] > wy1) continue;
+      visibleEdges.push(j);
+    }
+    ctx.lineWidth = lw;
+    for (let k = 0; k < EDGE_KINDS.length; k++) {
+      const kind = EDGE_KINDS[k];
+      const colour = style.edges[kind];
+      ctx.strokeStyle = colour;
+      ctx.fillStyle = colour;
+      ctx.setLineDash(kind === "saved" && detailed ? [5, 3] : []);
+      ctx.beginPath();
+      for (const j of visibleEdges) if (v.edgeKind[j] === k && !flow.edges.has(j)) polyline(v.edges[j][3]);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      if (arrows) {
+        ctx.beginPath();
+        for (const j of visibleEdges) if (v.edgeKind[j] === k && !flow.edges.has(j)) arrow(v.edges[j][3], 8);
+        ctx.fill();
+      }
+    }
+    // edges carrying gradient in the current pass: red, bold for the current step
+    for (const current of [false, true]) {
+      ctx.strokeStyle = style.backward;
+      ctx.fillStyle = style.backward;
+      ctx.globalAlpha = current ? 1 : 0.55;
+      ctx.lineWidth = (current ? 2.6 : 1.8) * Math.max(1, 0.6 / s);
+      ctx.beginPath();
+      for (const [j, f] of flow.edges) if (f.current === current) polyline(v.edges[j][3]);
+      ctx.stroke();
+      ctx.beginPath();
+      for (const [j, f] of flow.edges) if (f.current === current) arrow(v.edges[j][3], 9);
+      ctx.fill();
+    }
+    ctx.globalAlpha = 1;
+
+    // nodes, batched by style
+    const visible = [];
+    for (let i = 0; i < v.n; i++) {
+      const hw = v.w[i] / 2, hh = v.h[i] / 2;
+      if (v.x[i] + hw < wx0 || v.x[i] - hw > wx1 || v.y[i] + hh < wy0 || v.y[i] - hh > wy1) continue;
+      visible.push(i);
+    }
+    ctx.lineWidth = Math.max(1.2, 0.5 / s);
+    for (let k = 0; k < STYLE_KEYS.length; k++) {
+      const [fill, stroke] = style.nodes[STYLE_KEYS[k]];
+      for (const dashed of [0, 1]) {
+        ctx.beginPath();
+        let any = false;
+        for (const i of visible) {
+          if (v.styleOf[i] !== k || v.dashed[i] !== dashed) continue;
+          nodePath(i, detailed);
+          any = true;
+        }
+        if (!any) continue;
+        ctx.fillStyle = fill;
+        ctx.fill();
+        if (s * 20 >= 3) {
+          ctx.strokeStyle = stroke;
+          ctx.setLineDash(dashed && detailed ? [4, 3] : []);
+          ctx.stroke();
+          ctx.setLineDash([]);
+        }
+      }
+    }
+    // backward state and selection on top
+    const idx = v.idx;
+    const mark = (id, fill, stroke, width) => {
+      const i = idx.get(id);
+      if (i === undefined) return;
+      ctx.beginPath();
+      nodePath(i, detailed);
+      if (fill) { ctx.fillStyle = fill; ctx.fill(); }
+      ctx.strokeStyle = stroke;
+      ctx.lineWidth = width * Math.max(1, 0.6 / s);
+      ctx.stroke();
+    };
+    for (const id of flow.executed) if (id !== flow.executing) mark(id, style.backward_done_fill, style.backward, 1.3);
+    if (flow.executing) mark(flow.executing, style.backward_fill, style.backward, 3);
+    if (state.selected) mark(state.selected, null, style.selection, 3);
+
+    // text: only when it can be read
+    const textOn = s * 12 >= 5 && visible.length < 4000;
+    if (textOn) {
+      ctx.textAlign = "center";
+      ctx.textBaseline = "middle";
+      const lh = style.line_height;
+      for (const i of visible) {
+        const id = v.ids[i];
+        const lines = shown[id].lines;
+        const saved = shown[id].style === "saved";
+        const top = v.y[i] - (lines.length - 1) * lh / 2;
+        for (let l = 0; l < lines.length; l++) {
+          ctx.font = (l === 0 && !saved ? "bold " : "") + "12px " + FONT;
+          ctx.fillStyle = l === 0 ? "#000000" : "#444444";
+          ctx.fillText(lines[l], v.x[i], top + l * lh);
+        }
+      }
+    }
+    // gradients on the edges of the current pass
+    state.labels = [];
+    if (flow.edges.size && s >= 0.3) {
+      ctx.font = "11px " + FONT;
+      ctx.textAlign = "center";
+      ctx.textBaseline = "middle";
+      for (const [j, f] of flow.edges) {
+        const b = v.box;
+        if (b[4 * j + 2] < wx0 || b[4 * j] > wx1 || b[4 * j + 3] < wy0 || b[4 * j + 1] > wy1) continue;
+        const text = formatValue(f.value);
+        const [mx, my] = midpoint(v.edges[j][3]);
+        const tw = ctx.measureText(text).width + 8;
+        ctx.fillStyle = f.current ? "#ffffff" : "rgba(255,255,255,0.85)";
+        ctx.strokeStyle = style.backward;
+        ctx.lineWidth = 1;
+        ctx.beginPath();
+        roundRect(mx - tw / 2, my - 8, tw, 16, 4);
+        ctx.fill();
+        ctx.stroke();
+        ctx.fillStyle = style.backward;
+        ctx.fillText(text, mx, my);
+        state.labels.push({ source: v.ids[v.edges[j][0]], target: v.ids[v.edges[j][1]], text, current: f.current });
+      }
+    }
+    state.frames++;
+    $(".gvz-hud").textContent =
+      v.n.toLocaleString("en-US") + " boxes \u00b7 " + v.edges.length.toLocaleString("en-US") +
+      " edges \u00b7 zoom " + (s < 0.1 ? (s * 100).toFixed(1) : Math.round(s * 100)) + "%" + (textOn ? "" : " \u00b7 zoom in for labels");
+  }
+
+  // ------------------------------------------------------------------ hit testing
+
+  function hit(sx, sy) {
+    const v = state.view;
+    const wx = (sx - state.tx) / state.s, wy = (sy - state.ty) / state.s;
+    const slack = 3 / state.s;  // a few pixels of grace for tiny boxes
+    let best = -1, bestD = Infinity;
+    for (let i = 0; i < v.n; i++) {
+      const dx = Math.abs(wx - v.x[i]) - v.w[i] / 2, dy = Math.abs(wy - v.y[i]) - v.h[i] / 2;
+      if (dx > slack || dy > slack) continue;
+      const d = Math.max(dx, dy);
+      if (d < bestD) { bestD = d; best = i; }
+    }
+    return best < 0 ? null : v.ids[best];
+  }
+
+  // ------------------------------------------------------------------ panels
+
+  function passTitle(k) {
+    const p = passes[k];
+    const where = p.statement ? p.statement.source + (p.statement.line ? " (line " + p.statement.line + ")" : "") : "";
+    return { head: p.title, where };
+  }
+
+  function stepSentence(step) {
+    const name = (id) => {
+      const a = nodes[id];
+      const label = a ? a.label || id : id;
+      const vars = a && a.vars && a.vars.length ? " (" + a.vars.join(", ") + ")" : "";
+      return label + vars;
+    };
+    const parts = [];
+    step.targets.forEach((t, i) => {
+      if (t === null || t === undefined) return;
+      parts.push(formatValue(step.out[i]) + " \u2192 " + name(t));
+    });
+    let text = name(step.node) + " received " + step.in.map((g) => formatValue(g)).join(", ");
+    if (parts.length) text += " and sends " + parts.join("; ");
+    else if (step.label === "AccumulateGrad") text += " and adds it into .grad";
+    return text;
+  }
+
+  function renderStatus() {
+    const box = $(".gvz-status");
+    clear(box);
+    const { k, s } = place(state.cursor);
+    const K = passes.length;
+    if (!K) {
+      box.appendChild(el("div", "gvz-muted", "No backward pass was recorded: there is nothing to replay."));
+      return;
+    }
+    const counter = el("div", "gvz-mono");
+    if (k >= K) {
+      counter.textContent = "after pass " + K + " of " + K;
+      box.appendChild(counter);
+      box.appendChild(el("div", null, "The end: every pass has run; .grad holds what was saved."));
+    } else {
+      const p = passes[k];
+      const t = passTitle(k);
+      counter.textContent = "pass " + (k + 1) + " of " + K + " \u00b7 step " + s + " of " + p.steps.length;
+      box.appendChild(counter);
+      const head = el("div");
+      head.appendChild(el("b", null, t.head));
+      if (t.where) head.appendChild(el("span", "gvz-mono", " " + t.where));
+      head.appendChild(el("span", "gvz-muted", p.kind === "backward" ? " \u00b7 retain_graph=" + (p.retain_graph ? "True" : "False") : ""));
+      box.appendChild(head);
+      if (p.error && !p.steps.length) {
+        box.appendChild(el("div", "gvz-error", "Failed: " + p.error));
+      } else if (s === 0) {
+        box.appendChild(el("div", "gvz-muted", "Ready: \u25B6 (or \u2192) runs its first engine step."));
+      } else {
+        box.appendChild(el("div", "gvz-now", stepSentence(p.steps[s - 1])));
+        if (s === p.steps.length) {
+          const done = [];
+          for (const leaf of leaves) {
+            const lv = leafValue(leaf, state.cursor);
+            if (lv.known && lv.what === p.title) done.push(leaf.name + ".grad = " + fmtValue(lv.value, 60));
+          }
+          let text = "Pass done.";
+          if (done.length) text += " " + done.slice(0, 3).join(", ") + (done.length > 3 ? ", \u2026 (" + done.length + " leaves)" : "");
+          box.appendChild(el("div", null, text));
+          if (p.error) box.appendChild(el("div", "gvz-error", "Then failed: " + p.error));
+        }
+      }
+    }
+    root.querySelectorAll(".gvz-controls button").forEach((b) => {
+      const act = b.dataset.act;
+      b.disabled = (act === "start" || act === "step-back" || act === "pass-back") ? state.cursor <= 0 : state.cursor >= END;
+    });
+    const sel = $(".gvz-pass");
+    sel.value = String(Math.min(k, K));
+  }
+
+  function leafOf(id) {
+    if (!id) return null;
+    const a = nodes[id];
+    if (!a) return null;
+    for (const name of a.vars || []) {
+      const leaf = leafByName.get(name);
+      if (leaf && (leaf.acc === id || leaf.tensor === id)) return leaf;
+    }
+    return null;
+  }
+
+  // The leaf table is built once; a step only rewrites the cells whose value changed.
+  let gradRows = null;
+  function buildGradTable() {
+    const box = $(".gvz-grad-table");
+    clear(box);
+    gradRows = [];
+    if (!leaves.length) {
+      box.appendChild(el("div", "gvz-muted", "No leaf received a gradient."));
+      return;
+    }
+    const t = el("table");
+    const hr = el("tr");
+    ["leaf", ".grad now", "after"].forEach((h) => hr.appendChild(el("th", null, h)));
+    t.appendChild(hr);
+    for (const leaf of leaves) {
+      const tr = el("tr");
+      tr.dataset.leaf = leaf.name;
+      const nameCell = el("td", "gvz-mono gvz-leaf-name", leaf.name);
+      nameCell.title = leaf.name;
+      const now = el("td", "gvz-mono gvz-grad-now");
+      const after = el("td", "gvz-muted gvz-grad-after");
+      tr.appendChild(nameCell);
+      tr.appendChild(now);
+      tr.appendChild(after);
+      tr.addEventListener("click", () => {
+        state.picked = leaf.name;
+        const target = leaf.acc || leaf.tensor;
+        if (target) select(shownId(target), true);
+        else renderPanels();
+      });
+      t.appendChild(tr);
+      gradRows.push({ leaf, tr, now, after, at: null });
+    }
+    box.appendChild(t);
+  }
+
+  function renderGrads() {
+    if (gradRows === null) buildGradTable();
+    for (const row of gradRows) {
+      const lv = leafValue(row.leaf, state.cursor);
+      if (row.at !== lv.at) {
+        row.at = lv.at;
+        row.now.textContent = lv.known ? fmtValue(lv.value, 80) : "None";
+        row.now.title = lv.known ? fmtValue(lv.value, 2000) : "";
+        row.after.textContent = lv.known ? lv.what : "\u2013";
+      }
+      row.tr.classList.toggle("gvz-changed", lv.known && lv.at === state.cursor);
+      row.tr.classList.toggle("gvz-picked", state.picked === row.leaf.name);
+    }
+    let plotted;
+    if (state.picked && leafByName.has(state.picked)) plotted = [leafByName.get(state.picked)];
+    else if (leafOf(state.selected)) plotted = [leafOf(state.selected)];
+    else plotted = leaves.slice(0, leaves.length <= 4 ? 4 : 1);
+    renderPlot(plotted);
+  }
+
+  function renderPlot(plotted) {
+    const box = $(".gvz-plot");
+    clear(box);
+    const points = plotted.map((l) => l.points.filter((p) => p.y !== null));
+    const count = Math.max(0, ...points.map((p) => p.length));
+    if (!count) {
+      box.appendChild(el("div", "gvz-muted", plotted.length ? "No plottable .grad history (summaries of big tensors)." : ""));
+      return;
+    }
+    // An SVG element made by the parser carries the SVG namespace, so no namespace URI is written here.
+    const holder = el("div");
+    holder.innerHTML = "<svg viewBox=\"0 0 320 130\" preserveAspectRatio=\"none\"></svg>";
+    const svg = holder.firstChild;
+    const NS = svg.namespaceURI;
+    const make = (tag, attrs, text) => {
+      const node = document.createElementNS(NS, tag);
+      for (const key in attrs) node.setAttribute(key, attrs[key]);
+      if (text !== undefined) node.textContent = text;
+      svg.appendChild(node);
+      return node;
+    };
+    const norm = points.flat().some((p) => p.norm);
+    box.appendChild(el("div", "gvz-muted gvz-plot-title", (norm ? "\u2016.grad\u2016 (norm)" : ".grad") +
+      " after each event: " + plotted.map((l) => l.name).join(", ")));
+    const ys = points.flat().map((p) => p.y);
+    let lo = Math.min(0, ...ys), hi = Math.max(0, ...ys);
+    if (hi === lo) hi = lo + 1;
+    const L = 40, R = 312, T = 8, B = 112;
+    const X = (i) => (count === 1 ? (L + R) / 2 : L + (R - L) * i / (count - 1));
+    const Y = (y) => B - (B - T) * (y - lo) / (hi - lo);
+    make("line", { x1: L, y1: B, x2: R, y2: B, class: "gvz-axis" });
+    make("line", { x1: L, y1: T, x2: L, y2: B, class: "gvz-axis" });
+    make("text", { x: L - 4, y: T + 4, "text-anchor": "end" }, fmtNumber(hi));
+    make("text", { x: L - 4, y: B, "text-anchor": "end" }, fmtNumber(lo));
+    points.forEach((pts, n) => {
+      const colour = PALETTE[(n + 5) % PALETTE.length];
+      let d = "";
+      pts.forEach((p, i) => {
+        const x = X(i), y = Y(p.y);
+        d += i === 0 ? "M" + x + "," + y : "H" + x + "V" + y;
+      });
+      if (pts.length > 1) make("path", { d, fill: "none", stroke: colour, "stroke-width": 1.5 });
+      pts.forEach((p, i) => {
+        const reached = p.at <= state.cursor;
+        const c = make("circle", {
+          cx: X(i), cy: Y(p.y), r: reached ? 4 : 3.5, stroke: colour, "stroke-width": 1.5,
+          fill: reached ? colour : "#ffffff", class: reached ? "gvz-reached" : "gvz-future",
+          "data-y": String(p.y),
+        });
+        const title = document.createElementNS(NS, "title");
+        title.textContent = plotted[n].name + ".grad" + (p.norm ? " norm" : "") + " = " + fmtNumber(p.y) + " (" + p.label + ")";
+        c.appendChild(title);
+        if (n === 0) make("text", { x: X(i), y: B + 12, "text-anchor": "middle" }, p.label.replace("backward ", ""));
+      });
+    });
+    box.appendChild(svg);
+  }
+
+  function valueRow(value, dtype) {
+    return fmtValue(value, 400, isIntDtype(dtype));
+  }
+
+  function renderInspector() {
+    const box = $(".gvz-insp-body");
+    clear(box);
+    const id = state.selected;
+    if (!id) {
+      box.appendChild(el("div", "gvz-muted",
+        "Click a node to inspect it. Drag to pan, wheel to zoom; \u2190 \u2192 step the backward pass."));
+      return;
+    }
+    const group = groups[id];
+    const { k, s } = place(state.cursor);
+    if (group) {
+      const h = el("h3", null, group.label);
+      h.appendChild(el("span", "gvz-kind", group.chain ? "linear chain" : "collapsed module"));
+      box.appendChild(h);
+      const ops = new Map();
+      for (const m of group.members) {
+        const label = nodes[m] ? nodes[m].label : m;
+        ops.set(label, (ops.get(label) || 0) + 1);
+      }
+      const top = [...ops.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([l, c]) => c + " \u00d7 " + l).join(", ");
+      const rows = [["nodes", group.count], ["ops", top]];
+      if (k < passes.length) {
+        const members = new Set(group.members);
+        const inPass = passes[k].steps.filter((st) => members.has(st.node)).length;
+        const done = passes[k].steps.slice(0, s).filter((st) => members.has(st.node)).length;
+        rows.push(["pass " + (k + 1), done + " of " + inPass + " steps run"]);
+      }
+      box.appendChild(table(rows));
+      const actions = el("div", "gvz-actions");
+      const target = group.chain ? "all" : "open:" + group.module;
+      if (viewByKey.has(target)) actions.appendChild(button("Expand", "Show the nodes inside (double-click)", () => expand(id)));
+      box.appendChild(actions);
+      return;
+    }
+    const a = nodes[id] || {};
+    const h = el("h3", null, a.label || id);
+    h.appendChild(el("span", "gvz-kind", (a.kind || "") + " \u00b7 " + id));
+    box.appendChild(h);
+    const rows = [
+      ["variables", (a.vars || []).join(", ")],
+      ["module", a.module || ""],
+      ["shape", a.shape !== undefined && a.shape !== null ? shapeText(a.shape) : ""],
+      ["dtype", a.dtype || ""],
+      ["device", a.device || ""],
+    ];
+    if (a.kind === "tensor") {
+      rows.push(["requires_grad", a.requires_grad ? "True" : "False"]);
+      rows.push(["is_leaf", a.is_leaf ? "True" : "False"]);
+    }
+    if (a.storage) rows.push(["storage", a.storage]);
+    if (typeof a.statement === "number") {
+      const st = data.statements.find((x) => x.index === a.statement);
+      if (st) rows.push(["created by", (st.line ? "line " + st.line + ": " : "") + st.source, "gvz-mono"]);
+    }
+    box.appendChild(table(rows));
+
+    // saved tensors and attributes
+    if (a.kind === "grad_fn") {
+      box.appendChild(el("div", "gvz-sub", "Saved for backward" + (a.freed ? " (freed)" : "")));
+      const savedRows = [];
+      const saved = a.saved && typeof a.saved === "object" ? a.saved : {};
+      for (const key of Object.keys(saved)) savedRows.push([key, JSON.stringify(saved[key]), "gvz-mono"]);
+      for (const e of state.view.edges) {
+        if (state.view.ids[e[0]] === id && e[2] === "saved") {
+          const t = nodes[state.view.ids[e[1]]] || {};
+          savedRows.push([t.label || "tensor", shapeText(t.shape) + (t.dtype ? " " + t.dtype : ""), "gvz-mono"]);
+        }
+      }
+      if (a.stale && a.stale.length) savedRows.push(["stale", a.stale.join(", ")]);
+      if (savedRows.length) box.appendChild(table(savedRows));
+      else box.appendChild(el("div", "gvz-muted", a.freed ? "freed by backward" : "nothing"));
+    }
+    // the variables' values
+    for (const name of a.vars || []) {
+      const t = tensors[name];
+      if (!t || typeof t !== "object") continue;
+      box.appendChild(el("div", "gvz-sub", name));
+      box.appendChild(table([
+        ["value", valueRow(t.value, t.dtype), "gvz-mono"],
+        ["grad (as saved)", t.grad === null || t.grad === undefined ? "None" : valueRow(t.grad, t.dtype), "gvz-mono"],
+        ["grad_fn", t.grad_fn || "None"],
+        ["_version", t.version],
+      ]));
+    }
+    // this node in the pass being replayed
+    const leaf = leafOf(id);
+    if (leaf) {
+      const lv = leafValue(leaf, state.cursor);
+      box.appendChild(table([[leaf.name + ".grad now", lv.known ? fmtValue(lv.value) + "  (" + lv.what + ")" : "None", "gvz-mono gvz-leaf-now"]]));
+    }
+    if (k < passes.length) {
+      const i = stepIndex[k].get(id);
+      box.appendChild(el("div", "gvz-sub", "In " + passes[k].title));
+      if (i === undefined) {
+        box.appendChild(el("div", "gvz-muted", "The engine does not run this node in this pass."));
+      } else {
+        const step = passes[k].steps[i];
+        const status = i < s - 1 ? "ran at step " + (i + 1) : i === s - 1 ? "running now (step " + (i + 1) + ")" : "runs at step " + (i + 1);
+        const rows2 = [["status", status]];
+        if (i < s) {
+          step.in.forEach((g, n) => rows2.push(["grad in" + (step.in.length > 1 ? " [" + n + "]" : ""), fmtValue(g), "gvz-mono gvz-grad-in"]));
+          step.targets.forEach((t, n) => {
+            if (t === null || t === undefined) return;
+            const target = nodes[t] || {};
+            const label = (target.label || t) + (target.vars && target.vars.length ? " (" + target.vars.join(", ") + ")" : "");
+            rows2.push(["grad out \u2192 " + label, fmtValue(step.out[n]), "gvz-mono gvz-grad-out"]);
+          });
+          if (!step.targets.length && step.label === "AccumulateGrad") rows2.push(["grad out", "added into .grad"]);
+        }
+        box.appendChild(table(rows2));
+      }
+    }
+    const actions = el("div", "gvz-actions");
+    if (state.view.key.startsWith("open:")) {
+      const block = state.view.focus;
+      if (a.module && (a.module === block || a.module.startsWith(block + "."))) {
+        actions.appendChild(button("Collapse " + block, "Show this block as one box again", () => switchView("modules", id)));
+      }
+    }
+    if (actions.firstChild) box.appendChild(actions);
+  }
+
+  function renderModules() {
+    const box = $(".gvz-module-body");
+    clear(box);
+    const section = $(".gvz-modules");
+    const blocks = data.views.filter((v) => v.key.startsWith("open:"));
+    const hasModules = viewByKey.has("modules");
+    const hasChains = viewByKey.has("chains");
+    if (!hasModules && !hasChains) {
+      section.style.display = "none";
+      return;
+    }
+    const actions = el("div", "gvz-actions");
+    if (hasModules) {
+      actions.appendChild(button("Collapse all", "Each top block as one box", () => switchView("modules")));
+    }
+    if (hasChains) {
+      actions.appendChild(button("Collapse chains", "Each run of one-to-one ops as one box", () => switchView("chains")));
+    }
+    actions.appendChild(button("Expand all", "Every node", () => switchView("all")));
+    box.appendChild(actions);
+    if (hasModules) {
+      const list = el("div", "gvz-module-list");
+      const modView = data.views[viewByKey.get("modules")];
+      for (const id of modView.ids) {
+        const g = groups[id];
+        if (!g || g.chain) continue;
+        const row = el("div", "gvz-mod");
+        row.dataset.module = g.module;
+        if (state.view.key === "open:" + g.module) row.classList.add("gvz-open");
+        row.appendChild(el("span", "gvz-mono", g.module));
+        row.appendChild(el("span", "gvz-muted", g.count + " nodes"));
+        row.title = viewByKey.has("open:" + g.module) ? "Open this block (the others stay collapsed)" : "";
+        row.addEventListener("click", () => {
+          if (state.view.key === "open:" + g.module) switchView("modules", id);
+          else if (viewByKey.has("open:" + g.module)) switchView("open:" + g.module);
+          else switchView("modules", id);
+        });
+        list.appendChild(row);
+      }
+      if (!blocks.length) list.appendChild(el("div", "gvz-muted", "Too many blocks to open one at a time: use Expand all."));
+      box.appendChild(list);
+    }
+  }
+
+  function renderPanels() {
+    renderStatus();
+    renderInspector();
+    renderGrads();
+  }
+
+  // ------------------------------------------------------------------ actions
+
+  function select(id, center) {
+    state.selected = id;
+    const leaf = leafOf(id);
+    if (leaf) state.picked = leaf.name;
+    if (center && id) {
+      const i = state.view.idx.get(id);
+      if (i !== undefined && !onScreen(i)) centerOn(i, 0.6);
+    }
+    renderPanels();
+    redraw();
+  }
+
+  function setCursor(p) {
+    p = Math.max(0, Math.min(END, p));
+    if (p === state.cursor) return;
+    state.cursor = p;
+    state.flow = null;
+    computeFlow();
+    if (state.flow.executing) {
+      const i = state.view.idx.get(state.flow.executing);
+      if (i !== undefined && !onScreen(i)) centerOn(i);
+    }
+    renderPanels();
+    redraw();
+  }
+
+  // Passes end at offsets[k] + steps; "one pass" moves to the next such boundary.
+  function stepPass(direction) {
+    const marks = passes.map((p, k) => offsets[k] + p.steps.length);
+    marks.push(0, END);
+    const p = state.cursor;
+    const next = direction > 0
+      ? Math.min(...marks.filter((m) => m > p))
+      : Math.max(...marks.filter((m) => m < p));
+    if (Number.isFinite(next)) setCursor(next);
+  }
+
+  function switchView(key, focusId) {
+    const index = viewByKey.get(key);
+    if (index === undefined) return;
+    const old = state.view;
+    // keep what the user looks at in the same place on screen
+    const opening = data.views[index].focus;
+    const anchor = focusId || (opening && old.idx.has("g:" + opening) ? "g:" + opening : state.selected);
+    let anchorScreen = null;
+    if (anchor && old.idx.has(anchor)) {
+      const i = old.idx.get(anchor);
+      anchorScreen = [old.x[i] * state.s + state.tx, old.y[i] * state.s + state.ty];
+    }
+    const members = anchor && groups[anchor] ? groups[anchor].members : null;
+    loadView(index);
+    $(".gvz-view").value = key;
+    const v = state.view;
+    const pick = (id) => (v.idx.has(id) ? id : v.owner.has(id) ? v.owner.get(id) : null);
+    let target = anchor ? pick(anchor) : null;
+    if (!target && members) target = members.map(pick).find(Boolean) || null;
+    if (!target && v.focus) {
+      const inFocus = (id) => {
+        const m = nodes[id] && nodes[id].module;
+        return Boolean(m) && (m === v.focus || m.startsWith(v.focus + "."));
+      };
+      target = v.ids.find(inFocus) || null;
+    }
+    state.selected = target;
+    state.flow = null;
+    computeFlow();
+    if (target) {
+      const i = v.idx.get(target);
+      if (anchorScreen && i !== undefined) {
+        state.tx = anchorScreen[0] - v.x[i] * state.s;
+        state.ty = anchorScreen[1] - v.y[i] * state.s;
+        if (!onScreen(i)) centerOn(i);
+      } else if (i !== undefined) {
+        centerOn(i, 0.5);
+      }
+    } else {
+      fit();
+    }
+    renderModules();
+    renderPanels();
+    redraw();
+  }
+
+  function expand(id) {
+    const g = groups[id];
+    if (!g) return;
+    if (g.chain) switchView("all", g.members[0]);
+    else if (viewByKey.has("open:" + g.module)) switchView("open:" + g.module, id);
+    else switchView("all", g.members[0]);
+  }
+
+  function search(text, again) {
+    text = text.trim().toLowerCase();
+    const hud = $(".gvz-hud");
+    if (!text) return;
+    if (!again || text !== state.searchText) {
+      const v = state.view;
+      const hits = [];
+      for (let i = 0; i < v.n; i++) {
+        const id = v.ids[i];
+        const a = nodes[id] || {};
+        const g = groups[id];
+        const fields = [id, shown[id].lines.join(" "), (a.vars || []).join(" "), a.module || "", g ? g.module || "" : "",
+          Array.isArray(a.shape) ? a.shape.join("x") : ""];
+        if (fields.some((f) => String(f).toLowerCase().includes(text))) hits.push(id);
+      }
+      // names hidden inside a collapsed group find the group
+      if (!hits.length) {
+        for (const [raw, gid] of v.owner) {
+          const a = nodes[raw] || {};
+          if ([raw, a.label || "", (a.vars || []).join(" ")].some((f) => String(f).toLowerCase().includes(text))) {
+            hits.push(gid);
+            break;
+          }
+        }
+      }
+      state.searchHits = hits;
+      state.searchAt = -1;
+      state.searchText = text;
+    }
+    if (!state.searchHits.length) {
+      hud.textContent = "no node matches \u201c" + text + "\u201d";
+      return;
+    }
+    state.searchAt = (state.searchAt + 1) % state.searchHits.length;
+    const id = state.searchHits[state.searchAt];
+    const i = state.view.idx.get(id);
+    state.selected = id;
+    centerOn(i, 0.8);
+    renderPanels();
+  }
+
+  // ------------------------------------------------------------------ events
+
+  let drag = null;
+  canvas.addEventListener("pointerdown", (ev) => {
+    if (ev.button !== 0) return;
+    canvas.setPointerCapture(ev.pointerId);
+    drag = { x: ev.clientX, y: ev.clientY, tx: state.tx, ty: state.ty, moved: false };
+  });
+  canvas.addEventListener("pointermove", (ev) => {
+    if (!drag) return;
+    const dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
+    if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+    drag.moved = true;
+    canvas.classList.add("gvz-dragging");
+    state.tx = drag.tx + dx;
+    state.ty = drag.ty + dy;
+    redraw();
+  });
+  canvas.addEventListener("pointerup", (ev) => {
+    if (!drag) return;
+    const moved = drag.moved;
+    drag = null;
+    canvas.classList.remove("gvz-dragging");
+    if (moved) return;
+    const r = canvas.getBoundingClientRect();
+    select(hit(ev.clientX - r.left, ev.clientY - r.top));
+    root.focus({ preventScroll: true });
+  });
+  canvas.addEventListener("dblclick", (ev) => {
+    const r = canvas.getBoundingClientRect();
+    const id = hit(ev.clientX - r.left, ev.clientY - r.top);
+    if (id && groups[id]) expand(id);
+    else if (!id) fit();
+  });
+  canvas.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const r = canvas.getBoundingClientRect();
+    const delta = ev.deltaMode === 1 ? ev.deltaY * 16 : ev.deltaY;
+    zoomAt(Math.exp(-delta * 0.0015), ev.clientX - r.left, ev.clientY - r.top);
+  }, { passive: false });
+
+  const actions = {
+    fit: () => fit(),
+    "zoom-in": () => zoomAt(1.25, size().W / 2, size().H / 2),
+    "zoom-out": () => zoomAt(0.8, size().W / 2, size().H / 2),
+    start: () => setCursor(0),
+    "pass-back": () => stepPass(-1),
+    "step-back": () => setCursor(state.cursor - 1),
+    step: () => setCursor(state.cursor + 1),
+    pass: () => stepPass(1),
+    end: () => setCursor(END),
+  };
+  root.querySelectorAll("button[data-act]").forEach((b) => b.addEventListener("click", () => actions[b.dataset.act]()));
+
+  const viewSelect = $(".gvz-view");
+  data.views.forEach((v) => {
+    const o = el("option", null, v.title);
+    o.value = v.key;
+    viewSelect.appendChild(o);
+  });
+  if (data.views.length < 2) viewSelect.style.display = "none";
+  viewSelect.addEventListener("change", () => switchView(viewSelect.value));
+
+  const passSelect = $(".gvz-pass");
+  passes.forEach((p, k) => {
+    const t = passTitle(k);
+    const o = el("option", null, t.head + (t.where ? ": " + t.where : "") + (p.error && !p.steps.length ? " (fails)" : ""));
+    o.value = String(k);
+    passSelect.appendChild(o);
+  });
+  if (passes.length) {
+    const o = el("option", null, "after the last pass");
+    o.value = String(passes.length);
+    passSelect.appendChild(o);
+  } else {
+    passSelect.style.display = "none";
+  }
+  passSelect.addEventListener("change", () => setCursor(offsets[Number(passSelect.value)]));
+
+  const searchBox = $(".gvz-search");
+  searchBox.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter") { ev.preventDefault(); search(searchBox.value, true); }
+    if (ev.key === "Escape") { searchBox.blur(); root.focus({ preventScroll: true }); }
+  });
+
+  document.addEventListener("keydown", (ev) => {
+    const tag = ev.target && ev.target.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const key = ev.key;
+    let handled = true;
+    if (key === "ArrowRight") ev.shiftKey ? stepPass(1) : setCursor(state.cursor + 1);
+    else if (key === "ArrowLeft") ev.shiftKey ? stepPass(-1) : setCursor(state.cursor - 1);
+    else if (key === "PageDown") stepPass(1);
+    else if (key === "PageUp") stepPass(-1);
+    else if (key === "Home") setCursor(0);
+    else if (key === "End") setCursor(END);
+    else if (key === "+" || key === "=") actions["zoom-in"]();
+    else if (key === "-" || key === "_") actions["zoom-out"]();
+    else if (key === "0" || key === "f") fit();
+    else if (key === "/") searchBox.focus();
+    else if (key === "Escape") select(null);
+    else handled = false;
+    if (handled) ev.preventDefault();
+  });
+
+  new ResizeObserver(() => { stageSize = null; resize(); redraw(); }).observe(stage);
+
+  // ------------------------------------------------------------------ legend and start
+
+  const legend = $(".gvz-legend");
+  const legendText = {
+    grad_fn: "grad_fn", accumulate_grad: "AccumulateGrad", leaf: "leaf tensor",
+    tensor: "non-leaf tensor", saved: "saved tensor", group: "collapsed group",
+  };
+  const present = new Set();
+  for (const v of data.views) for (const id of v.ids) present.add(shown[id].style);
+  for (const key of STYLE_KEYS) {
+    if (!present.has(key)) continue;
+    const row = el("span");
+    const swatch = el("i");
+    swatch.style.background = style.nodes[key][0];
+    swatch.style.borderColor = style.nodes[key][1];
+    row.appendChild(swatch);
+    row.appendChild(document.createTextNode(legendText[key] || key));
+    legend.appendChild(row);
+  }
+  if (passes.length) {
+    const row = el("span");
+    const swatch = el("i");
+    swatch.style.background = style.backward_fill;
+    swatch.style.borderColor = style.backward;
+    row.appendChild(swatch);
+    row.appendChild(document.createTextNode("backward step"));
+    legend.appendChild(row);
+  }
+
+  $(".gvz-title").textContent = data.title +
+    (passes.length ? " \u00b7 " + passes.length + " backward pass" + (passes.length === 1 ? "" : "es") : "");
+
+  loadView(data.default_view);
+  viewSelect.value = state.view.key;
+  resize();
+  computeFlow();
+  renderModules();
+  renderPanels();
+  home();
+
+  // What tests (and curious users, from the console) can ask the page.
+  const api = {
+    ready: null,
+    fmtNumber, formatValue, fmtValue,
+    cursor: () => ({ position: state.cursor, ...place(state.cursor), end: END }),
+    view: () => state.view.key,
+    selected: () => state.selected,
+    ids: () => state.view.ids.slice(),
+    edgeLabels: () => state.labels.slice(),
+    frames: () => state.frames,
+    camera: () => ({ s: state.s, tx: state.tx, ty: state.ty }),
+    // where a drawn node's centre is, in CSS pixels relative to the canvas
+    screenOf: (id) => {
+      const i = state.view.idx.get(id);
+      if (i === undefined) return null;
+      return { x: state.view.x[i] * state.s + state.tx, y: state.view.y[i] * state.s + state.ty };
+    },
+    centerOn: (id, zoom) => {
+      const i = state.view.idx.get(id);
+      if (i !== undefined) { if (zoom) state.s = zoom; centerOn(i); }
+    },
+  };
+  root.gradviz = api;
+  window.gradviz = api;
+  requestAnimationFrame(() => {
+    draw();
+    api.ready = { ms: performance.now(), scriptMs: performance.now() - t0, nodes: data.counts.nodes };
+  });
+})();

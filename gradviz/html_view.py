@@ -1,0 +1,698 @@
+"""The interactive HTML view: one self-contained page for a snapshot.
+
+:func:`render_html` turns a snapshot (``gradviz.snapshot(...)``, ``gradviz run
+--json``, a ``.gradviz.json`` file) into one HTML document that needs no
+network and no server: the script and the style are inlined, the graph is laid
+out here by :mod:`gradviz.core.layout` (the same layout the window and the SVG
+export use) and embedded as positions. The page (``html_view.js``) draws it on
+a 2D canvas with culling and a level of detail, so 10,000 nodes stay usable,
+and replays the recorded backward passes step by step.
+
+Grouping for big graphs follows the window's Modules panel: the model's top
+blocks (``layers.0``, ``layers.1``, ...) collapse into one box each. A static
+page cannot run the layout, so every picture it can switch to is laid out
+here: everything expanded, every block collapsed, every block collapsed but
+one, and linear chains collapsed.
+
+Everything a snapshot names (tensor, module and op names) comes from a user's
+script: the page puts it in the DOM only as text (``textContent``) or draws it
+on the canvas, and the embedded JSON escapes ``<``, ``>`` and ``&`` so no
+name can close the ``<script>`` element that carries it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import networkx as nx
+
+from gradviz.core.graphdata import graph_from_json
+from gradviz.core.grouping import (
+    CHAIN_PREFIX,
+    GROUP_PREFIX,
+    collapse_chains,
+    collapse_modules,
+    linear_chains,
+    module_tree,
+)
+from gradviz.core.layout import DEFAULT_SPACING, layout_with_routes, node_lines
+from gradviz.core.wire import sanitize
+from gradviz.export import _EDGE_COLOUR, _STYLE, _clip_to_box, _saved_comb, _style_key
+
+__all__ = ["MAX_BLOCK_VIEWS", "notebook_html", "page_model", "render_html"]
+
+MAX_BLOCK_VIEWS = 160
+"""More top blocks than this get no "one block open" picture each (the page would grow
+quadratically); the collapsed and expanded pictures are always there."""
+
+# The window's colours for what the HTML view adds to the exporter's palette
+# (gradviz/ui/theme.py holds them for Qt; that module imports Qt).
+_GROUP_STYLE = ("#e3fafc", "#0c8599")
+_BACKWARD = "#e03131"
+_BACKWARD_FILL = "#ffe3e3"
+_BACKWARD_DONE_FILL = "#fff0f0"
+_SELECTION = "#1c7ed6"
+
+DEFAULT_GROUPED_NODES = 1000
+"""Graphs with more nodes than this open with their modules collapsed (where they have any)."""
+
+_GRAD_EVENT_TEXT = {"zero": "zeroed", "set": "assigned", "none": "set to None"}
+
+
+class SnapshotShapeError(ValueError):
+    """The snapshot lacks something the page needs, or has it in the wrong shape."""
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+@dataclass(frozen=True)
+class _Step:
+    node: str
+    label: str
+    grad_outputs: list[Any]
+    grad_inputs: list[Any]
+    targets: list[str | None]
+    vars: list[str]
+
+
+@dataclass(frozen=True)
+class _Pass:
+    root: list[str]
+    retain_graph: bool
+    kind: str
+    error: str | None
+    statement: int | None
+    steps: list[_Step]
+    leaf_grads: dict[str, Any]
+
+
+def _as_list(value: Any, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise SnapshotShapeError(f"{where} should be a list, not {type(value).__name__}")
+    return value
+
+
+def _as_dict(value: Any, where: str) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise SnapshotShapeError(f"{where} should be an object, not {type(value).__name__}")
+    return dict(value)
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _names(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [str(v) for v in value if v is not None]
+    return []
+
+
+def _decode_graph(snapshot: Mapping[str, Any]) -> nx.DiGraph:
+    data = _as_dict(snapshot.get("graph"), "snapshot['graph']")
+    nodes = _as_list(data.get("nodes"), "graph['nodes']")
+    edges = _as_list(data.get("edges"), "graph['edges']")
+    for i, node in enumerate(nodes):
+        if not isinstance(node, Mapping) or not isinstance(node.get("id"), str):
+            raise SnapshotShapeError(f"graph['nodes'][{i}] has no string 'id'")
+    known = {node["id"] for node in nodes}
+    for i, edge in enumerate(edges):
+        if not isinstance(edge, Mapping):
+            raise SnapshotShapeError(f"graph['edges'][{i}] is not an object")
+        for end in ("source", "target"):
+            if edge.get(end) not in known:
+                raise SnapshotShapeError(
+                    f"graph['edges'][{i}] {end} {str(edge.get(end))[:60]!r} is not a node id"
+                )
+    return graph_from_json({"nodes": nodes, "edges": edges})
+
+
+def _decode_passes(snapshot: Mapping[str, Any]) -> list[_Pass]:
+    passes = []
+    for i, raw in enumerate(_as_list(snapshot.get("backward_passes"), "backward_passes")):
+        where = f"backward_passes[{i}]"
+        raw = _as_dict(raw, where)
+        steps = []
+        for j, step in enumerate(_as_list(raw.get("steps"), f"{where}['steps']")):
+            step = _as_dict(step, f"{where}['steps'][{j}]")
+            targets = _as_list(step.get("targets"), f"{where}['steps'][{j}]['targets']")
+            steps.append(
+                _Step(
+                    node=str(step.get("node")),
+                    label=str(step.get("label") or step.get("node")),
+                    grad_outputs=_as_list(step.get("grad_outputs"), f"{where} grad_outputs"),
+                    grad_inputs=_as_list(step.get("grad_inputs"), f"{where} grad_inputs"),
+                    targets=[None if t is None else str(t) for t in targets],
+                    vars=_names(step.get("vars")),
+                )
+            )
+        error = raw.get("error")
+        passes.append(
+            _Pass(
+                root=_names(raw.get("root")),
+                retain_graph=bool(raw.get("retain_graph")),
+                kind=str(raw.get("kind") or "backward"),
+                error=None if error is None else str(error),
+                statement=_int_or_none(raw.get("statement")),
+                steps=steps,
+                leaf_grads=_as_dict(raw.get("leaf_grads"), f"{where}['leaf_grads']"),
+            )
+        )
+    return passes
+
+
+# --------------------------------------------------------------------------- grouping
+
+
+def _top_blocks(modules: Iterable[str]) -> list[str]:
+    """The first level of the module tree with more than one module (``layers.0``, ...).
+
+    The rule of the window's "Collapse all" (``gradviz.ui.display.top_blocks``,
+    which lives beside Qt code): collapsing the one outermost container would
+    hide the whole model in a single box.
+    """
+    names = sorted(set(modules))
+    children: dict[str, list[str]] = {}
+    for name in names:
+        parent = name.rsplit(".", 1)[0] if "." in name else ""
+        children.setdefault(parent, []).append(name)
+    level = children.get("", [])
+    while len(level) == 1 and children.get(level[0]):
+        level = children[level[0]]
+    return level
+
+
+def _group_caption(attrs: Mapping[str, Any]) -> str:
+    """The second line of a group box, as the window draws it (``gradviz.ui.display``)."""
+    names = [str(v) for v in attrs.get("vars") or []]
+    if names:
+        return ", ".join(names)
+    count = int(attrs.get("count") or len(attrs.get("members") or []))
+    return f"{count} node" + ("" if count == 1 else "s")
+
+
+def _shown_attrs(attrs: Mapping[str, Any]) -> Mapping[str, Any]:
+    if attrs.get("kind") != "group":
+        return attrs
+    return {**attrs, "vars": [_group_caption(attrs)]}
+
+
+def _style_of(attrs: Mapping[str, Any]) -> str:
+    return "group" if attrs.get("kind") == "group" else _style_key(attrs)
+
+
+# --------------------------------------------------------------------------- geometry
+
+
+def _r(value: float) -> float:
+    return round(float(value), 1)
+
+
+def _view(graph: nx.DiGraph, key: str, title: str, focus: str | None = None) -> dict[str, Any]:
+    """One picture: node boxes and edge polylines, laid out by the core layout."""
+    sized = graph
+    if any(d.get("kind") == "group" for _, d in graph.nodes(data=True)):
+        sized = graph.copy()
+        for v, d in graph.nodes(data=True):
+            if d.get("kind") == "group":
+                sized.nodes[v]["vars"] = [_group_caption(d)]
+    result = layout_with_routes(sized, spacing=DEFAULT_SPACING)
+    pos, sizes, routes = result.positions, result.sizes, result.routes
+    ids = [str(v) for v in graph.nodes]
+    index = {v: i for i, v in enumerate(graph.nodes)}
+    edges: list[list[Any]] = []
+    for u, v, attrs in graph.edges(data=True):
+        if u == v:
+            continue
+        kind = str(attrs.get("kind", "grad"))
+        pts = None
+        if kind == "saved":
+            pts = _saved_comb(pos[u], sizes[u], pos[v], sizes[v])
+        if pts is None:
+            bends = routes.get((u, v), [])
+            first = bends[0] if bends else pos[v]
+            last = bends[-1] if bends else pos[u]
+            pts = [
+                _clip_to_box(pos[u], sizes[u], first),
+                *bends,
+                _clip_to_box(pos[v], sizes[v], last),
+            ]
+        flat = [c for p in pts for c in (_r(p[0]), _r(p[1]))]
+        edges.append([index[u], index[v], kind, flat])
+    return {
+        "key": key,
+        "title": title,
+        "focus": focus,
+        "ids": ids,
+        "x": [_r(pos[v][0]) for v in graph.nodes],
+        "y": [_r(pos[v][1]) for v in graph.nodes],
+        "w": [_r(sizes[v][0]) for v in graph.nodes],
+        "h": [_r(sizes[v][1]) for v in graph.nodes],
+        "edges": edges,
+    }
+
+
+def _owners(collapsed: nx.DiGraph) -> dict[str, str]:
+    """Captured node id -> the group that hides it."""
+    return {
+        m: g
+        for g, d in collapsed.nodes(data=True)
+        if d.get("kind") == "group"
+        for m in d.get("members") or []
+    }
+
+
+def _open_one(
+    graph: nx.DiGraph, collapsed: nx.DiGraph, owners: Mapping[str, str], gid: str
+) -> nx.DiGraph:
+    """``collapsed`` with group ``gid`` expanded back into its members.
+
+    The same graph as ``collapse_modules(graph, blocks - {that block})`` (a test
+    holds them equal), built from the members' own edges rather than by a new
+    pass over the whole graph: a 96-block model needs 96 of these.
+    """
+    members = [m for m in collapsed.nodes[gid].get("members") or [] if m in graph]
+    out = nx.DiGraph()
+    for v, d in collapsed.nodes(data=True):
+        if v == gid:
+            for m in members:
+                out.add_node(m, **graph.nodes[m])
+        else:
+            out.add_node(v, **d)
+    for u, v, d in collapsed.edges(data=True):
+        if u != gid and v != gid:
+            out.add_edge(u, v, **d)
+    for m in members:
+        for u, v, d in (*graph.in_edges(m, data=True), *graph.out_edges(m, data=True)):
+            gu, gv = owners.get(u, gid), owners.get(v, gid)
+            gu, gv = u if gu == gid else gu, v if gv == gid else gv
+            if gu == gv or out.has_edge(gu, gv):
+                continue
+            if d.get("kind") == "saved" and gu != u:
+                continue  # a collapsed node's saved tensors hide with it
+            out.add_edge(gu, gv, **d)
+    return out
+
+
+def _views(graph: nx.DiGraph) -> tuple[list[dict[str, Any]], dict[str, nx.DiGraph]]:
+    """Every picture the page can switch to, and the grouped graphs they show."""
+    views = [_view(graph, "all", "Everything expanded")]
+    grouped: dict[str, nx.DiGraph] = {}
+    blocks = _top_blocks(module_tree(graph))
+    if blocks:
+        collapsed = collapse_modules(graph, blocks)
+        grouped["modules"] = collapsed
+        views.append(_view(collapsed, "modules", "Modules collapsed"))
+        if len(blocks) <= MAX_BLOCK_VIEWS:
+            owners = _owners(collapsed)
+            for block in blocks:
+                gid = GROUP_PREFIX + block
+                if gid not in collapsed:
+                    continue
+                one_open = _open_one(graph, collapsed, owners, gid)
+                grouped["open:" + block] = one_open
+                views.append(_view(one_open, "open:" + block, f"{block} open", focus=block))
+    if linear_chains(graph):
+        chained = collapse_chains(graph)
+        grouped["chains"] = chained
+        views.append(_view(chained, "chains", "Linear chains collapsed"))
+    return views, grouped
+
+
+def _groups(grouped: Mapping[str, nx.DiGraph]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for graph in grouped.values():
+        for v, d in graph.nodes(data=True):
+            if d.get("kind") != "group" or v in out:
+                continue
+            out[str(v)] = {
+                "label": str(d.get("label", v)),
+                "module": d.get("module"),
+                "chain": str(v).startswith(CHAIN_PREFIX),
+                "count": int(d.get("count") or 0),
+                "members": [str(m) for m in d.get("members") or []],
+            }
+    return out
+
+
+# --------------------------------------------------------------------------- backward timeline
+
+
+def _offsets(passes: Sequence[_Pass]) -> list[int]:
+    """Cursor position where each pass starts; a pass of n steps has n + 1 positions
+    (ready, then after each step). The last entry is the position after every pass."""
+    out, at = [], 0
+    for p in passes:
+        out.append(at)
+        at += len(p.steps) + 1
+    out.append(at)
+    return out
+
+
+def _scalar_of(value: Any) -> float | None:
+    while isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float):
+        return float(value)
+    return None
+
+
+def _norm_of(value: Any) -> float | None:
+    total, stack = 0.0, [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, int | float) and not isinstance(v, bool):
+            total += float(v) * float(v)
+        else:
+            return None
+    return math.sqrt(total)
+
+
+def _plot_y(value: Any) -> tuple[float | None, bool]:
+    """(the y of a plot point, whether it is a norm); None for a summary string."""
+    y = _scalar_of(value)
+    if y is not None:
+        return (y if math.isfinite(y) else None), False
+    y = _norm_of(value)
+    return (y if y is not None and math.isfinite(y) else None), True
+
+
+def _leaves(
+    snapshot: Mapping[str, Any], graph: nx.DiGraph, passes: Sequence[_Pass]
+) -> list[dict[str, Any]]:
+    """Each leaf's ``.grad`` along the cursor: where it changes, to what, and why."""
+    offsets = _offsets(passes)
+    end = offsets[-1]
+    tensors = _as_dict(snapshot.get("tensors"), "snapshot['tensors']")
+    events = _as_dict(snapshot.get("grad_events"), "snapshot['grad_events']")
+    history = _as_dict(snapshot.get("grad_history"), "snapshot['grad_history']")
+
+    acc_step: dict[tuple[int, str], int] = {}
+    names: list[str] = []
+    for k, p in enumerate(passes):
+        for i, step in enumerate(p.steps):
+            if step.label == "AccumulateGrad":
+                for v in step.vars:
+                    acc_step.setdefault((k, v), i)
+                    names.append(v)
+        names.extend(str(n) for n in p.leaf_grads)
+    names = list(dict.fromkeys([*map(str, events), *map(str, history), *names]))
+
+    acc_node: dict[str, str] = {}
+    tensor_node: dict[str, str] = {}
+    for v, d in graph.nodes(data=True):
+        kind = d.get("kind")
+        for name in _names(d.get("vars")):
+            if kind == "accumulate_grad":
+                acc_node.setdefault(name, str(v))
+            elif kind == "tensor" and d.get("is_leaf"):
+                tensor_node.setdefault(name, str(v))
+
+    def after_pass(k: int, name: str) -> int:
+        i = acc_step.get((k, name))
+        return offsets[k] + (i + 1 if i is not None else len(passes[k].steps))
+
+    def before_statement(statement: Any) -> int:
+        if isinstance(statement, int):
+            for k, p in enumerate(passes):
+                if p.statement is not None and p.statement > statement:
+                    return offsets[k]
+        return end
+
+    out = []
+    for name in names:
+        changes: list[tuple[int, Any, str]] = []
+        leaf_events = _as_list(events.get(name), f"grad_events[{name!r}]")
+        if leaf_events:
+            for e in leaf_events:
+                if not isinstance(e, Mapping):
+                    continue
+                kind = str(e.get("kind") or "")
+                k = _int_or_none(e.get("pass_index"))
+                if kind == "backward" and k is not None and 0 <= k < len(passes):
+                    changes.append((after_pass(k, name), e.get("value"), f"backward #{k + 1}"))
+                elif kind != "backward":
+                    at = before_statement(e.get("statement"))
+                    changes.append((at, e.get("value"), _GRAD_EVENT_TEXT.get(kind, kind)))
+        elif any(name in p.leaf_grads for p in passes):
+            for k, p in enumerate(passes):
+                if name in p.leaf_grads:
+                    changes.append((after_pass(k, name), p.leaf_grads[name], f"backward #{k + 1}"))
+        else:
+            ran = [k for k in range(len(passes)) if (k, name) in acc_step]
+            values = _as_list(history.get(name), f"grad_history[{name!r}]")
+            for k, value in zip(ran, values):
+                changes.append((after_pass(k, name), value, f"backward #{k + 1}"))
+        changes.sort(key=lambda c: c[0])
+        info = tensors.get(name)
+        if isinstance(info, Mapping) and "grad" in info:
+            final = info.get("grad")
+            if not changes or changes[-1][1] != final:
+                changes.append((end, final, "as saved"))
+        points = []
+        for at, value, what in changes:
+            if what == "as saved":
+                continue
+            y, norm = _plot_y(value)
+            points.append({"at": at, "y": y, "norm": norm, "label": what})
+        out.append(
+            {
+                "name": name,
+                "tensor": tensor_node.get(name),
+                "acc": acc_node.get(name),
+                "changes": [[at, value, what] for at, value, what in changes],
+                "points": points,
+            }
+        )
+    return out
+
+
+def _statement_text(snapshot: Mapping[str, Any], index: int | None) -> dict[str, Any] | None:
+    if index is None:
+        return None
+    for source in ("statements", "results"):
+        for s in _as_list(snapshot.get(source), f"snapshot[{source!r}]"):
+            if isinstance(s, Mapping) and s.get("index") == index:
+                return {"line": _int_or_none(s.get("line")), "source": str(s.get("source") or "")}
+    return None
+
+
+def _pass_json(snapshot: Mapping[str, Any], k: int, p: _Pass) -> dict[str, Any]:
+    return {
+        "title": f"{p.kind} #{k + 1}",
+        "kind": p.kind,
+        "root": p.root,
+        "retain_graph": p.retain_graph,
+        "error": p.error,
+        "statement": _statement_text(snapshot, p.statement),
+        "steps": [
+            {
+                "node": s.node,
+                "label": s.label,
+                "in": s.grad_outputs,
+                "out": s.grad_inputs,
+                "targets": s.targets,
+                "vars": s.vars,
+            }
+            for s in p.steps
+        ],
+    }
+
+
+# --------------------------------------------------------------------------- the page
+
+
+def page_model(snapshot: Mapping[str, Any], *, title: str | None = None) -> dict[str, Any]:
+    """Everything the page embeds: the graph, its pictures, the passes and the leaves' history.
+
+    Raises :class:`SnapshotShapeError` (a ValueError) when the snapshot lacks
+    the graph or has it in the wrong shape.
+    """
+    if not isinstance(snapshot, Mapping):
+        raise SnapshotShapeError(f"a snapshot is a JSON object, not {type(snapshot).__name__}")
+    graph = _decode_graph(snapshot)
+    passes = _decode_passes(snapshot)
+    views, grouped = _views(graph)
+    groups = _groups(grouped)
+    shown: dict[str, dict[str, Any]] = {}
+    for g in (graph, *grouped.values()):
+        for v, d in g.nodes(data=True):
+            if str(v) not in shown:
+                shown[str(v)] = {
+                    "lines": node_lines(_shown_attrs(d), DEFAULT_SPACING),
+                    "style": _style_of(d),
+                }
+    nodes = {str(v): {k: val for k, val in d.items() if k != "id"} for v, d in graph.nodes(data=True)}
+    # Big models open on their blocks, as a picture that can be read at once.
+    default = 0
+    if graph.number_of_nodes() > DEFAULT_GROUPED_NODES:
+        keys = [v["key"] for v in views]
+        if "modules" in keys:
+            default = keys.index("modules")
+    statements = [
+        {"index": s.get("index"), "line": s.get("line"), "source": s.get("source")}
+        for s in _as_list(snapshot.get("statements"), "snapshot['statements']")
+        if isinstance(s, Mapping)
+    ]
+    return {
+        "title": title or _default_title(snapshot, graph),
+        "device": snapshot.get("device"),
+        "counts": {"nodes": graph.number_of_nodes(), "edges": graph.number_of_edges()},
+        "style": {
+            "nodes": {**{k: list(v) for k, v in _STYLE.items()}, "group": list(_GROUP_STYLE)},
+            "edges": dict(_EDGE_COLOUR),
+            "backward": _BACKWARD,
+            "backward_fill": _BACKWARD_FILL,
+            "backward_done_fill": _BACKWARD_DONE_FILL,
+            "selection": _SELECTION,
+            "line_height": DEFAULT_SPACING.line_height,
+        },
+        "nodes": nodes,
+        "shown": shown,
+        "groups": groups,
+        "views": views,
+        "default_view": default,
+        "passes": [_pass_json(snapshot, k, p) for k, p in enumerate(passes)],
+        "offsets": _offsets(passes),
+        "leaves": _leaves(snapshot, graph, passes),
+        "tensors": _as_dict(snapshot.get("tensors"), "snapshot['tensors']"),
+        "statements": statements,
+    }
+
+
+def _default_title(snapshot: Mapping[str, Any], graph: nx.DiGraph) -> str:
+    n = graph.number_of_nodes()
+    return f"autograd graph, {n:,} node{'' if n == 1 else 's'}"
+
+
+def _script_json(value: Any) -> str:
+    """JSON that is safe inside ``<script type="application/json">``.
+
+    ``<`` ``>`` ``&`` become \\u escapes, so neither ``</script>`` nor ``<!--``
+    can appear; U+2028/2029 too, for older JavaScript parsers. NaN and
+    infinities (a script's gradients may hold them) become strings.
+    """
+    try:
+        text = json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    except (ValueError, TypeError):
+        text = json.dumps(
+            sanitize(value), allow_nan=False, ensure_ascii=False, separators=(",", ":")
+        )
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def _asset(name: str) -> str:
+    return resources.files("gradviz").joinpath(name).read_text(encoding="utf-8")
+
+
+_BODY = """<div class="gvz-root" tabindex="-1">
+<header class="gvz-bar">
+  <span class="gvz-brand">gradviz</span>
+  <span class="gvz-title"></span>
+  <span class="gvz-tools">
+    <button type="button" data-act="fit" title="Fit the graph to the window (0)">Fit</button>
+    <button type="button" data-act="zoom-in" title="Zoom in (+ or the mouse wheel)">+</button>
+    <button type="button" data-act="zoom-out" title="Zoom out (-)">&minus;</button>
+    <select class="gvz-view" title="Which picture of the graph: expanded, or grouped"></select>
+    <input class="gvz-search" type="search" placeholder="Find a node (/)" spellcheck="false">
+  </span>
+</header>
+<div class="gvz-main">
+  <div class="gvz-stage">
+    <canvas class="gvz-canvas"></canvas>
+    <div class="gvz-hud"></div>
+    <div class="gvz-legend"></div>
+  </div>
+  <aside class="gvz-side">
+    <section class="gvz-backward">
+      <h2>Backward passes</h2>
+      <div class="gvz-controls">
+        <button type="button" data-act="start" title="Before the first pass (Home)">|&#x25C0;</button>
+        <button type="button" data-act="pass-back" title="Back to the end of the previous pass (Shift+Left, Page Up)">&#x25C0;&#x25C0;</button>
+        <button type="button" data-act="step-back" title="Back one step (Left)">&#x25C0;</button>
+        <button type="button" data-act="step" title="One engine step (Right)">&#x25B6;</button>
+        <button type="button" data-act="pass" title="To the end of this pass, then of the next (Shift+Right, Page Down)">&#x25B6;&#x25B6;</button>
+        <button type="button" data-act="end" title="After the last pass (End)">&#x25B6;|</button>
+        <select class="gvz-pass" title="Jump to a pass"></select>
+      </div>
+      <div class="gvz-status"></div>
+    </section>
+    <section class="gvz-inspector">
+      <h2>Inspector</h2>
+      <div class="gvz-insp-body"></div>
+    </section>
+    <section class="gvz-grads">
+      <h2>Leaf .grad</h2>
+      <div class="gvz-plot"></div>
+      <div class="gvz-grad-table"></div>
+    </section>
+    <section class="gvz-modules">
+      <h2>Modules</h2>
+      <div class="gvz-module-body"></div>
+    </section>
+  </aside>
+</div>
+<script type="application/json" class="gvz-data">__DATA__</script>
+<script>__SCRIPT__</script>
+</div>"""
+
+# The page loads nothing: scripts and styles are inline and nothing else may be fetched.
+_CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
+
+
+def render_html(snapshot: Mapping[str, Any], *, title: str | None = None) -> str:
+    """One self-contained HTML document showing ``snapshot`` interactively.
+
+    Pan and zoom (drag, wheel), click a node for its inspector, step the
+    recorded backward passes (buttons or the arrow keys) with the gradients on
+    the edges, each leaf's ``.grad`` history as a plot, and the model's modules
+    collapsed into boxes for big graphs. No network is needed or allowed.
+    """
+    model = page_model(snapshot, title=title)
+    body = _BODY.replace("__SCRIPT__", _asset("html_view.js")).replace(
+        "__DATA__", _script_json(model)
+    )
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(model['title'])}</title>\n"
+        f"<style>\n{_asset('html_view.css')}</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n"
+    )
+
+
+def notebook_html(snapshot: Mapping[str, Any], *, height: int = 640, title: str | None = None) -> str:
+    """The page in an ``<iframe srcdoc>``, for notebooks (``_repr_html_``).
+
+    The frame keeps the page's script, style and keyboard handling away from
+    the notebook's own, and shows the same page in Jupyter, VS Code and Colab.
+    """
+    page = render_html(snapshot, title=title)
+    return (
+        f'<iframe srcdoc="{html.escape(page, quote=True)}" '
+        f'style="width:100%;height:{int(height)}px;border:1px solid #dee2e6;border-radius:4px" '
+        'sandbox="allow-scripts" title="gradviz interactive graph"></iframe>'
+    )
