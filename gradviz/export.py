@@ -1,4 +1,4 @@
-"""Export a (laid-out) autograd graph to SVG, PNG, DOT, GraphML or JSON.
+"""Export a (laid-out) autograd graph to SVG, PNG, DOT, GraphML, JSON or HTML.
 
 The SVG is written by hand from the same :mod:`gradviz.core.layout` boxes the
 canvas draws, so an export looks like the window without needing Qt.  Only
@@ -400,12 +400,21 @@ def _write_json(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing
         fh.write("\n")
 
 
+def _write_html(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing) -> None:
+    """The interactive page of the graph alone (a whole snapshot's page also replays its passes)."""
+    from gradviz.core.graphdata import graph_to_json
+    from gradviz.html_view import render_html
+
+    path.write_text(render_html({"graph": graph_to_json(graph)}), encoding="utf-8")
+
+
 _WRITERS: dict[str, Callable[[nx.DiGraph, Path, Any, LayoutSpacing], None]] = {
     ".svg": _write_svg,
     ".png": _write_png,
     ".dot": _write_dot,
     ".graphml": _write_graphml,
     ".json": _write_json,
+    ".html": _write_html,
 }
 SUPPORTED_SUFFIXES = tuple(_WRITERS)
 
