@@ -1,6 +1,6 @@
 /* gradviz interactive view: draws a laid-out autograd graph on a 2D canvas and replays
    its backward passes. The data (positions computed by gradviz's layout in Python)
-   sits in the <script type="application/json"> beside this script.
+   sits in the JSON script element beside this one (class gvz-data).
 
    Names in the data come from user scripts: they reach the DOM only through
    textContent or SVG text nodes, and the canvas only through fillText. */
@@ -254,6 +254,7 @@
   function computeFlow() {
     const { k, s } = place(state.cursor);
     const flow = { edges: new Map(), executed: new Set(), executing: null, k, s };
+    state.flow = flow;
     if (k >= passes.length) return flow;
     const steps = passes[k].steps;
     for (let j = 0; j < s; j++) {
