@@ -29,3 +29,14 @@ fi
 # torch first, pinned: a bare requirement would pull a multi-GB CUDA build.
 python3 -m pip install -q torch==2.13.0
 python3 -m pip install -q -e ".${extra}"
+
+# --test: the HTML view's browser tests (tests/test_html_view.py) drive Debian's
+# chromium through its chromedriver with selenium; where these are missing they skip.
+if [ -n "$extra" ]; then
+  if ! command -v chromedriver >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 \
+    && [ "$(id -u)" = "0" ]; then
+    apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null \
+      || echo "setup: chromium could not be installed; the browser tests will skip" >&2
+  fi
+  python3 -m pip install -q "selenium>=4.11"
+fi
