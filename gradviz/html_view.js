@@ -401,17 +401,18 @@
     ctx.closePath();
   }
 
-  function midpoint(p) {
+  // The point a fraction t along a polyline's length.
+  function pointAlong(p, t) {
     let total = 0;
     for (let i = 2; i < p.length; i += 2) total += Math.hypot(p[i] - p[i - 2], p[i + 1] - p[i - 1]);
-    let half = total / 2;
+    let left = total * t;
     for (let i = 2; i < p.length; i += 2) {
       const seg = Math.hypot(p[i] - p[i - 2], p[i + 1] - p[i - 1]);
-      if (seg >= half && seg > 0) {
-        const t = half / seg;
-        return [p[i - 2] + t * (p[i] - p[i - 2]), p[i - 1] + t * (p[i + 1] - p[i - 1])];
+      if (seg >= left && seg > 0) {
+        const f = left / seg;
+        return [p[i - 2] + f * (p[i] - p[i - 2]), p[i - 1] + f * (p[i + 1] - p[i - 1])];
       }
-      half -= seg;
+      left -= seg;
     }
     return [p[0], p[1]];
   }
@@ -537,18 +538,34 @@
         }
       }
     }
-    // gradients on the edges of the current pass
+    // gradients on the edges of the current pass: the current step's first, then the
+    // earlier ones where they do not cover another label
     state.labels = [];
-    if (flow.edges.size && s >= 0.3) {
+    if (flow.edges.size && s * 11 >= 5) {
       ctx.font = "11px " + FONT;
       ctx.textAlign = "center";
       ctx.textBaseline = "middle";
-      for (const [j, f] of flow.edges) {
+      const placed = [];
+      const free = (r) => placed.every((q) => r[0] >= q[2] || r[2] <= q[0] || r[1] >= q[3] || r[3] <= q[1]);
+      const order = [...flow.edges].sort((a, b) => Number(b[1].current) - Number(a[1].current));
+      for (const [j, f] of order) {
         const b = v.box;
         if (b[4 * j + 2] < wx0 || b[4 * j] > wx1 || b[4 * j + 3] < wy0 || b[4 * j + 1] > wy1) continue;
         const text = formatValue(f.value);
-        const [mx, my] = midpoint(v.edges[j][3]);
         const tw = ctx.measureText(text).width + 8;
+        let at = null;
+        for (const t of [0.5, 0.68, 0.32, 0.82]) {
+          const [mx, my] = pointAlong(v.edges[j][3], t);
+          const rect = [mx - tw / 2 - 2, my - 10, mx + tw / 2 + 2, my + 10];
+          if (free(rect)) { at = [mx, my, rect]; break; }
+        }
+        if (!at) {
+          if (!f.current) continue;
+          const [mx, my] = pointAlong(v.edges[j][3], 0.5);
+          at = [mx, my, [mx - tw / 2, my - 8, mx + tw / 2, my + 8]];
+        }
+        const [mx, my, rect] = at;
+        placed.push(rect);
         ctx.fillStyle = f.current ? "#ffffff" : "rgba(255,255,255,0.85)";
         ctx.strokeStyle = style.backward;
         ctx.lineWidth = 1;
@@ -1005,7 +1022,7 @@
     const index = viewByKey.get(key);
     if (index === undefined) return;
     const old = state.view;
-    // keep what the user looks at in the same place on screen
+    // What stays in place on screen: the node asked for, the group being opened, or the selection.
     const opening = data.views[index].focus;
     const anchor = focusId || (opening && old.idx.has("g:" + opening) ? "g:" + opening : state.selected);
     let anchorScreen = null;
@@ -1013,34 +1030,42 @@
       const i = old.idx.get(anchor);
       anchorScreen = [old.x[i] * state.s + state.tx, old.y[i] * state.s + state.ty];
     }
-    const members = anchor && groups[anchor] ? groups[anchor].members : null;
+    const anchorMembers = anchor && groups[anchor] ? groups[anchor].members : [];
+    const selected = state.selected;
     loadView(index);
     $(".gvz-view").value = key;
     const v = state.view;
     const pick = (id) => (v.idx.has(id) ? id : v.owner.has(id) ? v.owner.get(id) : null);
+    const topmost = (ids) => {
+      let best = null;
+      for (const id of ids) {
+        const i = v.idx.get(id);
+        if (i !== undefined && (best === null || v.y[i] < v.y[v.idx.get(best)])) best = id;
+      }
+      return best;
+    };
+    // the selection follows its node (or the group now hiding it); an opened group leaves none
+    state.selected = selected ? pick(selected) : null;
+    // an opened group is replaced by its top node, where the backward pass enters it
     let target = anchor ? pick(anchor) : null;
-    if (!target && members) target = members.map(pick).find(Boolean) || null;
+    if (!target) target = topmost(anchorMembers);
     if (!target && v.focus) {
-      const inFocus = (id) => {
+      target = topmost(v.ids.filter((id) => {
         const m = nodes[id] && nodes[id].module;
         return Boolean(m) && (m === v.focus || m.startsWith(v.focus + "."));
-      };
-      target = v.ids.find(inFocus) || null;
+      }));
     }
-    state.selected = target;
     state.flow = null;
     computeFlow();
-    if (target) {
-      const i = v.idx.get(target);
-      if (anchorScreen && i !== undefined) {
-        state.tx = anchorScreen[0] - v.x[i] * state.s;
-        state.ty = anchorScreen[1] - v.y[i] * state.s;
-        if (!onScreen(i)) centerOn(i);
-      } else if (i !== undefined) {
-        centerOn(i, 0.5);
-      }
+    const i = target ? v.idx.get(target) : undefined;
+    if (i !== undefined && anchorScreen) {
+      state.tx = anchorScreen[0] - v.x[i] * state.s;
+      state.ty = anchorScreen[1] - v.y[i] * state.s;
+      if (!onScreen(i)) centerOn(i);
+    } else if (i !== undefined) {
+      centerOn(i, 0.5);
     } else {
-      fit();
+      home();
     }
     renderModules();
     renderPanels();
