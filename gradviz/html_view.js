@@ -631,6 +631,10 @@
     clear(box);
     const { k, s } = place(state.cursor);
     const K = passes.length;
+    root.querySelectorAll(".gvz-controls button").forEach((b) => {
+      const back = ["start", "step-back", "pass-back"].includes(b.dataset.act);
+      b.disabled = back ? state.cursor <= 0 : state.cursor >= END;
+    });
     if (!K) {
       box.appendChild(el("div", "gvz-muted", "No backward pass was recorded: there is nothing to replay."));
       return;
@@ -669,10 +673,6 @@
         }
       }
     }
-    root.querySelectorAll(".gvz-controls button").forEach((b) => {
-      const act = b.dataset.act;
-      b.disabled = (act === "start" || act === "step-back" || act === "pass-back") ? state.cursor <= 0 : state.cursor >= END;
-    });
     const sel = $(".gvz-pass");
     sel.value = String(Math.min(k, K));
   }
