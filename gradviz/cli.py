@@ -39,7 +39,7 @@ def _build_parser() -> argparse.ArgumentParser:
     esrc = export.add_mutually_exclusive_group(required=True)
     esrc.add_argument("file", nargs="?")
     esrc.add_argument("--demo")
-    export.add_argument("-o", "--output", required=True, help=".svg .png .dot .graphml or .json")
+    export.add_argument("-o", "--output", required=True, help=".svg .png .dot .graphml .json or .html")
     export.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
 
     sub.add_parser("demos", help="list the built-in demos")
@@ -215,7 +215,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     graph = graph_from_json(report["graph"])
     positions = {k: (float(x), float(y)) for k, (x, y) in report.get("positions", {}).items()}
     try:
-        export_graph(graph, args.output, positions=positions or None)
+        if Path(args.output).suffix.lower() == ".html":
+            from gradviz.html_view import render_html  # the page replays the run's backward passes
+
+            Path(args.output).write_text(render_html(report), encoding="utf-8")
+        else:
+            export_graph(graph, args.output, positions=positions or None)
     except (ValueError, OSError) as exc:
         print(f"gradviz: {exc}", file=sys.stderr)
         return EXIT_USAGE
