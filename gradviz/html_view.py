@@ -409,7 +409,11 @@ def _leaves(
     for k, p in enumerate(passes):
         for i, step in enumerate(p.steps):
             if step.label == "AccumulateGrad":
-                for v in step.vars:
+                # a pass recorded before its leaves were named still knows its node
+                known = step.vars or (
+                    _names(graph.nodes[step.node].get("vars")) if step.node in graph else []
+                )
+                for v in known:
                     acc_step.setdefault((k, v), i)
                     names.append(v)
         names.extend(str(n) for n in p.leaf_grads)
