@@ -1182,7 +1182,8 @@
     viewSelect.appendChild(o);
   });
   if (data.views.length < 2) viewSelect.style.display = "none";
-  viewSelect.addEventListener("change", () => switchView(viewSelect.value));
+  // after a pick the arrow keys step the pass again rather than change the list
+  viewSelect.addEventListener("change", () => { switchView(viewSelect.value); viewSelect.blur(); });
 
   const passSelect = $(".gvz-pass");
   passes.forEach((p, k) => {
@@ -1198,7 +1199,7 @@
   } else {
     passSelect.style.display = "none";
   }
-  passSelect.addEventListener("change", () => setCursor(offsets[Number(passSelect.value)]));
+  passSelect.addEventListener("change", () => { setCursor(offsets[Number(passSelect.value)]); passSelect.blur(); });
 
   const searchBox = $(".gvz-search");
   searchBox.addEventListener("keydown", (ev) => {
