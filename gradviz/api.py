@@ -8,14 +8,17 @@ you already have.
 ...     loss = model(x).pow(2).mean()
 ...     loss.backward()
 >>> snap = gradviz.snapshot(loss, model=model, recorder=rec)
->>> gradviz.save(snap, "run.gradviz.json")   # open it with `gradviz open run.gradviz.json`
+>>> snap                                   # in a notebook: the graph, inline
+>>> snap.save("run.gradviz.json")          # open it with `gradviz open run.gradviz.json`
 
-The snapshot has the same shape as the window's (see ``docs/snapshot-format.md``).
+A :class:`Snapshot` holds the same data as the window's snapshots (see
+``docs/snapshot-format.md``); it reads like a dict (``snap["graph"]``).
 """
 
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -23,30 +26,165 @@ from typing import Any
 
 import torch
 
-from gradviz.core.backward import BackwardPass, record_backward
+from gradviz.core.backward import BackwardPass, BackwardStep, _WithTrace, record_backward
 from gradviz.core.capture import IdRegistry, capture, graph_to_json, tensor_value
 from gradviz.core.modules import tagging
-from gradviz.core.snapshot_file import read_snapshot
+from gradviz.core.snapshot_file import SNAPSHOT_FORMAT, SNAPSHOT_VERSION, read_snapshot
+from gradviz.headless import no_display_reason
 
-FORMAT = "gradviz-snapshot"
-FORMAT_VERSION = 1
+__all__ = ["NoDisplayError", "Recorder", "Snapshot", "load", "record", "save", "show", "snapshot"]
+
+FORMAT = SNAPSHOT_FORMAT
+FORMAT_VERSION = SNAPSHOT_VERSION
+
+
+class Snapshot(dict):  # type: ignore[type-arg]
+    """An autograd graph, its backward passes and tensors, as plain JSON-able data.
+
+    A dict (``snap["graph"]["nodes"]``, ``json.dumps(snap)`` as before) that also
+    writes itself (:meth:`to_json`, :meth:`save`) and draws itself: :meth:`to_svg`,
+    :meth:`to_html`, and in Jupyter, VS Code notebooks and Colab ``_repr_html_``
+    (the interactive view) and ``_repr_svg_`` (the laid-out graph, gradviz's own
+    renderer, no Graphviz).
+    """
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """A plain dict of the snapshot (the window and the HTML view take one)."""
+        return dict(self)
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The snapshot file's text: versioned JSON (``format``: gradviz-snapshot)."""
+        data = {"format": FORMAT, "version": FORMAT_VERSION, **self}
+        return json.dumps(data, allow_nan=False, default=str, indent=indent)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the snapshot to ``path``; open it with ``gradviz open PATH``."""
+        path = Path(path)
+        path.write_text(self.to_json(), encoding="utf-8")
+        return path
+
+    def to_svg(self) -> str:
+        """The laid-out graph as an SVG document, drawn as the window and ``gradviz export`` draw it."""
+        from gradviz.export import snapshot_to_svg
+
+        return snapshot_to_svg(self)
+
+    def to_html(self) -> str:
+        """The interactive view: one self-contained HTML page (no network), for a file."""
+        from gradviz.html_view import render_html  # lazily: most uses never draw HTML
+
+        return render_html(self.to_dict())
+
+    def _repr_html_(self) -> str:
+        """The interactive view inside a notebook (its own frame: Jupyter, VS Code, Colab)."""
+        from gradviz.html_view import notebook_html
+
+        return notebook_html(self.to_dict())
+
+    def _repr_svg_(self) -> str:
+        return _svg_element(self.to_svg())
+
+    def __repr__(self) -> str:
+        graph = self.get("graph") or {}
+        nodes = len(graph.get("nodes") or [])
+        passes = len(self.get("backward_passes") or [])
+        roots = [str(n) for n in self.get("root_names") or []]
+        named = f", roots {', '.join(roots)}" if roots else ""
+        return (
+            f"<gradviz.Snapshot: {nodes} node{'' if nodes == 1 else 's'}, {passes} backward "
+            f"pass{'' if passes == 1 else 'es'}, device {self.get('device')}{named}>"
+        )
+
+    __str__ = __repr__
+
+
+def _svg_element(document: str) -> str:
+    """The ``<svg>`` element alone: notebooks put it inside HTML, where ``<?xml?>`` is noise."""
+    start = document.find("<svg")
+    return document[start:] if start >= 0 else document
 
 
 class Recorder:
-    """Backward passes run inside ``gradviz.record()``."""
+    """Backward passes run inside ``gradviz.record()``.
+
+    Each pass keeps the autograd node behind each step and every leaf's ``.grad``
+    right after the pass, so names given later (to :meth:`name` or to
+    :func:`snapshot`) still label the steps and the accumulation history.
+    """
 
     def __init__(self) -> None:
         self.registry = IdRegistry()
         self.passes: list[BackwardPass] = []
         self.module_of: dict[int, str] = {}
         self._names: dict[int, list[str]] = {}
+        #: what name() was given: kept alive so the ids above stay theirs
+        self._named: list[tuple[str, torch.Tensor]] = []
+        #: per pass: the autograd node of each step (aligned with pass.steps)
+        self._step_nodes: list[list[Any]] = []
+        #: per pass: (leaf, its .grad right after the pass) for each leaf it accumulated into
+        self._grads_after: list[list[tuple[torch.Tensor, Any]]] = []
 
     def name(self, mapping: Mapping[str, Any]) -> None:
-        """Give recorded steps the user's names (tensor or module -> name)."""
+        """Give recorded steps the user's names (tensor or module -> name), before or after backward()."""
         for name, t in _named(mapping).items():
+            self._named.append((name, t))
             self._names.setdefault(id(t), []).append(name)
             if t.grad_fn is not None:
                 self._names.setdefault(id(t.grad_fn), []).append(name)
+
+    def _record(self, func: Any, args: tuple, kwargs: dict, run: Any) -> Any:
+        nodes: list[Any] = []
+
+        def on_step(fn: Any, step: BackwardStep) -> None:
+            nodes.append(fn)
+
+        try:
+            result, trace = record_backward(
+                func, args, kwargs, run, self.registry, self._names, on_step=on_step
+            )
+        except _WithTrace as failed:
+            self._add(failed.trace, nodes)
+            raise failed.original from None
+        self._add(trace, nodes)
+        return result
+
+    def _add(self, trace: BackwardPass, nodes: list[Any]) -> None:
+        grads: list[tuple[torch.Tensor, Any]] = []
+        if trace.kind == "backward":
+            for fn in nodes:
+                leaf = getattr(fn, "variable", None) if type(fn).__name__ == "AccumulateGrad" else None
+                if isinstance(leaf, torch.Tensor):
+                    grads.append((leaf, tensor_value(leaf.grad) if leaf.grad is not None else None))
+        self.passes.append(trace)
+        self._step_nodes.append(nodes)
+        self._grads_after.append(grads)
+
+    def _passes_json(
+        self, names: Mapping[int, list[str]]
+    ) -> tuple[list[dict[str, Any]], dict[str, list[Any]]]:
+        """The passes with every step named by ``names`` (id -> names), and the grad history."""
+        out: list[dict[str, Any]] = []
+        history: dict[str, list[Any]] = {}
+        for trace, nodes, grads in zip(self.passes, self._step_nodes, self._grads_after):
+            data = trace.to_json()
+            if len(nodes) == len(data["steps"]):
+                for step, fn in zip(data["steps"], nodes):
+                    owner = fn.variable if step["label"] == "AccumulateGrad" else fn
+                    step["vars"] = _merged(step["vars"], names.get(id(owner), []))
+            leaf_grads: dict[str, Any] = {}
+            for leaf, value in grads:
+                for name in names.get(id(leaf), []):
+                    leaf_grads[name] = value
+                    history.setdefault(name, []).append(value)
+            data["leaf_grads"] = {**data.get("leaf_grads", {}), **leaf_grads}
+            out.append(data)
+        return out, history
+
+
+def _merged(first: list[str], more: list[str]) -> list[str]:
+    return first + [n for n in more if n not in first]
 
 
 @contextmanager
@@ -62,21 +200,12 @@ def record(*modules: torch.nn.Module) -> Iterator[Recorder]:
     original_grad = torch.autograd.grad
 
     def backward(*args: Any, **kwargs: Any) -> Any:
-        result, trace = record_backward(
-            original_backward, args, kwargs, lambda: original_backward(*args, **kwargs),
-            recorder.registry, recorder._names,
+        return recorder._record(
+            original_backward, args, kwargs, lambda: original_backward(*args, **kwargs)
         )
-        recorder.passes.append(trace)
-        return result
 
     def grad(*args: Any, **kwargs: Any) -> Any:
-        result, trace = record_backward(
-            torch.autograd.grad, args, kwargs, lambda: original_grad(*args, **kwargs),
-            recorder.registry, recorder._names,
-        )
-        trace.kind = "grad"
-        recorder.passes.append(trace)
-        return result
+        return recorder._record(original_grad, args, kwargs, lambda: original_grad(*args, **kwargs))
 
     def on_node(fn: Any, qualname: str) -> None:
         recorder.module_of.setdefault(id(fn), qualname)
@@ -114,12 +243,14 @@ def snapshot(
     recorder: Recorder | None = None,
     root_names: list[str] | None = None,
     include_saved: bool = True,
-) -> dict[str, Any]:
-    """The autograd graph behind ``roots`` as a snapshot (plain JSON-able data).
+) -> Snapshot:
+    """The autograd graph behind ``roots`` as a :class:`Snapshot`.
 
     ``model``'s parameters are labelled with their qualified names
     (``encoder.layers.0.linear1.weight``); ``names`` adds your own labels
-    (tensors, or modules whose parameters get ``name.`` prefixes).
+    (tensors, or modules whose parameters get ``name.`` prefixes). Names given
+    here also label the recorder's passes and history, even when ``backward()``
+    ran before the tensors had names.
     """
     if not roots:
         raise TypeError("snapshot() needs at least one tensor")
@@ -150,14 +281,16 @@ def snapshot(
     # (capture already named parameters' modules from their qualified names)
     for _node_id, data in graph.nodes(data=True):
         data["new"] = False
-    passes = recorder.passes if recorder is not None else []
+    passes: list[dict[str, Any]] = []
     history: dict[str, list[Any]] = {}
-    for p in passes:
-        for step in p.steps:
-            if step.label == "AccumulateGrad":
-                for v in step.vars:
-                    history.setdefault(v, []).append(step.grad_outputs[0] if step.grad_outputs else None)
-    return {
+    if recorder is not None:
+        by_id: dict[int, list[str]] = {}
+        for name, t in [*recorder._named, *variables.items()]:
+            for key in (id(t), id(t.grad_fn) if t.grad_fn is not None else None):
+                if key is not None and name not in by_id.setdefault(key, []):
+                    by_id[key].append(name)
+        passes, history = recorder._passes_json(by_id)
+    return Snapshot({
         "format": FORMAT,
         "version": FORMAT_VERSION,
         "source": "api",
@@ -167,41 +300,72 @@ def snapshot(
         "results": [],
         "tensors": {name: info.to_json() for name, info in cap.tensors.items()},
         "graph": graph_to_json(graph),
-        "backward_passes": [p.to_json() for p in passes],
+        "backward_passes": passes,
         "grad_history": history,
         "grad_events": {},
         "memory": {
             "statements": [],
             "totals": {"allocated_bytes": 0, "saved_bytes": cap.saved_bytes, "live_bytes": cap.live_bytes},
         },
+        "root_names": list(labels[: len(roots)]),
         "root_values": [tensor_value(r) for r in roots],
-    }
+    })
 
 
 def save(snap: Mapping[str, Any], path: str | Path) -> Path:
     """Write a snapshot as versioned JSON (``format``: gradviz-snapshot, ``version``: 1)."""
-    data = dict(snap)
-    data.setdefault("format", FORMAT)
-    data.setdefault("version", FORMAT_VERSION)
-    path = Path(path)
-    path.write_text(json.dumps(data, allow_nan=False, default=str), encoding="utf-8")
-    return path
+    return (snap if isinstance(snap, Snapshot) else Snapshot(snap)).save(path)
 
 
-def load(path: str | Path) -> dict[str, Any]:
-    """Read a snapshot written by :func:`save`; refuses other files with a clear message."""
-    return read_snapshot(path)
+def load(path: str | Path) -> Snapshot:
+    """Read a snapshot written by :func:`save`, checked against the format's schema.
+
+    Refuses other and damaged files with a ValueError that says what is wrong where.
+    """
+    return Snapshot(read_snapshot(path))
 
 
-def show(*roots: torch.Tensor, **kwargs: Any) -> int:
-    """Open the window, read-only, on the graph behind ``roots`` (blocks until it closes).
+class NoDisplayError(RuntimeError):
+    """:func:`show` was called where no window can open (no display)."""
+
+
+_windows: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def show(*roots: Any, **kwargs: Any) -> int | None:
+    """Open the window, read-only, on the graph behind ``roots`` (or on a :class:`Snapshot`).
 
     Takes :func:`snapshot`'s arguments (``model=``, ``names=``, ``recorder=``, …):
     pass the recorder of a ``gradviz.record(model)`` block to replay its backward
-    passes with F11 and collapse the model's modules. The window process is this
-    one; the UI itself never imports torch.
-    """
-    snap = snapshot(*roots, **kwargs)
-    from gradviz.ui.app import run_app  # lazily: the library works without PySide6
+    passes with F11 and collapse the model's modules.
 
-    return run_app(snapshot=snap)
+    Inside a running Qt application (IPython's ``%gui qt``, napari) the window
+    opens and ``show`` returns None at once; the host keeps its look. Otherwise
+    ``show`` runs Qt until the window closes and returns its exit code. Where no
+    window can open (no display) it raises :class:`NoDisplayError` and the
+    process lives on: display the snapshot inline instead. No torch kernel
+    process is started for a read-only snapshot.
+    """
+    if len(roots) == 1 and isinstance(roots[0], Mapping) and not kwargs:
+        snap = roots[0] if isinstance(roots[0], Snapshot) else Snapshot(roots[0])
+    else:
+        snap = snapshot(*roots, **kwargs)
+    from gradviz.ui.app import host_application  # lazily: the library works without PySide6
+
+    if host_application() is None:
+        reason = no_display_reason()
+        if reason:
+            raise NoDisplayError(
+                f"gradviz.show() cannot open a window: {reason}. In a notebook, show the "
+                "snapshot inline instead (make `gradviz.snapshot(...)` the last expression of "
+                "a cell, or call `snap.to_html()`); or save it with "
+                "`snap.save('run.gradviz.json')` and run `gradviz open run.gradviz.json` "
+                "on a machine with a display"
+            )
+    from gradviz.ui.app import open_window, run_app
+
+    if host_application() is not None:
+        window = open_window(snapshot=snap.to_dict())
+        _windows.add(window)
+        return None
+    return run_app(snapshot=snap.to_dict())

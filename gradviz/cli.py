@@ -2,13 +2,13 @@
 
 Exit codes for ``run``: 0 when every statement ran, 1 when one failed (the
 report is still printed), 2 for a usage error (unreadable file, unavailable
-device, unknown demo).
+device, unknown demo, a snapshot file where a script was expected, a damaged
+snapshot file).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,10 +17,13 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def _build_parser() -> argparse.ArgumentParser:
+    from gradviz import __version__
+
     parser = argparse.ArgumentParser(
         prog="gradviz",
         description="Step through PyTorch autograd. With no command, opens the window.",
     )
+    parser.add_argument("--version", action="version", version=f"gradviz {__version__}")
     sub = parser.add_subparsers(dest="command")
 
     run = sub.add_parser("run", help="run a script headless and report what autograd did")
@@ -35,14 +38,17 @@ def _build_parser() -> argparse.ArgumentParser:
         help="seconds one statement may run (default 25); past it the kernel is stopped",
     )
 
-    export = sub.add_parser("export", help="run a script and write its graph to a file")
+    export = sub.add_parser(
+        "export", help="write the graph of a script (run first) or of a snapshot file to a file"
+    )
     esrc = export.add_mutually_exclusive_group(required=True)
-    esrc.add_argument("file", nargs="?")
+    esrc.add_argument("file", nargs="?", help="a tensor script (.py) or a .gradviz.json snapshot")
     esrc.add_argument("--demo")
     export.add_argument("-o", "--output", required=True, help=".svg .png .dot .graphml .json or .html")
     export.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
 
-    sub.add_parser("demos", help="list the built-in demos")
+    demos = sub.add_parser("demos", help="list the built-in demos, one a line")
+    demos.add_argument("-v", "--verbose", action="store_true", help="also say what each teaches")
 
     window = sub.add_parser("window", help="open the window (the default)")
     window.add_argument("file", nargs="?")
@@ -50,7 +56,31 @@ def _build_parser() -> argparse.ArgumentParser:
 
     opener = sub.add_parser("open", help="open a script or a saved .gradviz.json snapshot")
     opener.add_argument("file")
+    for p in (window, opener):
+        p.add_argument(
+            "--quit-after", type=float, default=None, metavar="S",
+            help="close the window after S seconds (a smoke test of an install)",
+        )
     return parser
+
+
+def _snapshot_arg(args: argparse.Namespace) -> bool:
+    """True when the command was given a snapshot file rather than a script."""
+    from gradviz.core.snapshot_file import looks_like_snapshot
+
+    file = getattr(args, "file", None)
+    return bool(file) and not getattr(args, "demo", None) and looks_like_snapshot(file)
+
+
+def _read_snapshot_arg(file: str) -> dict[str, Any] | int:
+    """The checked snapshot in ``file``, or EXIT_USAGE after saying what is wrong with it."""
+    from gradviz.core.snapshot_file import SnapshotError, read_snapshot
+
+    try:
+        return read_snapshot(file)
+    except SnapshotError as exc:
+        print(f"gradviz: {exc}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 def _load_source(args: argparse.Namespace) -> tuple[str | bytes, str]:
@@ -74,7 +104,10 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
 
     try:
         source, _label = _load_source(args)
-    except (OSError, KeyError) as exc:
+    except KeyError as exc:  # an unknown demo: the message lists the known ones
+        print(f"gradviz: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
         print(f"gradviz: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if isinstance(source, bytes):
@@ -192,6 +225,20 @@ def _report_failed(report: dict[str, Any]) -> bool:
 def cmd_run(args: argparse.Namespace) -> int:
     from gradviz.core.wire import dumps
 
+    if _snapshot_arg(args):
+        snap = _read_snapshot_arg(args.file)
+        if isinstance(snap, int):
+            return snap
+        nodes = len(snap["graph"]["nodes"])
+        passes = len(snap.get("backward_passes") or [])
+        print(
+            f"gradviz: {args.file} is a gradviz snapshot ({nodes} nodes, {passes} backward "
+            f"pass{'' if passes == 1 else 'es'}), not a script: there is nothing to run. "
+            f"Open it with `gradviz open {args.file}`, or draw it with "
+            f"`gradviz export {args.file} -o graph.svg`",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     report = _run_report(args)
     if isinstance(report, int):
         return report
@@ -204,8 +251,22 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from gradviz.core.graphdata import graph_from_json
-    from gradviz.export import export_graph
+    from gradviz.export import export_graph, export_snapshot
 
+    if _snapshot_arg(args):
+        snap = _read_snapshot_arg(args.file)
+        if isinstance(snap, int):
+            return snap
+        try:
+            graph = export_snapshot(snap, args.output)
+        except (ValueError, OSError) as exc:
+            print(f"gradviz: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        print(
+            f"wrote {args.output} ({graph.number_of_nodes()} nodes, "
+            f"{graph.number_of_edges()} edges)"
+        )
+        return EXIT_OK
     report = _run_report(args, layout=True)
     if isinstance(report, int):
         return report
@@ -229,34 +290,44 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_demos(args: argparse.Namespace) -> int:
-    from gradviz.core.demos import list_demos
+    from gradviz.core.demos import DemosMissing, list_demos
 
-    for demo in list_demos():
+    try:
+        demos = list_demos()
+    except DemosMissing as exc:
+        print(f"gradviz: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    for demo in demos:
         print(f"{demo.name:<18} {demo.title}")
-        if demo.about:
+        if demo.about and getattr(args, "verbose", False):
             print(f"{'':<18} {demo.about}")
     return EXIT_OK
 
 
 def _no_display_reason() -> str | None:
     """Why a window cannot open here (Linux without X11/Wayland), or None."""
-    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
-        return None
-    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+    from gradviz.headless import no_display_reason
+
+    reason = no_display_reason()
+    if reason is None:
         return None
     return (
-        "no display: DISPLAY and WAYLAND_DISPLAY are unset. Run gradviz on a desktop, "
-        "or under a virtual screen (xvfb-run -a gradviz); the headless commands "
-        "(gradviz run, export, demos) need none"
+        f"{reason}. Run gradviz on a desktop, or under a virtual screen "
+        "(xvfb-run -a gradviz); the headless commands (gradviz run, export, demos) need none"
     )
 
 
 def cmd_window(args: argparse.Namespace) -> int:
     """The window on a script, a demo, or a saved snapshot (read-only when it has no script)."""
     file = getattr(args, "file", None)
-    if getattr(args, "command", None) == "open" and file and not Path(file).is_file():
+    if file and not Path(file).is_file():
         print(f"gradviz: no such file: {file}", file=sys.stderr)
         return EXIT_USAGE
+    if file and _snapshot_arg(args) and _has_format(file):
+        # Checked here too, so a damaged snapshot is explained without a display.
+        snap = _read_snapshot_arg(file)
+        if isinstance(snap, int):
+            return snap
     reason = _no_display_reason()
     if reason:
         print(f"gradviz: {reason}", file=sys.stderr)
@@ -266,7 +337,44 @@ def cmd_window(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"gradviz: the window needs PySide6 ({exc})", file=sys.stderr)
         return EXIT_USAGE
-    return run_app(file=file, demo=getattr(args, "demo", None))
+    quit_after = getattr(args, "quit_after", None)
+    if quit_after is not None:
+        from PySide6.QtCore import QTimer
+
+        from gradviz.ui.app import create_application
+
+        create_application()
+        QTimer.singleShot(int(quit_after * 1000), _quit_windows)
+    return run_app(file=file, demo=getattr(args, "demo", None), own_process=True)
+
+
+def _has_format(file: str) -> bool:
+    """The JSON file names a format (a snapshot), rather than only holding statements."""
+    import json
+
+    try:
+        data = json.loads(Path(file).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return True  # unreadable: let the snapshot reader say why
+    return not isinstance(data, dict) or "format" in data or "statements" not in data
+
+
+def _quit_windows() -> None:
+    """``--quit-after``: close every window as a person would (the kernel shuts down), then quit."""
+    from PySide6.QtWidgets import QApplication
+
+    from gradviz.ui import main_window
+
+    main_window.ask_unsaved_changes = lambda *a, **k: main_window.QMessageBox.StandardButton.Discard
+    for widget in QApplication.topLevelWidgets():
+        if isinstance(widget, main_window.MainWindow):
+            widget.close()
+    QApplication.quit()
+
+
+def app_main() -> int:
+    """The ``gradviz-app`` launcher (a GUI entry point: no console window on Windows)."""
+    return main(["window", *sys.argv[1:]])
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,7 +28,15 @@ from gradviz.core.layout import (
     node_size,
 )
 
-__all__ = ["SUPPORTED_SUFFIXES", "export_graph", "graph_to_dot", "graph_to_svg"]
+__all__ = [
+    "SUPPORTED_SUFFIXES",
+    "export_graph",
+    "export_snapshot",
+    "graph_to_dot",
+    "graph_to_svg",
+    "snapshot_graph",
+    "snapshot_to_svg",
+]
 
 Point = tuple[float, float]
 
@@ -442,3 +450,33 @@ def export_graph(
             f"supported: {', '.join(SUPPORTED_SUFFIXES)}"
         )
     writer(graph, path, positions, spacing or DEFAULT_SPACING)
+
+
+# --- snapshots (gradviz.snapshot(), .gradviz.json files) -----------------------------------------
+
+
+def snapshot_graph(
+    snapshot: Mapping[str, Any],
+) -> tuple[nx.DiGraph, dict[Hashable, tuple[float, float]] | None]:
+    """The graph of a (checked) snapshot and the positions it was drawn at, if it carries them."""
+    from gradviz.core.graphdata import graph_from_json
+
+    graph = graph_from_json(snapshot["graph"])
+    saved = snapshot.get("positions")
+    positions = None
+    if isinstance(saved, Mapping) and saved:
+        positions = {k: (float(v[0]), float(v[1])) for k, v in saved.items() if k in graph}
+    return graph, positions or None
+
+
+def snapshot_to_svg(snapshot: Mapping[str, Any], *, spacing: LayoutSpacing | None = None) -> str:
+    """The snapshot's graph as an SVG document, laid out and drawn as the window draws it."""
+    graph, positions = snapshot_graph(snapshot)
+    return graph_to_svg(graph, positions, spacing=spacing)
+
+
+def export_snapshot(snapshot: Mapping[str, Any], path: str | Path) -> nx.DiGraph:
+    """Write a snapshot's graph to ``path`` (any of :data:`SUPPORTED_SUFFIXES`); returns the graph."""
+    graph, positions = snapshot_graph(snapshot)
+    export_graph(graph, path, positions)
+    return graph

@@ -12,15 +12,18 @@ Torch-free: this process never imports torch.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import os
 import queue
 import shutil
+import site
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -38,6 +41,41 @@ START_TIMEOUT_S = 180.0
 FIRST_PHASE_S = 60.0
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[1])
+DISTRIBUTION = "gradviz-autograd"
+
+
+def import_path() -> str | None:
+    """The folder the kernel must put on PYTHONPATH to import this gradviz, or None.
+
+    None when this gradviz is installed, from a wheel or editable: the kernel's
+    interpreter finds it by itself, and neither its path nor its working
+    directory points into a source tree. A source checkout run without
+    installing (``python main.py`` in a clone) gets the checkout's root.
+    """
+    here = Path(__file__).resolve().parent
+    try:
+        dist = importlib.metadata.distribution(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return PACKAGE_PARENT
+    installed = Path(str(dist.locate_file("gradviz/__init__.py"))).resolve().parent
+    if installed == here and installed.parent in _site_dirs():
+        return None
+    try:
+        direct = json.loads(dist.read_text("direct_url.json") or "{}")
+    except ValueError:
+        direct = {}
+    if direct.get("dir_info", {}).get("editable") and str(direct.get("url", "")).startswith(
+        "file://"
+    ):
+        source = Path(urllib.parse.unquote(urllib.parse.urlparse(direct["url"]).path)).resolve()
+        if source == here.parent:
+            return None  # the editable install's finder maps gradviz to this very tree
+    return PACKAGE_PARENT
+
+
+def _site_dirs() -> set[Path]:
+    """Where the kernel's interpreter looks for installed packages (no user site: it is off)."""
+    return {Path(p).resolve() for p in site.getsitepackages()}
 
 
 class KernelError(RuntimeError):
@@ -83,9 +121,11 @@ def kernel_environment(workdir: str) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "PYTHONNOUSERSITE": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONPATH": PACKAGE_PARENT,
         "PYTHONIOENCODING": "utf-8",
     }
+    path = import_path()
+    if path is not None:
+        env["PYTHONPATH"] = path
     for name in ("CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                  "LD_LIBRARY_PATH", "SYSTEMROOT", "VIRTUAL_ENV"):
         if name in os.environ:

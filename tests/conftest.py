@@ -44,7 +44,7 @@ def main_window(qtbot, gui_dirs, monkeypatch):
     from gradviz.ui import main_window as mw
     from gradviz.ui.app import create_application
 
-    create_application()
+    create_application(adopt=True)  # styled as the gradviz command styles its own application
     settings_dir, data_dir = gui_dirs
     before = {_pointer(w) for w in QApplication.topLevelWidgets()}
     windows = []

@@ -10,6 +10,13 @@ import torch
 
 from gradviz.core.session import Session
 
+#: the built-in lessons (README's demo table); a demo folder missing any of them is a broken install
+LESSONS = frozenset({
+    "devices", "first_backward", "retain_graph", "two_paths", "two_leaves", "custom_function",
+    "no_grad_memory", "inplace_memory", "inplace_dangers", "shared_storage", "clone_vs_detach",
+    "leaves",
+})
+
 
 def run_script(source: str, keep_going: bool = True, **kwargs) -> Session:
     session = Session(source, **kwargs)

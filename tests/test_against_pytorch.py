@@ -8,9 +8,14 @@ import torch
 from gradviz.core.capture import named_tensors
 from gradviz.core.demos import list_demos
 
-from .helpers import run_plain, run_script
+from .helpers import LESSONS, run_plain, run_script
 
-DEMOS = list_demos()
+DEMOS = list_demos()  # raises DemosMissing where the demo folder is missing or empty
+
+
+def test_every_lesson_is_compared():
+    """An install without its demos must fail here, not compare an empty set."""
+    assert {d.name for d in DEMOS} == LESSONS
 
 
 @pytest.mark.parametrize("demo", DEMOS, ids=[d.name for d in DEMOS])

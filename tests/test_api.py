@@ -134,3 +134,209 @@ def test_clear_errors_for_bad_roots():
         gradviz.snapshot(torch.ones(2))
     with pytest.raises(TypeError, match="not a tensor or module"):
         gradviz.snapshot(torch.ones(1, requires_grad=True) * 2, names={"x": 3})
+
+
+# --- what gradviz.record records, checked against what PyTorch did ------------------------------
+
+
+def _graph_still_there(z: torch.Tensor) -> bool:
+    """Did PyTorch keep z's graph? Another backward through it tells."""
+    try:
+        torch.autograd.grad(z, [t for t in _leaves(z)], allow_unused=True)
+    except RuntimeError:
+        return False
+    return True
+
+
+def _leaves(z: torch.Tensor) -> list[torch.Tensor]:
+    out, stack, seen = [], [z.grad_fn], set()
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        if hasattr(fn, "variable"):
+            out.append(fn.variable)
+        stack.extend(n for n, _ in fn.next_functions)
+    return out
+
+
+BACKWARD_CALLS = {
+    "z.backward(retain_graph=True)": lambda z, x: z.backward(retain_graph=True),
+    "z.backward(None, True)": lambda z, x: z.backward(None, True),
+    "z.backward()": lambda z, x: z.backward(),
+    "z.backward(None, False)": lambda z, x: z.backward(None, False),
+    "z.backward(None, None, True)": lambda z, x: z.backward(None, None, True),
+    "z.backward(create_graph=True)": lambda z, x: z.backward(create_graph=True),
+    "z.backward(None, False, True)": lambda z, x: z.backward(None, False, True),
+    "autograd.backward(z, None, True)": lambda z, x: torch.autograd.backward(z, None, True),
+    "autograd.backward([z], retain_graph=True)": lambda z, x: torch.autograd.backward(
+        [z], retain_graph=True
+    ),
+    "autograd.backward(z, None, None, True)": lambda z, x: torch.autograd.backward(
+        z, None, None, True
+    ),
+    "autograd.grad(z, x, None, True)": lambda z, x: torch.autograd.grad(z, x, None, True),
+    "autograd.grad(z, [x], create_graph=True)": lambda z, x: torch.autograd.grad(
+        z, [x], create_graph=True
+    ),
+    "autograd.grad(z, x)": lambda z, x: torch.autograd.grad(z, x),
+}
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+@pytest.mark.parametrize("call", list(BACKWARD_CALLS), ids=list(BACKWARD_CALLS))
+def test_record_reads_retain_and_create_graph_as_pytorch_does(call):
+    x = torch.tensor([1.5, -2.0], requires_grad=True)
+    with gradviz.record() as rec:
+        z = (x**3).sum()  # PowBackward0 saves x: a freed graph cannot be run again
+        result = BACKWARD_CALLS[call](z, x)
+    (trace,) = rec.passes
+    # what PyTorch did: is the graph still there, and did the gradient get a graph of its own?
+    gradient = x.grad if result is None else result[0]
+    assert trace.retain_graph is _graph_still_there(z)
+    assert trace.create_graph is (gradient.grad_fn is not None)
+    assert trace.kind == ("grad" if call.startswith("autograd.grad") else "backward")
+
+
+def test_grad_history_is_grad_after_each_pass():
+    x = torch.tensor(2.0, requires_grad=True)
+    after: list[float] = []
+    with gradviz.record() as rec:
+        rec.name({"x": x})
+        z = x**3
+        z.backward(retain_graph=True)
+        after.append(x.grad.item())  # plain PyTorch's .grad after pass 1
+        z.backward()
+        after.append(x.grad.item())  # ... and after pass 2 (accumulated)
+    snap = gradviz.snapshot(z, names={"x": x}, recorder=rec)
+    assert snap["grad_history"]["x"] == pytest.approx(after)
+    assert after == pytest.approx([12.0, 24.0])  # what the lesson teaches
+    assert [p["leaf_grads"]["x"] for p in snap["backward_passes"]] == pytest.approx(after)
+
+
+def test_grad_history_of_a_model_zeroed_between_steps():
+    torch.manual_seed(0)
+    model = torch.nn.Linear(3, 1)
+    data = torch.randn(4, 3)
+    seen: list[list[float]] = []
+    with gradviz.record(model) as rec:
+        for _ in range(3):
+            model.zero_grad()
+            model(data).pow(2).mean().backward()
+            seen.append(model.bias.grad.tolist())
+        loss = model(data).sum()
+    snap = gradviz.snapshot(loss, model=model, recorder=rec)
+    assert snap["grad_history"]["bias"] == [pytest.approx(v) for v in seen]
+
+
+@pytest.mark.parametrize("how", ["rec.name after backward", "snapshot(names=...)", "snapshot(model=...)"])
+def test_names_given_after_backward_label_steps_and_history(how):
+    torch.manual_seed(1)
+    lin = torch.nn.Linear(2, 1)
+    x = torch.tensor([[0.5, -1.0]], requires_grad=True)
+    with gradviz.record() as rec:  # nothing named before backward()
+        loss = lin(x).pow(2).sum()
+        loss.backward()
+    expected = {"x": x.grad, "weight": lin.weight.grad}
+    kwargs: dict = {"recorder": rec}
+    if how == "rec.name after backward":
+        rec.name({"x": x, "weight": lin.weight})
+    elif how == "snapshot(names=...)":
+        kwargs["names"] = {"x": x, "weight": lin.weight}
+    else:
+        kwargs.update(model=lin, names={"x": x})
+    snap = gradviz.snapshot(loss, **kwargs)
+    steps = snap["backward_passes"][0]["steps"]
+    accumulated = {v: s["grad_outputs"][0] for s in steps if s["label"] == "AccumulateGrad" for v in s["vars"]}
+    for name, grad in expected.items():
+        torch.testing.assert_close(torch.tensor(accumulated[name]), grad)
+        (after_pass,) = snap["grad_history"][name]
+        torch.testing.assert_close(torch.tensor(after_pass), grad)
+    pow_step = next(s for s in steps if s["label"] == "PowBackward0")
+    assert pow_step["node"] in {n["id"] for n in snap["graph"]["nodes"]}
+
+
+def test_a_failing_backward_raises_what_pytorch_raises_and_is_recorded():
+    def build():
+        x = torch.tensor(5.0, requires_grad=True)
+        return x, torch.log(x**3)
+
+    x, z = build()
+    z.backward()
+    with pytest.raises(RuntimeError) as plain:
+        z.backward()
+    x, z = build()
+    with gradviz.record() as rec:
+        z.backward()
+        with pytest.raises(RuntimeError) as recorded:
+            z.backward()
+    assert type(recorded.value) is type(plain.value)
+    assert str(recorded.value) == str(plain.value)
+    assert len(rec.passes) == 2 and rec.passes[1].error.startswith("RuntimeError")
+    snap = gradviz.snapshot(z, names={"x": x}, recorder=rec)
+    assert snap["grad_history"]["x"] == [pytest.approx(x.grad.item())]
+
+
+# --- the Snapshot object ----------------------------------------------------------------------
+
+
+def test_snapshot_object_reads_like_the_dict_and_saves(tmp_path, model_and_loss):
+    model, loss, rec = model_and_loss
+    snap = gradviz.snapshot(loss, model=model, recorder=rec)
+    assert isinstance(snap, gradviz.Snapshot)
+    assert snap["format"] == "gradviz-snapshot" and "graph" in snap and len(snap) == len(snap.to_dict())
+    text = repr(snap)
+    nodes = len(snap["graph"]["nodes"])
+    assert text == f"<gradviz.Snapshot: {nodes} nodes, 1 backward pass, device cpu, roots loss>"
+    assert json.loads(snap.to_json())["graph"] == json.loads(json.dumps(snap["graph"]))
+    back = gradviz.load(snap.save(tmp_path / "a.gradviz.json"))
+    assert isinstance(back, gradviz.Snapshot) and back == gradviz.load(gradviz.save(snap, tmp_path / "b.json"))
+    assert back["backward_passes"] == json.loads(json.dumps(snap["backward_passes"]))
+
+
+def test_repr_svg_is_the_laid_out_graph(model_and_loss):
+    import xml.etree.ElementTree as ET
+
+    model, loss, rec = model_and_loss
+    snap = gradviz.snapshot(loss, model=model, recorder=rec)
+    svg = snap._repr_svg_()
+    root = ET.fromstring(svg)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    drawn = root.findall(".//{http://www.w3.org/2000/svg}g[@id]")
+    assert sorted(g.get("id") for g in drawn) == sorted(n["id"] for n in snap["graph"]["nodes"])
+    assert json.loads(json.dumps(snap))["graph"] == snap["graph"]  # still a plain dict to json
+
+
+def test_repr_html_is_the_interactive_page_in_a_frame(model_and_loss):
+    import html
+
+    model, loss, rec = model_and_loss
+    snap = gradviz.snapshot(loss, model=model, recorder=rec)
+    frame = snap._repr_html_()
+    assert frame.startswith("<iframe srcdoc=")
+    page = html.unescape(frame.split('srcdoc="', 1)[1].split('" style=', 1)[0])
+    assert page == snap.to_html()
+
+
+def test_dir_lists_the_api():
+    listed = dir(gradviz)
+    for name in ("snapshot", "record", "save", "load", "show", "Snapshot", "Recorder", "__version__"):
+        assert name in listed
+    assert set(gradviz.__all__) <= set(listed)
+    assert "Any" not in listed and "annotations" not in listed
+
+
+def test_done_when_check_prints_true_with_no_display():
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    code = (
+        "import gradviz, torch; x=torch.ones(2, requires_grad=True); "
+        "s=gradviz.snapshot((x*2).sum()); print(len(s._repr_svg_()) > 0)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"

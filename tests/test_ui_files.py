@@ -102,23 +102,75 @@ def test_closing_with_unsaved_changes_asks_first(qtbot, main_window, tmp_path, m
 
 
 def test_autosave_and_restore_after_a_crash(qtbot, main_window, gui_dirs, monkeypatch):
-    _, data_dir = gui_dirs
     window = main_window(source="")
     assert window._autosave_timer.isActive() and window._autosave_timer.interval() <= 5000
     qtbot.keyClicks(window.editor, "unsaved = torch.zeros(3)")
     window.autosave_now()
-    autosave = data_dir / "autosave.py"
+    autosave = window.autosave_path
     assert autosave.read_text() == "unsaved = torch.zeros(3)"
 
-    # the process "crashed": the autosave is still there when gradviz starts again
+    # the process "crashed": the OS drops the window's lock, the autosave stays
+    window.autosave._lock.close()
+    window.autosave._lock = None
     offered: list[str] = []
     monkeypatch.setattr(
         mw, "ask_restore_autosave", lambda parent, name, when: offered.append(name) or True
     )
     again = main_window(first_launch=True)
-    assert offered
+    assert offered == ["an untitled script"]
     assert again.editor.toPlainText() == "unsaved = torch.zeros(3)"
     assert again.editor.document().isModified()
+    # the text moved into the new window's own autosave; the crashed one is gone
+    assert not autosave.exists()
+    assert again.autosave_path.read_text() == "unsaved = torch.zeros(3)"
+
+
+def test_a_live_window_autosave_is_never_offered_or_deleted(
+    qtbot, main_window, gui_dirs, monkeypatch
+):
+    _, data_dir = gui_dirs
+    first = main_window(source="")
+    qtbot.keyClicks(first.editor, "mine = torch.ones(2)")
+    first.autosave_now()
+    assert first.autosave_path.read_text() == "mine = torch.ones(2)"
+
+    offered: list[str] = []
+    monkeypatch.setattr(
+        mw, "ask_restore_autosave", lambda parent, name, when: offered.append(name) or False
+    )
+    second = main_window(first_launch=True)  # a second window while the first one works
+    assert offered == []
+    assert first.autosave_path.read_text() == "mine = torch.ones(2)"
+    assert second.autosave_path != first.autosave_path
+
+    # the second window's own work does not touch the first one's autosave either
+    second.new_file()
+    qtbot.keyClicks(second.editor, "theirs = 1")
+    second.autosave_now()
+    second.load_demo(find_demo("two_paths"), ask=False)  # drops second's autosave only
+    assert not second.autosave_path.exists()
+    assert first.autosave_path.read_text() == "mine = torch.ones(2)"
+
+    # a crashed window's autosave (its process died holding the lock) is offered once
+    import subprocess
+    import sys
+
+    crash = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from gradviz.ui.autosave import Autosave\n"
+        "a = Autosave(Path(sys.argv[1]))\n"
+        "a.write('lost = 3', {'file': None, 'demo': None})\n"
+        "os._exit(9)\n"
+    )
+    subprocess.run([sys.executable, "-c", crash, str(data_dir)], check=False, timeout=120)
+    third = main_window(first_launch=True)
+    assert offered == ["an untitled script"]  # declined: deleted
+    assert first.autosave_path.read_text() == "mine = torch.ones(2)"
+    assert [p.read_text() for p in (data_dir / "autosave").glob("*.py")] == [
+        "mine = torch.ones(2)"
+    ]
+    assert third.editor.toPlainText() != "lost = 3"
 
 
 def test_an_autosave_older_than_the_saved_file_is_not_offered(

@@ -10,6 +10,7 @@ PyTorch left it.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -44,6 +45,8 @@ class BackwardPass:
     error: str | None = None
     #: leaf name -> its .grad after this pass (nested list / summary)
     leaf_grads: dict[str, Any] = field(default_factory=dict)
+    #: the pass built a graph of its own gradients (double backward)
+    create_graph: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -77,6 +80,41 @@ def _as_tensor_list(value: Any) -> list[torch.Tensor]:
     return []
 
 
+#: the real functions, taken before anyone (gradviz.record) patches torch.autograd
+_AUTOGRAD_GRAD = torch.autograd.grad
+
+
+def backward_call(func: Any, args: tuple, kwargs: dict) -> tuple[list[torch.Tensor], bool, bool]:
+    """The roots, retain_graph and create_graph of a call of ``func(*args, **kwargs)``.
+
+    ``func`` is ``Tensor.backward`` (bound), ``torch.autograd.backward`` or
+    ``torch.autograd.grad``. The call is bound to the function's own signature,
+    so positional and keyword arguments read alike (``z.backward(None, True)``
+    is ``z.backward(retain_graph=True)``). retain_graph defaults to
+    create_graph, as in PyTorch.
+    """
+    owner = getattr(func, "__self__", None)
+    target = getattr(func, "__func__", func) if isinstance(owner, torch.Tensor) else func
+    call_args = (owner, *args) if target is not func else args
+    try:
+        bound = dict(inspect.signature(target).bind(*call_args, **kwargs).arguments)
+    except (TypeError, ValueError):
+        bound = {}  # PyTorch itself will refuse the call; record what can be read
+    # keywords first: a wrapper's (*args, **kwargs) signature binds them under "kwargs"
+    arguments = {**kwargs, **bound}
+    roots: list[torch.Tensor] = []
+    for name in ("self", "tensors", "outputs"):
+        if name in arguments:
+            roots = _as_tensor_list(arguments[name])
+            break
+    else:
+        first = call_args[0] if call_args else kwargs.get("tensors", kwargs.get("outputs"))
+        roots = _as_tensor_list(first)
+    create_graph = bool(arguments.get("create_graph", False))
+    retain = arguments.get("retain_graph")
+    return roots, create_graph if retain is None else bool(retain), create_graph
+
+
 def record_backward(
     func: Any,
     args: tuple,
@@ -85,23 +123,18 @@ def record_backward(
     registry: IdRegistry,
     names: dict[int, list[str]],
     statement: int | None = None,
+    on_step: Callable[[Any, BackwardStep], None] | None = None,
 ) -> tuple[Any, BackwardPass]:
     """Run ``run()`` (a backward call) with hooks on every node; return its result and trace.
 
     ``names`` maps ``id(grad_fn)`` and ``id(leaf)`` to script variable names so
-    steps carry the user's names. Exceptions propagate after the trace is
-    completed with the error (the session keeps the partial trace).
+    steps carry the user's names; ``on_step(node, step)`` sees each step with the
+    autograd node it ran (so names given later can still be attached). Exceptions
+    propagate after the trace is completed with the error (the session keeps the
+    partial trace).
     """
-    is_grad = func is torch.autograd.grad
-    if isinstance(getattr(func, "__self__", None), torch.Tensor):
-        roots = [func.__self__]
-        retain = kwargs.get("retain_graph", args[1] if len(args) > 1 else None)
-        create_graph = kwargs.get("create_graph", args[2] if len(args) > 2 else False)
-    else:
-        roots = _as_tensor_list(kwargs.get("outputs", kwargs.get("tensors", args[0] if args else None)))
-        retain = kwargs.get("retain_graph")
-        create_graph = kwargs.get("create_graph", False)
-    retain_graph = bool(create_graph) if retain is None else bool(retain)
+    is_grad = func is torch.autograd.grad or func is _AUTOGRAD_GRAD
+    roots, retain_graph, create_graph = backward_call(func, args, kwargs)
 
     root_fns = [t.grad_fn for t in roots if t.grad_fn is not None]
     nodes = _collect_nodes(root_fns)
@@ -111,6 +144,7 @@ def record_backward(
         steps=[],
         statement=statement,
         kind="grad" if is_grad else "backward",
+        create_graph=create_graph,
     )
     received: dict[int, list[Any]] = {}
     handles = []
@@ -132,16 +166,17 @@ def record_backward(
             var_names = names.get(id(fn), [])
             if label == "AccumulateGrad":
                 var_names = names.get(id(fn.variable), [])
-            trace.steps.append(
-                BackwardStep(
-                    node=node_id,
-                    label=label,
-                    grad_outputs=received.pop(id(fn), _grads_to_json(grad_outputs)),
-                    grad_inputs=_grads_to_json(grad_inputs),
-                    vars=list(var_names),
-                    targets=targets,
-                )
+            step = BackwardStep(
+                node=node_id,
+                label=label,
+                grad_outputs=received.pop(id(fn), _grads_to_json(grad_outputs)),
+                grad_inputs=_grads_to_json(grad_inputs),
+                vars=list(var_names),
+                targets=targets,
             )
+            trace.steps.append(step)
+            if on_step is not None:
+                on_step(fn, step)
 
         return hook
 

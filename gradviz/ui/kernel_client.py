@@ -95,6 +95,7 @@ class KernelClient(QObject):
         self._inflight: KernelRequest | None = None
         self._next_id = 1
         self._busy = False
+        self._started = False
         self._closing = False
         self._dead = False
         self._crashes_in_a_row = 0
@@ -148,14 +149,26 @@ class KernelClient(QObject):
             return None
         return int(self._process.processId()) or None
 
+    @property
+    def started(self) -> bool:
+        """True once the kernel was started (by start() or by the first request)."""
+        return self._started
+
     def start(self) -> None:
         """Start the kernel (once; restarts happen by themselves)."""
+        self._started = True
         self._closing = False
         self._dead = False
         self._start_process()
 
     def request(self, cmd: str, callback: Callback | None = None, **params: Any) -> int:
-        """Queue a command; ``callback(reply)`` runs on the GUI thread when it is answered."""
+        """Queue a command; ``callback(reply)`` runs on the GUI thread when it is answered.
+
+        The first request starts the kernel when start() was not called: a window
+        that only shows a read-only snapshot never starts a torch process.
+        """
+        if not self._started and not self._closing:
+            self.start()
         if cmd == "load" and self.time_limit_s is not None:
             params.setdefault("time_limit_s", self.time_limit_s)
         req = KernelRequest(self._next_id, cmd, params, callback)
@@ -183,6 +196,7 @@ class KernelClient(QObject):
 
     def restart(self) -> None:
         """Start afresh after giving up (the Reset action); loads the last source."""
+        self._started = True
         self._dead = False
         self._crashes_in_a_row = 0
         self._kill_process()

@@ -74,11 +74,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gradviz.core.demos import Demo, list_demos
+from gradviz.core.demos import Demo, DemosMissing, list_demos
 from gradviz.core.graphdata import graph_from_json
 from gradviz.core.grouping import module_tree_of_nodes, search
 
 from . import theme
+from .autosave import Autosave, find_orphans
 from .canvas import GraphCanvas
 from .display import (
     ASYNC_LAYOUT_NODES,
@@ -194,12 +195,17 @@ def default_settings() -> QSettings:
 
 
 def default_data_dir() -> Path:
-    """Where autosaves go; ``GRADVIZ_DATA_DIR`` overrides AppDataLocation."""
+    """Where autosaves go; ``GRADVIZ_DATA_DIR`` overrides it.
+
+    gradviz's folder whatever the application is called: inside a host's Qt
+    application (``gradviz.show()`` under napari) AppDataLocation would be the
+    host's. On Linux this is the AppDataLocation of gradviz's own application.
+    """
     folder = os.environ.get("GRADVIZ_DATA_DIR")
     if folder:
         return Path(folder)
-    location = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
-    return Path(location or Path.home() / ".gradviz")
+    location = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericDataLocation)
+    return Path(location) / APP_NAME / APP_NAME if location else Path.home() / ".gradviz"
 
 
 # --- toolbar icons, painted so they look the same everywhere ---------------------------------
@@ -324,10 +330,16 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings if settings is not None else default_settings()
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+        self.autosave = Autosave(self.data_dir)
         self.state: dict[str, Any] | None = None
         self.path: Path | None = None
         self.demo: Demo | None = None
-        self.demos = list_demos()
+        try:
+            self.demos = list_demos()
+            self._demos_missing: str | None = None
+        except DemosMissing as exc:  # a broken install: the window still opens
+            self.demos = []
+            self._demos_missing = str(exc)
         self._sent_source: str | None = None
         self._device = "cpu"
         self._bw_pass: int | None = None
@@ -685,6 +697,10 @@ class MainWindow(QMainWindow):
             act.triggered.connect(lambda _=False, d=demo: self.load_demo(d))
             self.demos_menu.addAction(act)
             self.demo_actions[demo.name] = act
+        if self._demos_missing:
+            missing = self.demos_menu.addAction("(no demos found)")
+            missing.setEnabled(False)
+            missing.setStatusTip(self._demos_missing)
         self.demos_menu.setToolTipsVisible(True)
 
         view_menu = bar.addMenu("&View")
@@ -2175,6 +2191,12 @@ class MainWindow(QMainWindow):
                 return self._refuse_file(
                     path, f"{path.name} is not a gradviz snapshot (not JSON: {exc})"
                 )
+            if isinstance(data, dict) and "format" in data:
+                # A snapshot file: checked against the format's schema before anything reads it.
+                try:
+                    parse_snapshot(data, path.name)
+                except SnapshotError as exc:
+                    return self._refuse_file(path, str(exc))
             script = script_from_snapshot(data)
             if script is None:
                 # No statements (gradviz.snapshot() / gradviz.show()): a read-only view.
@@ -2355,11 +2377,8 @@ class MainWindow(QMainWindow):
 
     @property
     def autosave_path(self) -> Path:
-        return self.data_dir / "autosave.py"
-
-    @property
-    def _autosave_meta(self) -> Path:
-        return self.data_dir / "autosave.json"
+        """This window's autosave (each window has its own, see :mod:`gradviz.ui.autosave`)."""
+        return self.autosave.text_path
 
     def _on_autosave_timer(self) -> None:
         if not self.editor.document().isModified():
@@ -2367,15 +2386,12 @@ class MainWindow(QMainWindow):
         text = self._source()
         if text == self._last_autosave_text:
             return
+        meta = {
+            "file": str(self.path) if self.path else None,
+            "demo": self.demo.name if self.demo else None,
+        }
         try:
-            self.data_dir.mkdir(parents=True, exist_ok=True)
-            self.autosave_path.write_text(text, encoding="utf-8")
-            meta = {
-                "file": str(self.path) if self.path else None,
-                "demo": self.demo.name if self.demo else None,
-                "saved_at": time.time(),
-            }
-            self._autosave_meta.write_text(json.dumps(meta), encoding="utf-8")
+            self.autosave.write(text, meta)
         except OSError:
             return
         self._last_autosave_text = text
@@ -2384,44 +2400,52 @@ class MainWindow(QMainWindow):
         self._on_autosave_timer()
 
     def _remove_autosave(self) -> None:
-        for p in (self.autosave_path, self._autosave_meta):
-            try:
-                p.unlink()
-            except OSError:
-                pass
+        """Forget this window's autosave; other windows' stay as they are."""
+        self.autosave.remove()
         self._last_autosave_text = None
 
     def _offer_autosave(self) -> bool:
-        """After a crash, offer the autosaved text. True when it was restored."""
-        if not self.autosave_path.is_file():
-            return False
-        try:
-            text = self.autosave_path.read_text(encoding="utf-8")
-            meta = json.loads(self._autosave_meta.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            meta = {}
-            text = self.autosave_path.read_text(encoding="utf-8", errors="replace")
-        file = Path(meta["file"]) if meta.get("file") else None
-        saved_at = float(meta.get("saved_at") or self.autosave_path.stat().st_mtime)
-        if file and file.is_file():
-            if (
+        """Offer the text of a window that crashed. True when it was restored.
+
+        Only autosaves no running window holds are offered (a live window keeps its
+        autosave locked); declined ones are deleted, and once one is restored the
+        rest wait for the next window.
+        """
+        orphans = find_orphans(self.data_dir)
+        restored = False
+        for orphan in orphans:
+            if restored:
+                orphan.release()
+                continue
+            try:
+                text, meta = orphan.read()
+            except OSError:
+                orphan.release()
+                continue
+            file = Path(meta["file"]) if isinstance(meta.get("file"), str) else None
+            saved_at = float(meta["saved_at"])
+            if file and file.is_file() and (
                 file.stat().st_mtime >= saved_at
                 or file.read_text(encoding="utf-8", errors="replace") == text
             ):
-                self._remove_autosave()
-                return False
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved_at))
-        name = file.name if file else "an untitled script"
-        if not ask_restore_autosave(self, name, when):
-            self._remove_autosave()
-            return False
-        demo = self._find_demo(meta.get("demo") or "") if meta.get("demo") else None
-        self._set_text(text, file if file and file.is_file() else None, demo)
-        self.editor.document().setModified(True)
-        self._update_title()
-        self._load_into_kernel(None, status="Restored the autosaved text")
-        self.set_status("Restored the text autosaved before gradviz stopped (not saved yet)")
-        return True
+                orphan.discard()  # the file itself is newer: nothing was lost
+                continue
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved_at))
+            name = file.name if file else "an untitled script"
+            if not ask_restore_autosave(self, name, when):
+                orphan.discard()
+                continue
+            demo_name = meta.get("demo")
+            demo = self._find_demo(demo_name) if isinstance(demo_name, str) else None
+            self._set_text(text, file if file and file.is_file() else None, demo)
+            self.editor.document().setModified(True)
+            self._update_title()
+            self.autosave_now()  # the text lives in this window's autosave before the old one goes
+            orphan.discard()
+            self._load_into_kernel(None, status="Restored the autosaved text")
+            self.set_status("Restored the text autosaved before gradviz stopped (not saved yet)")
+            restored = True
+        return restored
 
     # --- help, layout ---------------------------------------------------------------------
 
@@ -2482,7 +2506,7 @@ class MainWindow(QMainWindow):
         self._autosave_timer.stop()
         self._busy_timer.stop()
         self._save_window()
-        self._remove_autosave()
+        self.autosave.close()
         self.client.shutdown()
         event.accept()
 

@@ -16,6 +16,9 @@ from gradviz.core.snapshot_file import (  # re-exported for the window
     read_snapshot,
 )
 
+#: a statement's line number beyond this is not a script's (the editor would fill the gap)
+MAX_SCRIPT_LINES = 1_000_000
+
 __all__ = [
     "SNAPSHOT_FORMAT",
     "SNAPSHOT_VERSION",
@@ -38,10 +41,13 @@ def script_from_snapshot(data: Any) -> str | None:
         return None
     lines: dict[int, str] = {}
     for st in data["statements"]:
-        if not isinstance(st, dict) or "line" not in st or "source" not in st:
+        if not isinstance(st, dict) or not isinstance(st.get("source"), str):
             return None
-        for offset, chunk in enumerate(str(st["source"]).splitlines()):
-            lines.setdefault(int(st["line"]) + offset, chunk)
+        line = st.get("line")
+        if not isinstance(line, int) or isinstance(line, bool) or not 1 <= line <= MAX_SCRIPT_LINES:
+            return None
+        for offset, chunk in enumerate(st["source"].splitlines()):
+            lines.setdefault(line + offset, chunk)
     if not lines:
         return None
     return "\n".join(lines.get(n, "") for n in range(1, max(lines) + 1)) + "\n"
