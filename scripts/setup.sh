@@ -26,8 +26,14 @@ elif command -v apt-get >/dev/null 2>&1; then
   echo "setup: not root, skipping system libraries (Qt needs libEGL, libxkbcommon, fontconfig)" >&2
 fi
 
-# torch first, pinned: a bare requirement would pull a multi-GB CUDA build.
+# torch first, pinned: a bare requirement would pull a multi-GB CUDA build
+# (elsewhere: pip install torch --index-url https://download.pytorch.org/whl/cpu).
 python3 -m pip install -q torch==2.13.0
+# This project was once installed under the distribution name "gradviz" (taken on
+# PyPI by another project); an old editable install of it would shadow this one.
+if python3 -m pip show gradviz 2>/dev/null | grep -q "^Summary: Step through PyTorch autograd"; then
+  python3 -m pip uninstall -q -y gradviz
+fi
 python3 -m pip install -q -e ".${extra}"
 
 # --test: the HTML view's browser tests (tests/test_html_view.py) drive Debian's
