@@ -87,8 +87,14 @@ def test_real_snapshots_pass_the_schema(good, tmp_path):
 
 
 def test_the_schema_ships_in_the_package_and_the_format_doc_points_to_it():
+    import fastjsonschema
+
     schema = snapshot_schema()
+    assert schema["$schema"] == "http://json-schema.org/draft-07/schema#"
     assert schema["properties"]["format"] == {"const": "gradviz-snapshot"}
+    check = fastjsonschema.compile(schema)  # a well-formed schema compiles
+    with pytest.raises(fastjsonschema.JsonSchemaValueException):
+        check({"format": "gradviz-snapshot", "version": 1, "graph": {}, "tensors": {}})
     doc = (REPO / "docs" / "snapshot-format.md").read_text()
     assert "gradviz/core/snapshot.schema.json" in doc
 
@@ -112,12 +118,16 @@ def test_duplicate_node_ids_and_deep_nesting_are_refused(good):
     twice["graph"]["nodes"].append(dict(twice["graph"]["nodes"][0]))
     with pytest.raises(SnapshotError, match="used twice"):
         parse_snapshot(twice)
-    deep: list = []
-    for _ in range(400):
-        deep = [deep]
-    nested = {**good, "root_values": [deep]}
-    with pytest.raises(SnapshotError, match="damaged|nested"):
-        parse_snapshot(nested)
+    for depth in (150, sys.getrecursionlimit() + 100):  # past MAX_DEPTH; past Python's own limit
+        deep: list = []
+        for _ in range(depth):
+            deep = [deep]
+        with pytest.raises(SnapshotError, match=r"at root_values\[0\]\[0\].*nested more than 100"):
+            parse_snapshot({**good, "root_values": [deep]})
+    shallow: list = []
+    for _ in range(20):
+        shallow = [shallow]
+    assert parse_snapshot({**good, "root_values": [shallow]})["root_values"] == [shallow]
 
 
 def gradviz_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:

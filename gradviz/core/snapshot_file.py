@@ -20,6 +20,9 @@ SNAPSHOT_VERSION = 1
 SCHEMA_FILE = "snapshot.schema.json"
 #: a message quotes at most this much of the offending value
 _MAX_QUOTE = 160
+#: deeper nesting than this is no file gradviz wrote (a value nests once per tensor
+#: dimension); refused before any recursive reader (the schema check, a panel) sees it
+MAX_DEPTH = 100
 
 
 class SnapshotError(ValueError):
@@ -35,37 +38,64 @@ def snapshot_schema() -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=1)
 def _validator() -> Any:
-    # Imported here: jsonschema costs ~50 ms, and most commands never read a snapshot.
-    from jsonschema import Draft202012Validator
+    """The schema compiled to a Python function (once; ~50 ms).
 
-    schema = snapshot_schema()
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    fastjsonschema turns the schema into straight-line Python: a 5,000-op chain
+    (15,000 nodes) checks in about 0.25 s, where an interpreting validator
+    (jsonschema) took 3.4 s, on the window's GUI thread.
+    """
+    import fastjsonschema
+
+    return fastjsonschema.compile(snapshot_schema())
 
 
 def _where(path: Any) -> str:
-    """``graph.nodes[3].id`` for jsonschema's absolute path deque."""
+    """``graph.nodes[3].id`` for a path of keys and list indices."""
     out = ""
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "the top level"
 
 
+def _located(name: str, message: str) -> str:
+    """fastjsonschema's ``data.graph.nodes[3].id must be string`` as ``at graph.nodes[3].id: must be string``."""
+    where = name.removeprefix("data").removeprefix(".") or "the top level"
+    what = message.removeprefix(name).strip()
+    return f"at {where}: {_short(what)}"
+
+
 def _short(text: str) -> str:
     return text if len(text) <= _MAX_QUOTE else text[: _MAX_QUOTE - 1] + "…"
 
 
+def _nesting_problem(data: Any) -> str | None:
+    """Where ``data`` nests lists and objects deeper than MAX_DEPTH (an iterative walk)."""
+    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(data, 0, ())]
+    while stack:
+        value, depth, path = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"at {_where(path[:8])}…: nested more than {MAX_DEPTH} levels deep"
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1, (*path, k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1, (*path, i)) for i, v in enumerate(value))
+    return None
+
+
 def schema_problem(data: Any) -> str | None:
     """The first thing that makes ``data`` break the schema (where and what), or None."""
-    from jsonschema.exceptions import best_match
+    from fastjsonschema import JsonSchemaValueException
 
+    nesting = _nesting_problem(data)
+    if nesting:
+        return nesting
     try:
-        error = best_match(_validator().iter_errors(data))
+        _validator()(data)
+    except JsonSchemaValueException as error:
+        return _located(str(error.name), str(error.message))
     except RecursionError:
         return "values are nested too deeply"
-    if error is None:
-        return None
-    return f"at {_where(error.absolute_path)}: {_short(error.message)}"
+    return None
 
 
 def _graph_problem(graph: dict[str, Any]) -> str | None:
