@@ -8,6 +8,7 @@ import sys
 import pytest
 import torch
 
+from gradviz.core import namespaces as ns
 from gradviz.core.errors import SandboxError
 from gradviz.core.guards import Limits
 from gradviz.core.session import Session
@@ -48,7 +49,7 @@ ADVERSARIAL = [
     ("open", "open('/etc/passwd').read()"),
     ("getattr", "getattr(torch, 'load')"),
     ("globals", "globals()"),
-    ("type", "type(x)"),
+    ("type", "B = type('B', (object,), {'f': print})"),
     ("compile", "compile('1', 'f', 'eval')"),
     ("numpy-save", "import numpy as np\nnp.save('pwned.npy', np.ones(2))"),
     ("numpy-load", "import numpy as np\nnp.load('a.npy')"),
@@ -71,7 +72,7 @@ ADVERSARIAL = [
     ("autograd-class-dunder", "class F(torch.autograd.Function):\n    def __init__(self):\n        pass"),
     ("try-except-frame", "try:\n    a = 1 / 0\nexcept Exception as e:\n    a = e.__traceback__.tb_frame"),
     ("async", "async def f():\n    pass"),
-    ("yield", "def g():\n    yield 1"),
+    ("yield", "class A:\n    yield 1"),
     ("global", "def g():\n    global torch\n    torch = 1"),
     ("decorator-builtin-type", "@list\ndef g():\n    pass"),
     ("with-open", "with open('pwned') as f:\n    pass"),
@@ -296,11 +297,7 @@ SHADOWING = [
     ("submodule-pre-hook", "s = torch.nn.Sequential(torch.nn.Identity())\ns[0].register_forward_pre_hook(print)"),
     ("moduledict-item-hook", "d = torch.nn.ModuleDict({'a': torch.nn.Identity()})\nd['a'].register_full_backward_hook(print)"),
     ("module-apply-print", "m = torch.nn.Linear(2, 2)\nm.apply(print)"),
-    ("sequential-load-state", "s = torch.nn.Sequential(torch.nn.Linear(1, 1))\ns.load_state_dict({})"),
-    ("module-state-dict", "m = torch.nn.Linear(2, 2)\nm.state_dict()"),
     ("module-to-empty", "m = torch.nn.Linear(2, 2)\nm.to_empty(device='meta')"),
-    ("module-register-buffer", "m = torch.nn.Linear(2, 2)\nm.register_buffer('b', torch.ones(1))"),
-    ("module-add-module", "m = torch.nn.Linear(2, 2)\nm.add_module('apply', torch.nn.Identity())"),
     ("ctx-shadow-save", "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, a):\n        ctx.save_for_backward = 1\n        return a * 1\n    @staticmethod\n    def backward(ctx, g):\n        return g\nF.apply(torch.ones(1, requires_grad=True))"),
     ("ctx-internal-attr", "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, a):\n        return ctx.to_save\n    @staticmethod\n    def backward(ctx, g):\n        return g\nF.apply(torch.ones(1, requires_grad=True))"),
 ]
@@ -443,6 +440,10 @@ CLI_ATTACKS = [
     ("format-width", "s = f'{1:>999999999}'"),
     ("report-object-array", NP + "a = np.array([torch.nn, 1], dtype=object)"),
     ("read-secret", "f = open('SECRET_PATH')\nprint(f.read())"),
+    ("derived-from-file", "t = torch.from_file('SECRET_PATH', size=8, dtype=torch.uint8)\nprint(t)"),
+    ("derived-storage", "t = torch.ones(4)\ns = t.untyped_storage()"),
+    ("derived-transform-builtin", "g = torch.func.grad(print)(torch.ones(()))"),
+    ("derived-type-escape", "C = type('C', (object,), {'f': print})"),
 ]
 
 
@@ -631,18 +632,18 @@ SCRIPT_CLASS_DOORS = [
     ("super-dict", NET_HEAD + "    def f(self):\n        return super().__dict__\nNet().f()"),
     ("super-hook", NET_HEAD + "    def f(self):\n        return super().register_forward_hook(print)\nNet().f()"),
     ("super-apply", NET_HEAD + "    def f(self):\n        return super().apply(print)\nNet().f()"),
-    ("super-state-dict", NET_HEAD + "    def f(self):\n        return super().state_dict()\nNet().f()"),
     ("super-init-elsewhere", "x = torch.ones(1)\nx.__init__()"),
     ("init-attr-on-module", NET_HEAD + "n = Net()\nn.__init__()"),
     ("self-class", NET_HEAD + "    def f(self):\n        return self.__class__\nNet().f()"),
     ("self-dict", NET_HEAD + "    def f(self):\n        return self.__dict__\nNet().f()"),
-    ("type-of-self", NET_HEAD + "    def f(self):\n        return type(self)\nNet().f()"),
+    ("type-of-self-method", NET_HEAD + "    def f(self):\n        return type(self).forward\nNet().f()"),
+    ("type-of-self-init", NET_HEAD + "    def f(self):\n        return type(self).__init__\nNet().f()"),
     ("self-modules-table", NET_HEAD + "    def f(self):\n        return self._modules\nNet().f()"),
     ("self-hook-method", NET_HEAD + "    def f(self):\n        return self.register_forward_pre_hook(print)\nNet().f()"),
     ("store-namespace", NET_HEAD + "n = Net()\nn.t = torch"),
     ("store-numpy-module", "import numpy as np\nclass A:\n    pass\na = A()\na.np = np"),
     ("store-torch-load", "class A:\n    pass\na = A()\na.f = torch.load"),
-    ("store-type", "class A:\n    pass\na = A()\na.t = type"),
+    ("store-type", "class A:\n    pass\na = A()\na.t = type(print)"),
     ("shadow-script-method", NET_HEAD + "    def f(self):\n        return 1\nn = Net()\nn.f = torch.nn.Identity()"),
     ("instance-private-attr", "class A:\n    pass\na = A()\na._secret = 1"),
     ("class-object-attr", "class A:\n    pass\nA.__subclasses__()"),
@@ -860,3 +861,243 @@ GRADCHECK_SCHEDULER_DOORS = [
 )
 def test_gradcheck_and_scheduler_doors_are_refused(source, tmp_path, monkeypatch):
     test_adversarial_input_is_refused(source, tmp_path, monkeypatch)
+
+
+# --- the derived tensor API (issue 8): what it must never open -------------------
+
+X = "x = torch.ones(4, requires_grad=True)\n"
+NET = "net = torch.nn.Linear(2, 2)\n"
+DERIVED_API_DOORS = [
+    # files, processes, compilers, native entry points
+    ("torch-load", "torch.load('weights.pt')"),
+    ("torch-save", X + "torch.save(x, 'out.pt')"),
+    ("from-file", "t = torch.from_file('/etc/passwd', size=16)"),
+    ("frombuffer-bytes", "t = torch.frombuffer(b'abcd', dtype=torch.uint8)"),
+    ("asarray-bytes", "t = torch.asarray(b'abcd')"),
+    ("hub", "torch.hub.load('x/y', 'z')"),
+    ("jit-script", "f = torch.jit.script"),
+    ("compile", "f = torch.compile(lambda t: t)"),
+    ("ops-aten", "f = torch.ops.aten.add"),
+    ("underscore-c", "c = torch._C"),
+    ("library", "lib = torch.library"),
+    ("import-torch-jit", "import torch.jit"),
+    ("import-multiprocessing", "import torch.multiprocessing"),
+    ("from-torch-import-load", "from torch import load"),
+    ("fbgemm", "torch.fbgemm_pack_quantized_matrix(torch.ones(2, 2))"),
+    ("mkldnn", X + "y = x.to_mkldnn()"),
+    ("sparse-coo-unchecked", "t = torch.sparse_coo_tensor(torch.tensor([[100000]]), torch.ones(1), (2,))"),
+    ("quantize", "q = torch.quantize_per_tensor(torch.ones(2), 0.1, 0, torch.quint8)"),
+    ("segment-reduce", "torch.segment_reduce(torch.ones(4), 'sum', lengths=torch.tensor([10**6]))"),
+    ("raw-lstm", "torch.lstm"),
+    # raw memory
+    ("untyped-storage", X + "s = x.untyped_storage()"),
+    ("storage", X + "s = x.storage()"),
+    ("set-storage", X + "y = torch.empty(0)\ny.set_(x)"),
+    ("as-strided-oob", "t = torch.ones(2)\nu = t.as_strided((1000,), (1,))"),
+    ("torch-as-strided", "t = torch.as_strided(torch.ones(2), (1000,), (1,))"),
+    ("share-memory", X + "x.share_memory_()"),
+    ("pin-memory", X + "x.pin_memory()"),
+    ("resize-grow", "t = torch.ones(2)\nt.resize_(10**6)"),
+    ("legacy-new", "t = torch.ones(2).new(10)"),
+    ("const-data-ptr", X + "p = x.const_data_ptr()"),
+    ("as-subclass", X + "y = x.as_subclass(torch.nn.Parameter)"),
+    # Python callables run per element, or handed to transforms
+    ("apply-builtin", "t = torch.ones(3)\nt.apply_(abs)"),
+    ("map-print", "t = torch.ones(3)\nt.map_(t, print)"),
+    ("func-grad-builtin", "g = torch.func.grad(print)"),
+    ("func-grad-torch-fn", "g = torch.func.grad(torch.save)"),
+    ("vmap-builtin", "v = torch.vmap(len)(torch.ones(3, 2))"),
+    ("jacobian-builtin", X + "torch.autograd.functional.jacobian(print, x)"),
+    ("hessian-numpy", "import numpy as np\n" + X + "torch.autograd.functional.hessian(np.sum, x)"),
+    ("checkpoint-builtin", X + "torch.utils.checkpoint.checkpoint(print, x, use_reentrant=False)"),
+    ("functionalize", "f = torch.func.functionalize"),
+    ("linearize", "f = torch.func.linearize"),
+    ("transform-result-internals", "g = torch.func.grad(lambda t: t.sum())\nf = g.func"),
+    ("transform-result-wrapped", "g = torch.func.grad(lambda t: t.sum())\nf = g.__wrapped__"),
+    ("post-accumulate-builtin", X + "x.register_post_accumulate_grad_hook(print)"),
+    ("saved-hooks-builtins", X + "with torch.autograd.graph.saved_tensors_hooks(print, print):\n    y = x * x"),
+    ("saved-hooks-torch-save", X + "with torch.autograd.graph.saved_tensors_hooks(torch.save, torch.load):\n    y = x * x"),
+    ("profiler-trace", "with torch.autograd.profiler.profile(with_stack=True) as p:\n    y = torch.ones(2)"),
+    ("profiler-export", "with torch.autograd.profiler.profile() as p:\n    y = torch.ones(2)\np.export_chrome_trace('trace.json')"),
+    ("profiler-use-kineto-positional", "with torch.autograd.profiler.profile(True, False, True) as p:\n    y = torch.ones(2)"),
+    ("anomaly-mode", "with torch.autograd.detect_anomaly():\n    y = torch.ones(2)"),
+    ("with-open", "with open('x') as f:\n    pass"),
+    # distributions
+    ("dist-callable-param", "d = torch.distributions.Normal(print, 1.0)"),
+    ("dist-transformed", "d = torch.distributions.TransformedDistribution"),
+    ("dist-register-kl", "f = torch.distributions.register_kl"),
+    ("dist-default-validate", "torch.distributions.Distribution.set_default_validate_args(False)"),
+    ("dist-huge-sample", "d = torch.distributions.Normal(0.0, 1.0)\ns = d.sample((10**12,))"),
+    ("dist-support-internals", "d = torch.distributions.Normal(0.0, 1.0)\nc = d.support.check"),
+    # modules and state
+    ("load-state-dict-callable", NET + "net.load_state_dict({'weight': print, 'bias': torch.ones(2)})"),
+    ("module-dict-builtin", "m = torch.nn.ModuleDict({'a': print})"),
+    ("functional-call-builtin", NET + "torch.func.functional_call(net, {'weight': print}, (torch.ones(2),))"),
+    ("sync-batchnorm", "m = torch.nn.SyncBatchNorm(2)"),
+    ("process-settings", "torch.set_num_threads(64)"),
+    ("printoptions", "torch.set_printoptions(linewidth=10**9)"),
+    ("rng-state-bytes", "torch.set_rng_state(torch.zeros(5000, dtype=torch.uint8))"),
+    ("default-tensor-type", "torch.set_default_tensor_type(torch.DoubleTensor)"),
+    ("accelerator-set-device", "torch.accelerator.set_device_index(0)"),
+    # type(), __name__, dunders, generators
+    ("type-three-args", "C = type('C', (object,), {})"),
+    ("type-node-class", X + "N = type((x * 2).grad_fn)\nn = N()"),
+    ("type-safe-module", "M = type(torch)\nm = M('os', {})"),
+    ("type-builtin-fn", "F = type(print)\nf = F()"),
+    ("type-dunder", X + "T = type(x)\nd = T.__dict__"),
+    ("type-mro", X + "m = type(x).mro()"),
+    ("type-subclasses", "s = type(1).__subclasses__()"),
+    ("name-on-tensor", X + "n = x.__name__"),
+    ("name-assign", "def f():\n    pass\nf.__name__ = 'g'"),
+    ("class-repr-dunder", "class A:\n    def __repr__(self):\n        return 'a'"),
+    ("class-getattr-dunder", "class A:\n    def __getattr__(self, n):\n        return 1"),
+    ("class-call-dunder", "class A:\n    def __call__(self):\n        return 1"),
+    ("class-del-dunder", "class A:\n    def __del__(self):\n        pass"),
+    ("dataset-base-internal", "class D(torch.utils.data.IterableDataset):\n    pass"),
+    ("getitem-recursion", "class A:\n    def __getitem__(self, i):\n        return self[i]\nA()[0]"),
+    ("endless-generator", "def g():\n    while True:\n        yield 1\nfor v in g():\n    break"),
+    ("huge-generator", "def g():\n    for i in range(10**9):\n        yield i\nv = g()"),
+    ("yield-in-lambda", "f = lambda: (yield 1)\nf()"),
+    ("yield-top-level", "yield 1"),
+    ("yield-from", "def g():\n    yield from [1]"),
+    ("torchviz-roots", "from torchviz import make_dot\nd = make_dot(torch.ones(1, requires_grad=True) * 2)\nr = d.roots"),
+    ("torchviz-other-name", "from torchviz import make_dot_from_trace"),
+    ("torchviz-format-callable", "from torchviz import make_dot\nd = make_dot(torch.ones(1, requires_grad=True) * 2)\nd.format = print"),
+    ("len-returns-huge", "class D(torch.utils.data.Dataset):\n    def __len__(self):\n        return 10**12\n    def __getitem__(self, i):\n        return torch.ones(1)\nfor b in torch.utils.data.DataLoader(D()):\n    pass"),
+]
+
+
+@pytest.mark.parametrize("source", [s for _, s in DERIVED_API_DOORS], ids=[i for i, _ in DERIVED_API_DOORS])
+def test_derived_api_doors_are_refused(source, tmp_path, monkeypatch):
+    test_adversarial_input_is_refused(source, tmp_path, monkeypatch)
+    assert torch.get_default_dtype() == torch.float32
+    assert torch.get_default_device() == torch.device("cpu")
+
+
+@pytest.mark.parametrize("assign", [False, True])
+def test_load_state_dict_with_wrong_shapes_fails_as_in_pytorch(assign):
+    """Odd state dicts reach torch's own checks (shapes are checked even with assign=True):
+    the statement fails with PyTorch's message and the module keeps its parameters."""
+    source = (
+        "net = torch.nn.Linear(2, 2)\nw = net.weight.detach().clone()\n"
+        f"net.load_state_dict({{'weight': torch.ones(9, 9), 'bias': torch.ones(2)}}, assign={assign})\n"
+    )
+    session = Session(source)
+    results = session.run_to_end(keep_going=True)
+    assert results[0].ok and results[1].ok and not results[2].ok
+    plain: dict = {"torch": torch}
+    exec("net = torch.nn.Linear(2, 2)\n", plain)  # noqa: S102 - the reference is plain PyTorch
+    with pytest.raises(RuntimeError) as info:
+        plain["net"].load_state_dict({"weight": torch.ones(9, 9), "bias": torch.ones(2)}, assign=assign)
+    assert results[2].error.type == "RuntimeError"
+    assert results[2].error.message.splitlines()[0] == str(info.value).splitlines()[0]
+    assert torch.equal(session.globals["net"].weight, session.globals["w"])
+
+
+def test_module_tables_cannot_shadow_methods():
+    """register_buffer/add_module under a method's name fail in PyTorch itself, and the
+    method stays what lookup finds (state_dict and friends are allowed since issue 8)."""
+    source = (
+        "m = torch.nn.Linear(2, 2)\n"
+        "m.register_buffer('apply', torch.ones(1))\n"
+        "m.add_module('state_dict', torch.nn.Identity())\n"
+        "m.register_buffer('scale', torch.ones(1))\n"
+        "keys = sorted(m.state_dict().keys())\n"
+    )
+    session = Session(source)
+    results = session.run_to_end(keep_going=True)
+    assert results[0].ok and not results[1].ok and not results[2].ok
+    assert results[1].error.type == "KeyError" and results[2].error.type == "KeyError"
+    assert results[3].ok and results[4].ok
+    plain: dict = {"torch": torch}
+    exec("m = torch.nn.Linear(2, 2)\nm.register_buffer('scale', torch.ones(1))\n"  # noqa: S102
+         "keys = sorted(m.state_dict().keys())\n", plain)
+    assert session.globals["keys"] == plain["keys"]
+
+
+def test_script_defaults_do_not_outlive_their_statements():
+    """set_default_dtype/device hold for the script's later statements, never for gradviz
+    or another script (the process's defaults come back after every statement)."""
+    source = (
+        "torch.set_default_dtype(torch.float64)\n"
+        "a = torch.ones(2)\n"
+        "torch.set_default_device('meta')\n"
+        "b = torch.ones(2)\n"
+    )
+    session = Session(source)
+    results = session.run_to_end()
+    assert all(r.ok for r in results), [r.error for r in results]
+    assert session.globals["a"].dtype == torch.float64
+    assert session.globals["b"].device.type == "meta"
+    assert torch.get_default_dtype() == torch.float32
+    assert torch.get_default_device() == torch.device("cpu")
+    assert torch.ones(1).dtype == torch.float32
+
+
+def test_data_ptr_compares_like_pytorch_but_hides_the_address():
+    session = Session("x = torch.ones(4)\np = x.data_ptr()\nq = x[1].data_ptr()\n")
+    assert all(r.ok for r in session.run_to_end())
+    x = session.globals["x"]
+    assert session.globals["q"] - session.globals["p"] == x[1].data_ptr() - x.data_ptr()
+    assert session.globals["p"] != x.data_ptr()
+
+
+def test_saved_tensor_hooks_run_only_when_the_script_runs_them():
+    """gradviz reads saved tensors to draw them; that must not call the script's
+    unpack hook (its print would appear in the statement's output twice)."""
+    source = (
+        "x = torch.ones(3, requires_grad=True)\n"
+        "def pack(t):\n    print('pack')\n    return t\n"
+        "def unpack(t):\n    print('unpack')\n    return t\n"
+        "with torch.autograd.graph.saved_tensors_hooks(pack, unpack):\n    y = x * x\n"
+        "y.sum().backward()\n"
+    )
+    session = Session(source)
+    results = session.run_to_end()
+    assert all(r.ok for r in results)
+    outputs = [r.output for r in results]
+    assert outputs[3].count("unpack") == 0 and outputs[3].count("pack") == 2
+    assert outputs[4].count("unpack") == 2
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("t = torch.ones(3)\nu = t.rol(1)", "did you mean x.roll"),
+        ("u = torch.fliplr2", "did you mean torch.fliplr"),
+        ("torch.save(torch.ones(1), 'x')", "it writes files"),
+        ("t = torch.ones(2).untyped_storage()", "storages are raw memory"),
+        ("import os", "cannot reach files and processes"),
+        ("import matplotlib.pyplot as plt", "gradviz draws the graph"),
+        ("import torch.nn.functionl", "did you mean torch.nn.functional"),
+        ("from torch.nn import Lineer", "did you mean Linear"),
+        ("from torch.optim import Foo", "it offers"),
+        ("import torch.utils.cpp_extension", "scripts may import torch.{"),
+        ("t = torch.ones(2).as_strided((3,), (1,))", "write view, expand or unfold"),
+    ],
+)
+def test_refusals_say_what_to_write_instead(source, expected):
+    assert expected in _refused(source)
+
+
+def test_tensor_method_missing_points_to_torch_function():
+    from gradviz.core import suggest
+    # a name only torch has (no Tensor method): the message says how to call it
+    assert "write torch.cartesian_prod(x, ...)" in suggest.unavailable_tensor_attribute(
+        "cartesian_prod"
+    )
+    # and the reverse: a tensor method asked for on torch
+    torch_ns = ns.build_torch_namespace()
+    assert "x.new_zeros" in suggest.unavailable_member(torch_ns, "new_zeros")
+
+
+def test_generators_yield_in_order_and_stop_at_return():
+    source = (
+        "def g(n):\n    for i in range(n):\n        if i == 3:\n            return\n        yield i * i\n"
+        "out = list(g(10))\n"
+    )
+    session = Session(source)
+    assert all(r.ok for r in session.run_to_end())
+    ns_plain: dict = {}
+    exec(source, ns_plain)  # noqa: S102 - the reference is plain Python
+    assert session.globals["out"] == ns_plain["out"]

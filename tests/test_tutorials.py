@@ -40,13 +40,7 @@ SCRIPTS = sorted(TUTORIAL_DIR.glob("[0-9][0-9]_*.py"))
 #: script -> gradviz's first refusal, word for word ("line N" counts in the script).
 #: A strict xfail that accepts only this refusal: the test fails the day the script
 #: runs, and also the day gradviz stops somewhere else (update the entry then).
-XFAIL: dict[str, str] = {
-    "04_tensorqs": "'type' is not available in gradviz scripts",
-    "10_polynomial_autograd": "'torch.accelerator' is not available in gradviz scripts",
-    "17_nn_tutorial_data_cnn": "line 220: the method '__iter__' is refused: a script class may define __init__ and ordinary methods",
-    "18_saved_tensors_hooks": "'torch.autograd.graph' is not available in gradviz scripts",
-    "22_autogradyt": "'torch.autograd.profiler' is not available in gradviz scripts",
-}
+XFAIL: dict[str, str] = {}
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
@@ -234,7 +228,7 @@ def test_scripts_name_their_tutorial():
     assert len(SCRIPTS) >= 20
     for path in SCRIPTS:
         first = path.read_text(encoding="utf-8").splitlines()[0]
-        assert re.fullmatch(r"# tutorial: \S+\.py", first), f"{path.name}: {first!r}"
+        assert re.fullmatch(r"# (tutorial: \S+\.py|api tour: .+)", first), f"{path.name}: {first!r}"
     assert set(XFAIL) <= {p.stem for p in SCRIPTS}, "an xfail names no script"
 
 

@@ -145,6 +145,8 @@ def read_saved(
                     tensors[f"saved_tensors[{i}]"] = t
         except RuntimeError:
             freed = True
+        except Exception:  # noqa: BLE001 - a saved-tensors hook gradviz did not run
+            pass
         return tensors, scalars, freed
     for attr in saved_attribute_names(fn):
         name = attr[len("_saved_") :]

@@ -3,8 +3,10 @@
 Everything here is an allowlist. torch re-exports ``os``, ``builtins`` and
 ``importlib`` and has many functions that reach files or native code
 (``torch.load``, ``torch.from_file``, ``torch.hub``, ``torch.ops``,
-``torch.compile``); a denylist would always miss one, so each name a script
-may reach is listed by hand.
+``torch.compile``), so a script never sees a real torch module: it sees
+SafeModules holding the operators derived from PyTorch's registries and
+reviewed (:mod:`gradviz.core.surface`, pinned per torch version), plus the few
+hand-listed entry points below (dtypes, ``cuda`` counters, ``autograd``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import Any
 
 import numpy as np
 import torch
-import torch.nn.functional as F  # noqa: N812  (the name scripts use)
+
+from gradviz.core import surface
 
 
 @dataclass
@@ -32,50 +35,10 @@ class SafeModule:
 
 # --- torch ---------------------------------------------------------------
 
-TORCH_FUNCTIONS = """
-tensor as_tensor from_numpy zeros ones empty full eye arange linspace logspace rand randn randint
-randperm rand_like randn_like zeros_like ones_like empty_like full_like manual_seed seed initial_seed
-abs neg exp exp2 expm1 log log2 log10 log1p sqrt rsqrt sin cos tan asin acos atan atan2 sinh cosh
-tanh sigmoid relu relu_ sigmoid_ tanh_ exp_ pow square sign floor ceil round trunc frac clamp clip
-clamp_min clamp_max reciprocal erf lerp maximum minimum fmod remainder
-add sub mul div true_divide floor_divide matmul mm bmm mv dot outer addmm einsum cross
-sum mean prod std var max min amax amin argmax argmin cumsum cumprod norm logsumexp softmax
-log_softmax all any allclose isclose equal eq ne lt le gt ge where masked_select index_select gather
-scatter stack cat concat chunk split reshape flatten squeeze unsqueeze transpose permute t
-narrow select flip roll tril triu diag diagonal trace kron tile broadcast_to expand_copy
-is_tensor is_floating_point numel clone detach topk sort argsort unique nonzero count_nonzero
-is_grad_enabled no_grad enable_grad inference_mode set_grad_enabled is_inference_mode_enabled
-dropout mean softplus square_ sgn cosine_similarity cdist dist
-""".split()
-
 TORCH_DTYPES = """
 float16 float32 float64 bfloat16 half float double int8 int16 int32 int64 uint8 long int short bool
 complex64 complex128 cfloat cdouble
 """.split()
-
-NN_LAYERS = """
-Linear Bilinear Identity Conv1d Conv2d ConvTranspose2d MaxPool2d AvgPool2d AdaptiveAvgPool2d
-BatchNorm1d BatchNorm2d LayerNorm GroupNorm Dropout Embedding
-ReLU LeakyReLU GELU SiLU ELU Sigmoid Tanh Softmax LogSoftmax Softplus Flatten Unflatten
-Sequential ModuleList ModuleDict
-MSELoss L1Loss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss HuberLoss SmoothL1Loss
-RNN LSTM GRU MultiheadAttention TransformerEncoderLayer TransformerEncoder
-""".split()
-
-NN_FUNCTIONAL = """
-relu relu_ leaky_relu gelu silu elu sigmoid tanh softmax log_softmax softplus dropout linear
-mse_loss l1_loss cross_entropy nll_loss binary_cross_entropy binary_cross_entropy_with_logits
-smooth_l1_loss huber_loss normalize pad one_hot conv1d conv2d max_pool2d avg_pool2d layer_norm
-embedding cosine_similarity conv_transpose1d conv_transpose2d
-""".split()
-
-NN_INIT = """
-zeros_ ones_ constant_ normal_ uniform_ xavier_uniform_ xavier_normal_ kaiming_uniform_
-kaiming_normal_ eye_
-""".split()
-
-OPTIMIZERS = "SGD Adam AdamW RMSprop Adagrad Adadelta".split()
-SCHEDULERS = "StepLR MultiStepLR ExponentialLR CosineAnnealingLR LambdaLR LinearLR".split()
 
 
 def _pick(module: Any, names: list[str]) -> dict[str, Any]:
@@ -86,14 +49,40 @@ def _pick(module: Any, names: list[str]) -> dict[str, Any]:
     return members
 
 
+def _derived(namespace: str, extra: dict[str, Any] | None = None) -> SafeModule:
+    """A namespace of the derived, reviewed API (see :mod:`gradviz.core.surface`)."""
+    members = _pick(surface.owner_of(namespace), surface.allowed(namespace))
+    members.update(extra or {})
+    return SafeModule(namespace, members)
+
+
+#: the modules a script may import, by dotted name (filled by build_torch_namespace)
+def importable_modules(torch_ns: SafeModule) -> dict[str, SafeModule]:
+    """Dotted name -> namespace, for every SafeModule reachable from ``torch``."""
+    out: dict[str, SafeModule] = {}
+
+    def walk(module: SafeModule) -> None:
+        out[module.name] = module
+        for value in module.members.values():
+            if isinstance(value, SafeModule) and value.name.startswith(module.name + "."):
+                walk(value)
+
+    walk(torch_ns)
+    return out
+
+
 def build_torch_namespace() -> SafeModule:
     """The ``torch`` a script sees.
 
-    ``torch.cuda`` holds only availability and memory counters, ``torch.autograd``
-    only ``grad``, ``backward`` and ``Function`` (subclassed by a ``class``
-    statement the interpreter handles itself).
+    The operator namespaces are derived from PyTorch's registries and pinned in a
+    reviewed file (:mod:`gradviz.core.surface`). ``torch.cuda`` holds only
+    availability and memory counters; ``torch.autograd`` its documented entry
+    points (``Function`` is subclassed by a ``class`` statement the interpreter
+    handles itself).
     """
-    members = _pick(torch, TORCH_FUNCTIONS)
+    import torch.utils.data as tud
+
+    members = _pick(torch, surface.allowed("torch"))
     members.update(_pick(torch, TORCH_DTYPES))
     members["Tensor"] = torch.Tensor
     members["device"] = torch.device
@@ -104,27 +93,30 @@ def build_torch_namespace() -> SafeModule:
     members["inf"] = math.inf
     members["nan"] = math.nan
 
-    nn_members = _pick(torch.nn, NN_LAYERS)
-    nn_members["Module"] = torch.nn.Module
-    nn_members["Parameter"] = torch.nn.Parameter
-    nn_members["functional"] = SafeModule("torch.nn.functional", _pick(F, NN_FUNCTIONAL))
-    nn_members["init"] = SafeModule("torch.nn.init", _pick(torch.nn.init, NN_INIT))
-    members["nn"] = SafeModule("torch.nn", nn_members)
-
-    optim_members = _pick(torch.optim, OPTIMIZERS)
-    optim_members["lr_scheduler"] = SafeModule(
-        "torch.optim.lr_scheduler", _pick(torch.optim.lr_scheduler, SCHEDULERS)
+    nn_utils = _derived("torch.nn.utils", {"rnn": _derived("torch.nn.utils.rnn")})
+    members["nn"] = _derived(
+        "torch.nn",
+        {
+            "functional": _derived("torch.nn.functional"),
+            "init": _derived("torch.nn.init"),
+            "utils": nn_utils,
+        },
     )
-    members["optim"] = SafeModule("torch.optim", optim_members)
-    import torch.utils.data as tud
-
+    members["optim"] = _derived(
+        "torch.optim", {"lr_scheduler": _derived("torch.optim.lr_scheduler")}
+    )
     members["utils"] = SafeModule(
         "torch.utils",
         {
             "data": SafeModule(
                 "torch.utils.data",
-                {"TensorDataset": tud.TensorDataset, "DataLoader": tud.DataLoader},
-            )
+                {
+                    "TensorDataset": tud.TensorDataset,
+                    "DataLoader": tud.DataLoader,
+                    "Dataset": tud.Dataset,
+                },
+            ),
+            "checkpoint": _derived("torch.utils.checkpoint"),
         },
     )
     members["autograd"] = SafeModule(
@@ -141,6 +133,22 @@ def build_torch_namespace() -> SafeModule:
                     "once_differentiable": torch.autograd.function.once_differentiable,
                     "Function": torch.autograd.Function,
                 },
+            ),
+            "functional": _derived("torch.autograd.functional"),
+            "graph": SafeModule(
+                "torch.autograd.graph",
+                {
+                    "saved_tensors_hooks": torch.autograd.graph.saved_tensors_hooks,
+                    "save_on_cpu": torch.autograd.graph.save_on_cpu,
+                    "Node": torch.autograd.graph.Node,
+                },
+            ),
+            "forward_ad": SafeModule(
+                "torch.autograd.forward_ad",
+                _pick(torch.autograd.forward_ad, ["dual_level", "make_dual", "unpack_dual"]),
+            ),
+            "profiler": SafeModule(
+                "torch.autograd.profiler", {"profile": torch.autograd.profiler.profile}
             ),
         },
     )
@@ -161,12 +169,12 @@ def build_torch_namespace() -> SafeModule:
             ],
         ),
     )
-    members["linalg"] = SafeModule(
-        "torch.linalg", _pick(torch.linalg, ["norm", "vector_norm", "matrix_norm", "inv", "det"])
-    )
-    members["special"] = SafeModule(
-        "torch.special", _pick(torch.special, ["expit", "logit", "erf", "softmax"])
-    )
+    members["accelerator"] = SafeModule(
+        "torch.accelerator",
+        _pick(torch.accelerator, ["is_available", "current_accelerator", "device_count"]),
+    ) if hasattr(torch, "accelerator") else SafeModule("torch.accelerator", {})
+    for name in ("linalg", "fft", "special", "distributions", "func"):
+        members[name] = _derived(f"torch.{name}")
     return SafeModule("torch", members)
 
 
@@ -247,30 +255,12 @@ def build_random_namespace(seed: int) -> SafeModule:
 
 # --- attributes --------------------------------------------------------------
 
-TENSOR_ATTRIBUTES = frozenset(
-    """
-shape dtype device requires_grad is_leaf grad grad_fn data T mT H ndim is_cuda retains_grad
-_version names layout is_sparse itemsize nbytes real imag
-size dim numel element_size item tolist numpy detach detach_ clone contiguous is_contiguous
-requires_grad_ retain_grad backward register_hook zero_ fill_ copy_ to cpu cuda float double half
-long int bool type_as view view_as reshape reshape_as expand expand_as flatten squeeze unsqueeze
-squeeze_ unsqueeze_ transpose transpose_ permute t t_ narrow select unbind chunk split repeat flip
-type
-abs abs_ neg neg_ exp exp_ log log_ log2 log10 log1p sqrt sqrt_ rsqrt sin sin_ cos cos_ tan tanh
-tanh_ sigmoid sigmoid_ relu relu_ pow pow_ square clamp clamp_ clip clamp_min clamp_max reciprocal
-sign floor ceil round trunc frac erf lerp maximum minimum softmax log_softmax
-add add_ sub sub_ mul mul_ div div_ true_divide matmul mm bmm mv dot outer addmm
-sum mean prod std var max min amax amin argmax argmin cumsum cumprod norm logsumexp all any
-eq ne lt le gt ge equal allclose isclose where masked_fill masked_fill_ masked_select index_select
-gather scatter scatter_ index_add_ index_fill_ nonzero topk sort argsort unique tril triu diag
-diagonal trace is_floating_point is_set_to data_ptr storage_offset stride
-new_zeros new_ones new_full new_tensor new_empty zero_ uniform_ normal_ bernoulli_ random_
-fill_diagonal_ count_nonzero isnan isinf isfinite nan_to_num
-""".split()
-)
+#: what a script may read or call on a tensor: the derived Tensor API, plus
+#: ``names`` (an instance property) and the version counter
+TENSOR_ATTRIBUTES = frozenset(surface.allowed("Tensor")) | {"names", "_version"}
 
 # Methods that take a callable, or reach memory behind a tensor's back.
-TENSOR_CALLBACK_METHODS = frozenset({"register_hook"})
+TENSOR_CALLBACK_METHODS = frozenset({"register_hook", "register_post_accumulate_grad_hook"})
 
 NDARRAY_ATTRIBUTES = frozenset(
     """
@@ -288,16 +278,34 @@ parameters named_parameters children named_children modules named_modules zero_g
 train eval to cpu cuda float double requires_grad_ forward
 register_forward_hook register_forward_pre_hook register_full_backward_hook
 register_full_backward_pre_hook apply
+state_dict load_state_dict named_buffers buffers register_buffer register_parameter add_module
+get_submodule get_parameter
 """.split()
 )
 # (the hook methods and apply take callables: Interpreter._host_value lets only the
 # script's own functions, and modules, through)
+
+def _distribution_attributes() -> frozenset[str]:
+    """Public methods and properties of the allowed distribution classes."""
+    import torch.distributions as D
+
+    names: set[str] = set()
+    for cls_name in surface.allowed("torch.distributions"):
+        cls = getattr(D, cls_name)
+        if isinstance(cls, type):
+            names.update(n for n in dir(cls) if not n.startswith("_"))
+    return frozenset(n for n in names if surface.denial_reason(n, "torch.distributions") is None)
+
+
+DISTRIBUTION_ATTRIBUTES = _distribution_attributes()
 
 OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups"})
 DATALOADER_ATTRIBUTES = frozenset({"dataset", "batch_size", "drop_last"})
 SCHEDULER_ATTRIBUTES = frozenset({"step", "get_last_lr", "last_epoch"})
 TENSOR_DATASET_ATTRIBUTES = frozenset({"tensors"})
 #: what a DataLoader may be given: single-process loading, the script's own collate_fn
+#: what the autograd profiler may be given (no traces written, no stacks recorded)
+PROFILER_KEYWORDS = frozenset({"enabled", "use_cuda", "record_shapes", "profile_memory"})
 DATALOADER_KEYWORDS = frozenset({"dataset", "batch_size", "shuffle", "drop_last", "collate_fn",
                                  "num_workers"})
 

@@ -35,6 +35,8 @@ def json_report(session: Any, results: list[Any]) -> dict[str, Any]:
         "tensors": snap["tensors"],
         "graph": snap["graph"],
         "backward_passes": snap["backward_passes"],
+        # torchviz.make_dot calls: the roots each asked for (drawn in "graph")
+        "make_dot": snap["make_dot"],
         "grad_history": snap["grad_history"],
         "grad_events": snap["grad_events"],
         "memory": snap["memory"],

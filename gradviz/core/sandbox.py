@@ -24,10 +24,12 @@ import inspect
 import math
 import operator
 import re
+import secrets
 import string
 import sys
 import time
 import types
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +38,7 @@ import numpy as np
 import torch
 
 from . import namespaces as ns
+from . import suggest
 from .errors import LimitExceeded, SandboxError, ScriptSyntaxError
 from .guards import Limits
 
@@ -43,7 +46,7 @@ ALLOWED_NODES: frozenset[type] = frozenset(
     {
         ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.If, ast.For,
         ast.While, ast.Break, ast.Continue, ast.Pass, ast.With, ast.withitem, ast.FunctionDef,
-        ast.Return, ast.ClassDef, ast.Import, ast.ImportFrom, ast.alias, ast.Assert, ast.Delete,
+        ast.Return, ast.Yield, ast.ClassDef, ast.Import, ast.ImportFrom, ast.alias, ast.Assert, ast.Delete,
         ast.arguments, ast.arg, ast.keyword, ast.Constant, ast.Name, ast.Load, ast.Store,
         ast.Del, ast.Attribute, ast.Subscript, ast.Slice, ast.Tuple, ast.List, ast.Dict, ast.Set,
         ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.Call, ast.IfExp, ast.JoinedStr,
@@ -88,6 +91,14 @@ UNARY_OPERATORS: dict[type, Callable[[Any], Any]] = {
 
 GRAD_MODE_MANAGERS: tuple[type, ...] = (
     torch.no_grad, torch.enable_grad, torch.inference_mode, torch.set_grad_enabled,
+)
+#: what a 'with' statement accepts: grad modes, saved-tensors hooks (the script's own
+#: pack/unpack functions), forward-mode AD levels and the autograd profiler; each
+#: restores what it changed on exit, also when the block fails
+CONTEXT_MANAGERS: tuple[type, ...] = GRAD_MODE_MANAGERS + (
+    torch.autograd.graph.saved_tensors_hooks,
+    torch.autograd.forward_ad.dual_level,
+    torch.autograd.profiler.profile,
 )
 
 MATH_NAMES = (
@@ -136,6 +147,9 @@ class ScriptFunction:
     owner: type | None = field(default=None, repr=False)
     #: a grad-mode decorator (@torch.no_grad() ...): each call runs under a clone of it
     grad_mode: Any = field(default=None, repr=False)
+    #: the body holds 'yield': a call runs it to the end and returns an iterator over
+    #: what it yielded (gradviz runs generators eagerly; see README)
+    is_generator: bool = False
 
     def __repr__(self) -> str:
         return f"<function {self.name}>"
@@ -184,6 +198,91 @@ class BoundSuperCall:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
+
+
+class LibraryCallable:
+    """A function library code made for the script: what a ``torch.func`` transform
+    returns (``grad(f)``, ``vmap(f)``, the ``vjp_fn`` of ``vjp``), or a reviewed
+    stand-in for a tensor method. The script may call it and hand it to another
+    transform; it wraps only the script's own functions or reviewed torch code."""
+
+    __slots__ = ("func", "name")
+
+    def __init__(self, func: Callable[..., Any], name: str):
+        self.func = func
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<function {self.name}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.func(*args, **kwargs)
+
+
+class TorchvizGraph:
+    """What ``torchviz.make_dot`` gives a script in gradviz: gradviz draws the graph
+    on its canvas (and lists its roots in --json), so nothing is written to files.
+    ``render``/``view``/``save`` return the path torchviz would have written and say
+    that gradviz shows the graph instead."""
+
+    __slots__ = ("roots", "params", "format", "filename", "directory", "graph_attr",
+                 "node_attr", "edge_attr")
+
+    def __init__(self, roots: list[torch.Tensor], params: dict[str, torch.Tensor]):
+        self.roots = roots
+        self.params = params
+        self.format = "pdf"
+        self.filename: str | None = None
+        self.directory = ""
+        self.graph_attr: dict[str, Any] = {}
+        self.node_attr: dict[str, Any] = {}
+        self.edge_attr: dict[str, Any] = {}
+
+    def __repr__(self) -> str:
+        return f"<make_dot graph of {len(self.roots)} root(s): drawn on gradviz's canvas>"
+
+    def _path(self, filename: Any = None, directory: Any = None, format: Any = None) -> str:
+        name = str(filename or self.filename or "Digraph.gv")
+        folder = str(directory or self.directory or "")
+        path = f"{folder}/{name}" if folder else name
+        return f"{path}.{format or self.format}"
+
+    def _note(self, path: str) -> str:
+        warnings.warn(
+            f"gradviz draws make_dot's graph on its canvas; nothing was written to {path!r}",
+            UserWarning,
+            stacklevel=2,
+        )
+        return path
+
+    def render(self, filename: Any = None, directory: Any = None, view: bool = False,
+               cleanup: bool = False, format: Any = None, **_: Any) -> str:
+        return self._note(self._path(filename, directory, format))
+
+    def save(self, filename: Any = None, directory: Any = None) -> str:
+        return self._note(self._path(filename, directory, "gv").removesuffix(".gv"))
+
+    def view(self, filename: Any = None, directory: Any = None, **_: Any) -> str:
+        return self._note(self._path(filename, directory))
+
+
+#: what a script may read or call on make_dot's result
+TORCHVIZ_ATTRIBUTES = frozenset(
+    {"render", "save", "view", "format", "filename", "directory", "graph_attr", "node_attr",
+     "edge_attr"}
+)
+TORCHVIZ_SETTABLE = frozenset({"format", "filename", "directory"})
+
+
+class HookNotRun(Exception):
+    """A script hook that library code tried to call while gradviz, not the script,
+    was reading the graph (a saved-tensors unpack hook during capture)."""
+
+
+#: a per-process secret added to what ``Tensor.data_ptr()`` returns: equality and
+#: differences of addresses read as in PyTorch, absolute addresses (which would
+#: defeat ASLR for anyone probing for memory bugs) do not
+_ADDRESS_SALT = secrets.randbits(40) << 12
 
 
 class ScriptOutput:
@@ -332,7 +431,11 @@ def _check_tree(tree: ast.AST, limits: Limits) -> None:
 
 
 #: the special methods a script class may define (everything else starting with '_' is refused)
-CLASS_DUNDERS = frozenset({"__init__"})
+#: the dunders a script class may define: construction, and the container protocol
+#: datasets need (DataLoader calls len(ds) and ds[i]; a wrapper loader defines __iter__).
+#: Each runs in the interpreter like any method. __repr__ is refused: gradviz formats
+#: values outside the script's statements, where script code must not run.
+CLASS_DUNDERS = frozenset({"__init__", "__len__", "__getitem__", "__iter__"})
 
 
 def _is_zero_arg_super(node: ast.AST) -> bool:
@@ -349,6 +452,8 @@ def _is_zero_arg_super(node: ast.AST) -> bool:
 def _check_attribute_name(attr: str, line: int | None) -> None:
     if attr.startswith("_saved_") and attr.isidentifier():
         return  # grad_fn._saved_self and friends: allowed on autograd nodes only, at run time
+    if attr == "__name__":
+        return  # type(x).__name__, f.__name__: read on classes and functions only, at run time
     if attr.startswith("_") and attr not in ALLOWED_PRIVATE_ATTRIBUTES:
         where = f"line {line}: " if line else ""
         raise ScriptSyntaxError(
@@ -367,10 +472,9 @@ def _describe_node(node: ast.AST) -> str:
     return names.get(type(node), f"the construct '{type(node).__name__}'")
 
 
-SAFE_MODULE_PATHS = {
-    "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.optim", "torch.nn.init",
-    "numpy", "math", "random", "torch.autograd.function", "torch.utils.data",
-    "torch.optim.lr_scheduler",
+#: the modules a script may import: torch's reviewed namespaces, numpy, math, random
+SAFE_MODULE_PATHS = frozenset(ns.importable_modules(ns.build_torch_namespace())) | {
+    "numpy", "math", "random", "torchviz",
 }
 
 
@@ -380,14 +484,17 @@ def _check_import(node: ast.Import | ast.ImportFrom, line: int | None) -> None:
         for alias in node.names:
             if alias.name not in SAFE_MODULE_PATHS:
                 raise SandboxError(
-                    f"{where}import of '{alias.name}' refused: scripts may import "
-                    "torch, torch.nn, torch.nn.functional, torch.autograd, torch.optim, "
-                    "numpy, math and random",
+                    where + suggest.refused_import(alias.name, sorted(SAFE_MODULE_PATHS)),
                     line=line,
                 )
     else:
         if node.level or node.module not in SAFE_MODULE_PATHS:
-            raise SandboxError(f"{where}import from '{node.module}' refused", line=line)
+            raise SandboxError(
+                where + suggest.refused_import(
+                    ("." * node.level) + (node.module or ""), sorted(SAFE_MODULE_PATHS)
+                ),
+                line=line,
+            )
         for alias in node.names:
             if alias.name == "*":
                 raise SandboxError(f"{where}'from {node.module} import *' is not supported")
@@ -406,31 +513,37 @@ class Interpreter:
         self.torch_ns = ns.build_torch_namespace()
         self.numpy_ns = ns.build_numpy_namespace()
         self.math_ns = ns.SafeModule("math", {n: getattr(math, n) for n in MATH_NAMES})
-        self.modules = {
-            "torch": self.torch_ns,
-            "torch.nn": self.torch_ns.members["nn"],
-            "torch.nn.functional": self.torch_ns.members["nn"].members["functional"],
-            "torch.nn.init": self.torch_ns.members["nn"].members["init"],
-            "torch.autograd": self.torch_ns.members["autograd"],
-            "torch.autograd.function": self.torch_ns.members["autograd"].members["function"],
-            "torch.optim": self.torch_ns.members["optim"],
-            "torch.utils.data": self.torch_ns.members["utils"].members["data"],
-            "torch.optim.lr_scheduler": self.torch_ns.members["optim"].members["lr_scheduler"],
+        self.modules: dict[str, ns.SafeModule] = {
+            **ns.importable_modules(self.torch_ns),
             "numpy": self.numpy_ns,
             "math": self.math_ns,
             "random": ns.build_random_namespace(seed),
+            "torchviz": ns.SafeModule("torchviz", {"make_dot": self._make_dot}),
         }
+        #: (line, roots, params) of each make_dot call; the session takes them
+        self.dot_requests: list[tuple[int | None, list[torch.Tensor], dict[str, Any]]] = []
         self.builtins: dict[str, Any] = ns.safe_builtins()
         self.builtins["print"] = self._print
         self.builtins["range"] = self._range
         self.builtins["super"] = self._super
         self.builtins["iter"] = self._iter
+        self.builtins["type"] = self._type
         #: (function, its local scope) of each script call in progress
         self._frames: list[tuple[ScriptFunction, Scope]] = []
         #: the exceptions being handled (what a bare 'raise' re-raises)
         self._handling: list[BaseException] = []
+        #: (frame scope, values) of each generator call in progress
+        self._yields: list[tuple[Scope, list[Any]]] = []
         #: id -> (wrapper, script function) for script functions handed to library code
         self._host_wrappers: dict[int, tuple[Callable[..., Any], ScriptFunction]] = {}
+        #: torch.func transforms: what they return (functions) stays callable by the script
+        func_ns = self.torch_ns.members["func"].members
+        self._transforms = {id(f): f for f in func_ns.values()}
+        if "vmap" in self.torch_ns.members:
+            self._transforms[id(self.torch_ns.members["vmap"])] = self.torch_ns.members["vmap"]
+        #: True while gradviz reads the graph: script hooks library code calls then
+        #: (saved-tensors unpack hooks) are not run
+        self.capturing = False
         #: builtins that only look at their arguments: autograd nodes (callable
         #: objects) may be passed to them as data
         self._data_sinks = {
@@ -664,10 +777,13 @@ class Interpreter:
         try:
             for item in stmt.items:
                 manager = self.eval(item.context_expr, scope)
-                if not isinstance(manager, GRAD_MODE_MANAGERS):
+                if not isinstance(manager, CONTEXT_MANAGERS):
                     raise SandboxError(
                         "'with' supports torch.no_grad(), torch.enable_grad(), "
-                        "torch.inference_mode() and torch.set_grad_enabled(b)",
+                        "torch.inference_mode(), torch.set_grad_enabled(b), "
+                        "torch.autograd.graph.saved_tensors_hooks(pack, unpack), "
+                        "torch.autograd.forward_ad.dual_level() and "
+                        "torch.autograd.profiler.profile()",
                         line=stmt.lineno,
                     )
                 value = manager.__enter__()  # type: ignore[attr-defined]
@@ -698,8 +814,7 @@ class Interpreter:
         for alias in stmt.names:
             if alias.name not in module.members:
                 raise SandboxError(
-                    f"'{alias.name}' cannot be imported from {stmt.module} in gradviz scripts",
-                    line=stmt.lineno,
+                    suggest.refused_from_import(module, alias.name), line=stmt.lineno
                 )
             self.store(alias.asname or alias.name, module.members[alias.name], scope)
 
@@ -785,7 +900,9 @@ class Interpreter:
         kw_defaults = [
             self.eval(d, scope) if d is not None else _NO_DEFAULT for d in args.kw_defaults
         ]
-        return ScriptFunction(name, args, body, defaults, kw_defaults, scope, self)
+        fn = ScriptFunction(name, args, body, defaults, kw_defaults, scope, self)
+        fn.is_generator = isinstance(body, list) and _yields_in(body)
+        return fn
 
     def _exec_ClassDef(self, stmt: ast.ClassDef, scope: Scope | None) -> None:
         bases = [self.eval(b, scope) for b in stmt.bases]
@@ -794,6 +911,7 @@ class Interpreter:
             return
         methods: dict[str, Any] = {}
         for item in stmt.body:
+            _check_class_body_item(item, stmt.name)
             if isinstance(item, ast.FunctionDef):
                 if item.name not in ("forward", "backward", "setup_context"):
                     raise SandboxError(
@@ -829,7 +947,7 @@ class Interpreter:
     def _make_script_class(self, stmt: ast.ClassDef, bases: list[Any], scope: Scope | None) -> None:
         """``class Net(nn.Module)`` or a plain helper class: methods run in this interpreter."""
         for base in bases:
-            allowed = base in self.script_classes or (
+            allowed = base in self.script_classes or base is torch.utils.data.Dataset or (
                 isinstance(base, type)
                 and issubclass(base, torch.nn.Module)
                 and (base is torch.nn.Module or base in self._allowed_types)
@@ -837,7 +955,8 @@ class Interpreter:
             if not allowed or (isinstance(base, type) and issubclass(base, torch.autograd.Function)):
                 raise SandboxError(
                     f"class {stmt.name} may derive from torch.nn.Module, an nn layer, "
-                    "torch.autograd.Function or another script class, not "
+                    "torch.autograd.Function, torch.utils.data.Dataset or another script "
+                    "class, not "
                     f"{_describe_callable(base)}",
                     line=stmt.lineno,
                 )
@@ -845,6 +964,7 @@ class Interpreter:
         functions: list[ScriptFunction] = []
         is_module = any(isinstance(b, type) and issubclass(b, torch.nn.Module) for b in bases)
         for item in stmt.body:
+            _check_class_body_item(item, stmt.name)
             names = [item.name] if isinstance(item, ast.FunctionDef) else [
                 t.id for t in (item.targets if isinstance(item, ast.Assign) else
                                [item.target] if isinstance(item, ast.AnnAssign) else [])
@@ -1364,6 +1484,8 @@ class Interpreter:
         finally:
             if shares_numpy and guard is not None:
                 guard.lifting_shared = False
+        if id(func) in self._transforms and self._transforms[id(func)] is func:
+            result = _wrap_returned_functions(result, getattr(func, "__name__", "function"))
         owner = getattr(func, "__self__", None)
         if isinstance(owner, (list, dict, set)):
             # extend/update/insert return None: the container itself is what grew
@@ -1390,7 +1512,7 @@ class Interpreter:
             )
         if id(func) in self._allowed_callables and self._allowed_callables[id(func)] is func:
             return
-        if isinstance(func, (torch.nn.Module, BoundSuperCall, OptimizerStep)):
+        if isinstance(func, (torch.nn.Module, BoundSuperCall, OptimizerStep, LibraryCallable)):
             return
         wrapped = self._host_wrappers.get(id(func))
         if wrapped is not None and wrapped[0] is func:
@@ -1412,6 +1534,8 @@ class Interpreter:
         """Check a value handed to library code: callables must be the script's own."""
         if isinstance(value, ScriptFunction):
             return _host_callable(value)
+        if isinstance(value, LibraryCallable):
+            return value
         wrapped = self._host_wrappers.get(id(value))
         if wrapped is not None and wrapped[0] is value:
             return value
@@ -1441,11 +1565,15 @@ class Interpreter:
                 f"passing {_describe_callable(value)} as a callback is refused: callbacks must "
                 "be functions the script defines"
             )
-        if isinstance(value, (list, tuple)):
-            for item in value:
-                if callable(item) and not isinstance(item, (torch.nn.Module, ScriptFunction)):
+        if isinstance(value, (list, tuple, dict)):
+            items = value.values() if isinstance(value, dict) else value
+            for item in items:
+                if callable(item) and not isinstance(
+                    item, (torch.nn.Module, ScriptFunction, LibraryCallable, torch.Tensor)
+                ):
                     raise SandboxError(
-                        f"passing {_describe_callable(item)} inside a list is refused"
+                        f"passing {_describe_callable(item)} inside a "
+                        f"{type(value).__name__} is refused"
                     )
         return value
 
@@ -1461,6 +1589,13 @@ class Interpreter:
         self._precheck_sizes(func, owner, args, kwargs)
         if isinstance(func, type) and issubclass(func, torch.optim.Optimizer):
             _check_optimizer_options(kwargs)
+        if func is torch.autograd.profiler.profile:
+            extra = sorted(set(kwargs) - ns.PROFILER_KEYWORDS)
+            if len(args) > 1 or extra:
+                raise SandboxError(
+                    "torch.autograd.profiler.profile takes only enabled, use_cuda, "
+                    "record_shapes and profile_memory in gradviz scripts (it writes no traces)"
+                )
         if func is torch.utils.data.DataLoader:
             _check_dataloader_arguments(args, kwargs)
         if isinstance(owner, torch.optim.Optimizer) and getattr(func, "__name__", "") == "step":
@@ -1608,6 +1743,8 @@ class Interpreter:
                 )
 
     def call_script_function(self, fn: ScriptFunction, args: tuple, kwargs: dict) -> Any:
+        if self.capturing:
+            raise HookNotRun(fn.name)
         # A call counts like a loop iteration: library code (map, sorted, hooks)
         # can call a script function millions of times without a script loop.
         self._tick()
@@ -1654,17 +1791,30 @@ class Interpreter:
                 self._frames.pop()
 
     def _run_body(self, fn: ScriptFunction, local: Scope) -> Any:
-        if True:
-            if isinstance(fn.body, ast.expr):
-                return self.eval(fn.body, local)
-            saved_line = self.current_line
-            try:
-                self.exec_block(fn.body, local)
-            except _Return as ret:
+        if isinstance(fn.body, ast.expr):
+            return self.eval(fn.body, local)
+        saved_line = self.current_line
+        if fn.is_generator:
+            yielded: list[Any] = []
+            self._yields.append((local, yielded))
+        try:
+            self.exec_block(fn.body, local)
+        except _Return as ret:
+            if not fn.is_generator:
                 return ret.value
-            finally:
-                self.current_line = saved_line
-            return None
+        finally:
+            self.current_line = saved_line
+            if fn.is_generator:
+                self._yields.pop()
+        return iter(yielded) if fn.is_generator else None
+
+    def _eval_Yield(self, node: ast.Yield, scope: Scope | None) -> None:
+        if not self._yields or not self._frames or self._yields[-1][0] is not self._frames[-1][1]:
+            raise SandboxError("'yield' works only in the body of a def")
+        yielded = self._yields[-1][1]
+        yielded.append(None if node.value is None else self.eval(node.value, scope))
+        self._tick()
+        self._check_length(len(yielded))
 
     def _bind_arguments(self, fn: ScriptFunction, args: tuple, kwargs: dict) -> dict[str, Any]:
         spec = fn.args
@@ -1712,6 +1862,34 @@ class Interpreter:
             text = sep.join(str(a) for a in args) + end
         self.output.write(text, self.limits.max_str_length)
 
+    def _make_dot(self, var: Any, params: Any = None, show_attrs: bool = False,
+                  show_saved: bool = False, max_attr_chars: int = 50) -> TorchvizGraph:
+        """``torchviz.make_dot(y, params=dict(model.named_parameters()))``: gradviz draws
+        the graph of ``y`` itself (the roots stay on the canvas, labelled with the
+        line that asked for them)."""
+        roots = list(var) if isinstance(var, (tuple, list)) else [var]
+        if not roots or not all(isinstance(r, torch.Tensor) for r in roots):
+            raise TypeError("make_dot takes a tensor or a tuple of tensors")
+        named: dict[str, torch.Tensor] = {}
+        if params is not None:
+            if not isinstance(params, dict):
+                raise TypeError("make_dot's params must be a dict of name -> tensor")
+            for key, value in params.items():
+                if not isinstance(key, str) or not isinstance(value, torch.Tensor):
+                    raise TypeError("make_dot's params must be a dict of name -> tensor")
+                named[key] = value
+        self._check_length(len(self.dot_requests) + 1)
+        self.dot_requests.append((self.current_line, roots, named))
+        return TorchvizGraph(roots, named)
+
+    def _type(self, *args: Any) -> type:
+        """type(x): the class of a value, to print or compare. The class a script gets
+        is vetted like any name when it is called, read or passed on, so it opens
+        nothing; the three-argument form (making classes) is refused."""
+        if len(args) != 1:
+            raise SandboxError("type() takes one value in gradviz scripts (write a class statement)")
+        return type(args[0])
+
     def _iter(self, *args: Any) -> Any:
         """iter(x) only: the two-argument form calls a callable until a sentinel, in C,
         with no loop count (iter(int, 1) never ends)."""
@@ -1731,9 +1909,15 @@ class Interpreter:
 
     def get_attribute(self, obj: Any, name: str) -> Any:
         _check_attribute_name(name, self.current_line)
+        if name == "__name__":
+            if isinstance(obj, (type, ScriptFunction, LibraryCallable)):
+                return obj.__name__ if isinstance(obj, type) else obj.name.rsplit(".", 1)[-1]
+            raise SandboxError(
+                f"'__name__' can be read on classes and functions, not on {_type_name(obj)}"
+            )
         if isinstance(obj, ns.SafeModule):
             if name not in obj.members:
-                raise SandboxError(f"'{obj.name}.{name}' is not available in gradviz scripts")
+                raise SandboxError(suggest.unavailable_member(obj, name))
             return obj.members[name]
         if isinstance(obj, torch.nn.Module):
             value = self._module_attribute(obj, name)
@@ -1741,11 +1925,17 @@ class Interpreter:
             value = self._ctx_attribute(obj, name)
         else:
             if not self._attribute_allowed(obj, name):
+                if isinstance(obj, torch.Tensor) and not name.startswith("_"):
+                    raise SandboxError(suggest.unavailable_tensor_attribute(name))
                 raise SandboxError(
                     f"the attribute '{name}' of {_type_name(obj)} is not available in gradviz "
                     "scripts"
                 )
             value = getattr(obj, name)
+            if isinstance(obj, torch.Tensor) and name == "data_ptr":
+                value = LibraryCallable(
+                    lambda t=obj: (t.data_ptr() + _ADDRESS_SALT) % (1 << 63), "data_ptr"
+                )
             if (
                 isinstance(obj, torch.optim.Optimizer)
                 and name == "step"
@@ -1850,6 +2040,19 @@ class Interpreter:
             return name == "remove"
         if isinstance(obj, torch.Size):
             return name in ns.SIZE_METHODS
+        if isinstance(obj, tuple) and type(obj).__module__.startswith("torch."):
+            # torch's named results: max(dim).values, PackedSequence.data, unpack_dual(...)
+            fields = getattr(type(obj), "_fields", None) or getattr(type(obj), "__match_args__", ())
+            return name in fields or name in ns.TUPLE_METHODS
+        if isinstance(obj, TorchvizGraph):
+            return name in TORCHVIZ_ATTRIBUTES
+        if isinstance(obj, torch.distributions.Distribution):
+            if name in ns.DISTRIBUTION_ATTRIBUTES:
+                return True
+            inst = getattr(obj, "__dict__", {}).get(name, _MISSING)
+            return inst is not _MISSING and (
+                _is_plain_data(inst) or isinstance(inst, torch.distributions.Distribution)
+            )
         if isinstance(obj, str):
             return name in ns.STR_METHODS
         if isinstance(obj, list):
@@ -1888,6 +2091,11 @@ class Interpreter:
                     f"cannot assign to '{name}': it is a method or property of "
                     f"{type(obj).__name__}; pick another name"
                 )
+        if isinstance(obj, TorchvizGraph):
+            if name not in TORCHVIZ_SETTABLE or not isinstance(value, str):
+                raise SandboxError(f"make_dot's graph takes a string for {', '.join(sorted(TORCHVIZ_SETTABLE))}")
+            setattr(obj, name, value)
+            return
         if isinstance(obj, torch.autograd.function.FunctionCtx):
             if callable(value) and not isinstance(value, torch.Tensor):
                 raise SandboxError("only data can be stored on ctx")
@@ -2056,6 +2264,42 @@ def _elements_limit(what: str, size: int, limits: Limits) -> LimitExceeded:
         f"{limits.max_op_elements:,} (gradviz limit max_op_elements)",
         limit="max_op_elements",
     )
+
+
+def _check_class_body_item(item: ast.stmt, class_name: str) -> None:
+    """A class body holds methods, class attributes, ``pass`` and a docstring: other
+    statements (a loop, a call, a yield) would run at class creation."""
+    if isinstance(item, (ast.FunctionDef, ast.Assign, ast.AnnAssign, ast.Pass)):
+        return
+    if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant):
+        return
+    raise SandboxError(
+        f"the body of class {class_name} may hold methods, class attributes and a "
+        f"docstring, not {_describe_node(item).removeprefix('the construct ')}",
+        line=item.lineno,
+    )
+
+
+def _yields_in(body: list[ast.stmt]) -> bool:
+    """Whether a def's own body (not nested defs, lambdas or classes) yields."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Yield):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _wrap_returned_functions(result: Any, name: str) -> Any:
+    """The functions a torch.func transform returns, made callable by the script."""
+    if callable(result) and not isinstance(result, (torch.Tensor, torch.nn.Module)):
+        return LibraryCallable(result, name)
+    if isinstance(result, tuple) and type(result) is tuple:
+        return tuple(_wrap_returned_functions(r, name) for r in result)
+    return result
 
 
 def _host_method(fn: ScriptFunction) -> Callable[..., Any]:

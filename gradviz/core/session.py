@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 import time
 import warnings
 from collections.abc import Callable
@@ -32,6 +33,38 @@ from .modules import tagging
 from .sandbox import Interpreter, _check_tree
 
 SNAPSHOT_VERSION = 1
+_NAME_ERROR = re.compile(r"name '([A-Za-z_][A-Za-z0-9_]*)' is not defined$")
+
+
+def _bound_names(node: ast.stmt) -> list[str]:
+    """The names a top-level class, def, import or assignment binds."""
+    if isinstance(node, (ast.ClassDef, ast.FunctionDef)):
+        return [node.name]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".")[0] for a in node.names]
+    targets: list[ast.expr] = []
+    if isinstance(node, ast.Assign):
+        targets = list(node.targets)
+    elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+        targets = [node.target]
+    elif isinstance(node, (ast.For, ast.With)):
+        targets = [node.target] if isinstance(node, ast.For) else [
+            i.optional_vars for i in node.items if i.optional_vars is not None
+        ]
+    names: list[str] = []
+    for t in targets:
+        names.extend(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+    return names
+
+
+def _describe_binding(node: ast.stmt, name: str) -> str:
+    if isinstance(node, ast.ClassDef):
+        return f"class {name}"
+    if isinstance(node, ast.FunctionDef):
+        return f"def {name}"
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return f"the import of {name}"
+    return f"the assignment to {name}"
 
 #: called as progress(done, total) after each statement of a run or a replay
 Progress = Callable[[int, int], None]
@@ -175,6 +208,14 @@ class Session:
         self.passes: list[BackwardPass] = []
         self.grad_events: dict[str, list[GradEvent]] = {}
         self._grad_enabled = True
+        #: names a failed statement would have bound -> (its line, what it was)
+        self._failed_names: dict[str, tuple[int, str]] = {}
+        #: make_dot calls: {label, line, statement, roots, params}, roots kept alive so
+        #: the canvas draws their graphs like torchviz would
+        self.dot_graphs: list[dict[str, Any]] = []
+        #: the default device and dtype the script set (None: the process's)
+        self._default_device: torch.device | None = None
+        self._default_dtype: torch.dtype | None = None
         self._current_index: int | None = None
         self._current_passes: list[int] = []
         self._last_graph_nodes: set[str] = set()
@@ -329,7 +370,11 @@ class Session:
         start = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
+            # as in a plain script: deprecations inside torch's own code are not the
+            # learner's (forward_ad trips torch.jit's), the ones their calls trigger are
+            warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"torch\.")
             torch.set_grad_enabled(self._grad_enabled)
+            host_defaults = self._enter_script_defaults()
             try:
                 if stmt.check_error is not None:
                     raise stmt.check_error
@@ -347,6 +392,7 @@ class Session:
             except Exception as exc:  # noqa: BLE001 - the user's error is the result
                 error = exc
             finally:
+                self._leave_script_defaults(host_defaults)
                 self._grad_enabled = torch.is_grad_enabled()
                 torch.set_grad_enabled(host_grad_mode)
         duration = time.perf_counter() - start
@@ -366,6 +412,7 @@ class Session:
                     value_repr = f"<unprintable: {exc}>"
 
         self.events.emit("phase", "capture", {"index": index, "line": stmt.line})
+        self._take_dot_requests(index)
         cap = self._capture_graph(index)
         memory.saved_bytes = cap.saved_bytes
         memory.live_bytes = cap.live_bytes
@@ -393,6 +440,17 @@ class Session:
     def _error_info(self, error: BaseException, stmt: Statement) -> ErrorInfo:
         message = str(error)
         line = getattr(error, "line", None) or self.interpreter.current_line or stmt.line
+        if isinstance(error, NameError):
+            missing = _NAME_ERROR.match(message)
+            failed = self._failed_names.get(missing.group(1)) if missing else None
+            if failed is not None:
+                # one clear error at the refused class or def; its users say they depend on it
+                message = (
+                    f"{message}: it depends on line {failed[0]} ({failed[1]}), which failed; "
+                    "fix that line first"
+                )
+        for name in _bound_names(stmt.node):
+            self._failed_names.setdefault(name, (stmt.line, _describe_binding(stmt.node, name)))
         return ErrorInfo(
             type=type(error).__name__,
             message=message,
@@ -401,18 +459,94 @@ class Session:
             limit=getattr(error, "limit", None),
         )
 
+    # --- torchviz.make_dot ------------------------------------------------------------
+
+    def _take_dot_requests(self, index: int) -> None:
+        requests = self.interpreter.dot_requests
+        self.interpreter.dot_requests = []
+        for line, roots, params in requests:
+            label = f"make_dot@{line}" if len(roots) == 1 else None
+            entry = {
+                "line": line,
+                "statement": index,
+                "labels": [
+                    label or f"make_dot@{line}[{i}]" for i in range(len(roots))
+                ],
+                "roots": roots,
+                "params": params,
+            }
+            # a later make_dot on the same line (a loop) replaces the earlier one
+            self.dot_graphs = [d for d in self.dot_graphs if d["line"] != line] + [entry]
+
+    def _capture_variables(self) -> dict[str, Any]:
+        """The script's globals, plus the roots make_dot asked for (often temporaries
+        such as ``y.mean()`` that no variable holds)."""
+        if not self.dot_graphs:
+            return self.globals
+        merged = dict(self.globals)
+        for d in self.dot_graphs:
+            for label, root in zip(d["labels"], d["roots"]):
+                merged[label] = root
+        return merged
+
+    def _dot_json(self, d: dict[str, Any]) -> dict[str, Any]:
+        def node_of(root: torch.Tensor) -> str | None:
+            fn = root.grad_fn
+            return self.registry.node_id(fn, None)[0] if fn is not None else None
+
+        return {
+            "line": d["line"],
+            "statement": d["statement"],
+            "roots": list(d["labels"]),
+            "root_nodes": [node_of(root) for root in d["roots"]],
+            "params": {
+                name: self.registry.tensor_id(t, None)[0] for name, t in d["params"].items()
+            },
+        }
+
+    # --- process-wide defaults a script may set ------------------------------------
+
+    def _enter_script_defaults(self) -> tuple[torch.device, torch.dtype]:
+        """Apply the default device and dtype this script set in earlier statements;
+        return the process's, to give back after the statement."""
+        host = (torch.get_default_device(), torch.get_default_dtype())
+        if self._default_device is not None:
+            torch.set_default_device(self._default_device)
+        if self._default_dtype is not None:
+            torch.set_default_dtype(self._default_dtype)
+        return host
+
+    def _leave_script_defaults(self, host: tuple[torch.device, torch.dtype]) -> None:
+        """Keep what the statement set as the script's, and give the process its own
+        defaults back (another script, gradviz's own code, capture and a host program
+        using the library API never see them)."""
+        device, dtype = torch.get_default_device(), torch.get_default_dtype()
+        if self._default_device is not None or device != host[0]:
+            self._default_device = device
+            # cpu is torch's own default: unset it rather than install a device mode
+            torch.set_default_device(None if host[0].type == "cpu" else host[0])
+        if self._default_dtype is not None or dtype != host[1]:
+            self._default_dtype = dtype
+            torch.set_default_dtype(host[1])
+
     # --- graph, gradients ---------------------------------------------------------
 
     def _capture_graph(self, index: int | None) -> Any:
-        cap = capture(
-            self.globals,
-            self.registry,
-            statement=index,
-            previous_nodes=self._last_graph_nodes,
-            previous_edges=self._last_graph_edges,
-            include_saved=self.capture_saved,
-            module_of=self.module_of,
-        )
+        # reading saved tensors must not run the script's unpack hooks: gradviz is
+        # looking, the script is not (a hook that prints would print twice)
+        self.interpreter.capturing = True
+        try:
+            cap = capture(
+                self._capture_variables(),
+                self.registry,
+                statement=index,
+                previous_nodes=self._last_graph_nodes,
+                previous_edges=self._last_graph_edges,
+                include_saved=self.capture_saved,
+                module_of=self.module_of,
+            )
+        finally:
+            self.interpreter.capturing = False
         self.module_of = {n: m for n, m in self.module_of.items() if n in cap.graph}
         self._last_graph_nodes = set(cap.graph.nodes)
         self._last_graph_edges = set(cap.graph.edges)
@@ -605,6 +739,7 @@ class Session:
         """Everything the panels show, as JSON-able data (no torch objects)."""
         cap = self._capture if self._capture is not None else self._capture_graph(None)
         executed = {r.index: r for r in self.results}
+        dot_graphs = [self._dot_json(d) for d in self.dot_graphs]
         statements = []
         for s in self.statements:
             r = executed.get(s.index)
@@ -636,6 +771,7 @@ class Session:
             "tensors": {name: info.to_json() for name, info in cap.tensors.items()},
             "graph": graph_to_json(cap.graph),
             "backward_passes": [p.to_json() for p in self.passes],
+            "make_dot": dot_graphs,
             "grad_history": self.grad_history(),
             "grad_events": {
                 name: [asdict(e) for e in events] for name, events in self.grad_events.items()
