@@ -34,6 +34,11 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--keep-going", action="store_true", help="go on after a failing statement")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument(
+        "--trace", action="store_true",
+        help="with --json: add 'steps', every statement run at any depth (loops, functions), "
+        "and place each backward pass (line, iteration, the nodes it ran over)",
+    )
+    run.add_argument(
         "--time-limit", type=float, default=None, metavar="S",
         help="seconds one statement may run (default 25); past it the kernel is stopped",
     )
@@ -128,6 +133,7 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
             reply = kernel.request(
                 "report", on_event, source=text, device=args.device,
                 keep_going=bool(getattr(args, "keep_going", False)), layout=layout,
+                trace=bool(getattr(args, "trace", False)),
                 **({"time_limit_s": args.time_limit} if getattr(args, "time_limit", None) else {}),
             )
     except KernelTimeout as exc:
@@ -277,9 +283,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     positions = {k: (float(x), float(y)) for k, (x, y) in report.get("positions", {}).items()}
     try:
         if Path(args.output).suffix.lower() == ".html":
-            from gradviz.html_view import render_html  # the page replays the run's backward passes
-
-            Path(args.output).write_text(render_html(report), encoding="utf-8")
+            export_snapshot(report, args.output)  # the page replays the run's backward passes
         else:
             export_graph(graph, args.output, positions=positions or None)
     except (ValueError, OSError) as exc:

@@ -14,6 +14,7 @@ import traceback
 from collections.abc import Iterator
 from typing import IO, Any
 
+from gradviz.core.debugger import Pause
 from gradviz.core.guards import Limits
 from gradviz.core.layout import layout
 from gradviz.core.report import json_report, statement_json
@@ -67,6 +68,28 @@ class Kernel:
         s = self.session
         if cmd == "ping":
             return {"pong": True}
+        if s.paused is not None and cmd not in ("debug", "debug_stop", "snapshot"):
+            # any other command ends the paused statement where it stands first
+            stopped = s.stop_debugging()
+            if cmd == "step":
+                return self.state([stopped] if stopped else [])
+        if cmd == "debug":
+            mode = request.get("mode", "into")
+            raw = request.get("breakpoints") or []
+            if not all(isinstance(b, int) and not isinstance(b, bool) for b in raw) or len(raw) > 10_000:
+                raise BadRequest("'breakpoints' must be a list of line numbers")
+            breakpoints = frozenset(raw)
+            try:
+                outcome = s.debug(mode, breakpoints)
+            except ValueError as exc:
+                raise BadRequest(str(exc)) from None
+            if isinstance(outcome, Pause):
+                s.pause_snapshot()
+                return self.state([])
+            return self.state([outcome] if outcome else [])
+        if cmd == "debug_stop":
+            stopped = s.stop_debugging()
+            return self.state([stopped] if stopped else [])
         if cmd == "load":
             s = self._new_session(
                 request.get("source", ""), request.get("device", "cpu"), _limits(request)
@@ -105,6 +128,8 @@ class Kernel:
             return self.state([])
         if cmd == "report":
             s = self._new_session(request["source"], request.get("device", "cpu"), _limits(request))
+            if request.get("trace"):
+                s.enable_trace()
             s.events.connect("statement_executed", self._send_result)
             results = s.run_to_end(keep_going=request.get("keep_going", False))
             self.phase("report")

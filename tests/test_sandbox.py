@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import pytest
@@ -542,9 +543,14 @@ def test_wire_encodes_anything():
         b'{"id": 1, "cmd": "run_to"}',
         b'{"id": 1, "cmd": "load", "zero_points": [1, "x"]}',
         b'{"id": 1, "cmd": "run_to", "index": true}',
+        b'{"id": 1, "cmd": "debug", "mode": 5}',
+        b'{"id": 1, "cmd": "debug", "mode": "into", "breakpoints": "12"}',
+        b'{"id": 1, "cmd": "debug", "mode": "into", "frame": "globals"}',
+        b'{"id": 1, "cmd": "debug_stop", "force": true}',
     ],
     ids=["deep-nesting", "huge-int", "float-overflow", "bad-utf8", "not-an-object", "unknown-cmd",
-         "wrong-type", "unknown-field", "bad-id", "missing-field", "bad-list", "bool-as-int"],
+         "wrong-type", "unknown-field", "bad-id", "missing-field", "bad-list", "bool-as-int",
+         "debug-mode-int", "debug-breakpoints-string", "debug-unknown-field", "debug-stop-field"],
 )
 def test_malformed_requests_get_an_error_and_the_kernel_stays_up(line):
     with pytest.raises(wire.BadRequest):
@@ -1101,3 +1107,70 @@ def test_generators_yield_in_order_and_stop_at_return():
     ns_plain: dict = {}
     exec(source, ns_plain)  # noqa: S102 - the reference is plain Python
     assert session.globals["out"] == ns_plain["out"]
+
+
+# --- found by the red-team review of the derived API --------------------------------
+
+RED_TEAM_FINDINGS = [
+    ("native-batch-norm-oob", "x = torch.randn(1, 200000, 1)\nout = torch.native_batch_norm(x, torch.ones(1), torch.zeros(1), torch.zeros(1), torch.ones(1), True, 0.5, 1e-5)"),
+    ("native-layer-norm", "y = torch.native_layer_norm(torch.ones(2, 3), [3], None, None, 1e-5)"),
+    ("ctc-label-oob", "lp = torch.randn(5, 1, 4).log_softmax(2)\nt = torch.tensor([[1000000000, -1000000000, 3]])\nprint(torch.ctc_loss(lp, t, [5], [3], 0, 0, False))"),
+    ("ctc-label-small-oob", "import torch.nn.functional as F\nlp = torch.randn(5, 1, 4).log_softmax(2)\nl = F.ctc_loss(lp, torch.tensor([[7, 8, 3]]), torch.tensor([5]), torch.tensor([3]))"),
+    ("ctc-module-oob", "lp = torch.randn(5, 1, 4).log_softmax(2)\nl = torch.nn.CTCLoss()(lp, torch.tensor([[1000000000, 5, 3]]), torch.tensor([5]), torch.tensor([3]))"),
+    ("ctc-input-lengths", "lp = torch.randn(5, 1, 4).log_softmax(2)\nl = torch.ctc_loss(lp, torch.tensor([[1, 2]]), [500], [2])"),
+    ("out-resize-shared", "t = torch.zeros(4000)\na = t.numpy()\ntorch.add(torch.zeros(400000), 1.0, out=t)"),
+    ("out-resize-grow", "t = torch.zeros(4)\ntorch.ones(10, out=t)"),
+    ("modulelist-iter", "class L(torch.nn.ModuleList):\n    def __iter__(self):\n        return iter([])\nL()"),
+    ("parameterlist-len", "class P(torch.nn.ParameterList):\n    def __len__(self):\n        return 0"),
+    ("sequential-getitem", "class S(torch.nn.Sequential):\n    def __getitem__(self, i):\n        return self"),
+    ("grid-sampler-modes", "g = torch.grid_sampler_2d(torch.randn(1, 1, 4, 4), torch.zeros(1, 8, 8, 2), 7, 7, False)"),
+    ("hash-of-object", "h = hash(torch.ones(1))"),
+    ("hash-of-list-in-tuple", "h = hash((1, torch.nn))"),
+    ("dataloader-huge-batch", "ds = torch.utils.data.TensorDataset(torch.arange(4.))\nfor b in torch.utils.data.DataLoader(ds, batch_size=100000000, drop_last=True):\n    pass"),
+    ("private-keyword", "import torch.nn.functional as F\ny = F.fractional_max_pool2d(torch.ones(1, 1, 4, 4), 2, output_size=2, _random_samples=torch.ones(1, 1, 2))"),
+    ("tensor-index-functorch", "t = torch.ones(3)\ni = t.index"),
+]
+
+
+@pytest.mark.parametrize("source", [s for _, s in RED_TEAM_FINDINGS], ids=[i for i, _ in RED_TEAM_FINDINGS])
+def test_red_team_findings_are_refused(source, tmp_path, monkeypatch):
+    test_adversarial_input_is_refused(source, tmp_path, monkeypatch)
+
+
+def test_out_with_the_right_shape_still_works_as_in_the_blitz():
+    source = "x = torch.ones(5, 3)\ny = torch.ones(5, 3)\nresult = torch.empty(5, 3)\ntorch.add(x, y, out=result)\n"
+    session = Session(source)
+    assert all(r.ok for r in session.run_to_end())
+    assert torch.equal(session.globals["result"], torch.full((5, 3), 2.0))
+
+
+def test_repr_of_a_value_never_runs_script_code_and_hides_addresses():
+    """The statement's value is formatted by gradviz after the statement: a script
+    class's method must not run then, and object addresses are hidden."""
+    source = (
+        "class D(torch.utils.data.Dataset):\n"
+        "    def __len__(self):\n        print('len ran')\n        return 1\n"
+        "    def __getitem__(self, i):\n        return i\n"
+        "d = D()\n"
+        "d\n"
+        "g = torch.manual_seed(0)\n"
+        "print(g, repr(iter([1])), f'{g}')\n"
+    )
+    session = Session(source)
+    results = session.run_to_end()
+    assert all(r.ok for r in results), [r.error for r in results]
+    assert "len ran" not in "".join(r.output for r in results)
+    printed = results[-1].output
+    assert " at 0x000000000000" in printed and not re.search(r"0x(?!0{12})[0-9a-f]{6,}", printed)
+
+
+def test_escaped_vmap_tensor_does_not_break_capture():
+    source = (
+        "from torch.func import vmap\nbox = []\n"
+        "def f(x):\n    box.append(x)\n    return x * 2\n"
+        "y = vmap(f)(torch.ones(3, 2))\nesc = box[0]\nz = y + 1\n"
+    )
+    session = Session(source)
+    results = session.run_to_end()
+    assert all(r.ok for r in results), [r.error for r in results]
+    assert "z" in session.snapshot()["tensors"]

@@ -47,6 +47,18 @@ class BackwardPass:
     leaf_grads: dict[str, Any] = field(default_factory=dict)
     #: the pass built a graph of its own gradients (double backward)
     create_graph: bool = False
+    #: where the call was made: its line (inside loops and functions too) and the
+    #: innermost loop's iteration (1-based; None outside loops)
+    line: int | None = None
+    iteration: int | None = None
+    #: the graph the pass ran over, as it was when the pass started: the ids of the
+    #: grad_fn nodes reachable from its roots, their class names (same order, repeats
+    #: kept) and the edges between them (node -> next node)
+    nodes: list[str] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    edges: list[list[str]] = field(default_factory=list)
+    #: node id -> the script's names for it (its tensors, or the leaf of an AccumulateGrad)
+    names: dict[str, list[str]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -146,6 +158,18 @@ def record_backward(
         kind="grad" if is_grad else "backward",
         create_graph=create_graph,
     )
+    for fn in nodes:
+        node_id = registry.node_id(fn, statement)[0]
+        trace.nodes.append(node_id)
+        trace.labels.append(type(fn).__name__)
+        for nxt, _ in fn.next_functions:
+            if nxt is not None:
+                trace.edges.append([node_id, registry.node_id(nxt, statement)[0]])
+        own = names.get(id(fn), [])
+        if type(fn).__name__ == "AccumulateGrad":
+            own = names.get(id(fn.variable), [])
+        if own:
+            trace.names[node_id] = list(own)
     received: dict[int, list[Any]] = {}
     handles = []
 

@@ -264,11 +264,20 @@ def storage_nbytes(t: torch.Tensor) -> int:
         return 0
 
 
+def _escaped_transform_tensor(t: torch.Tensor) -> bool:
+    try:
+        return bool(torch._C._functorch.is_functorch_wrapped_tensor(t))
+    except Exception:  # noqa: BLE001 - an older torch without the query
+        return False
+
+
 def named_tensors(variables: dict[str, Any]) -> dict[str, torch.Tensor]:
     """Tensors bound to script names, with module parameters as ``model.0.weight``."""
     out: dict[str, torch.Tensor] = {}
     for name, value in variables.items():
         if isinstance(value, torch.Tensor):
+            if _escaped_transform_tensor(value):
+                continue  # a tensor kept from inside vmap/grad: it has no value outside
             out[name] = value
         elif isinstance(value, torch.nn.Module):
             # nn.Module's own method: a script class cannot change what capture walks

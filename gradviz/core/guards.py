@@ -23,7 +23,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten, tree_map
 
-from .errors import LimitExceeded
+from .errors import LimitExceeded, SandboxError
 
 GiB = 1024**3
 
@@ -227,6 +227,63 @@ class OpGuard(TorchDispatchMode):
             if nbytes > self.limits.max_op_bytes:
                 self._refuse(func, "allocate", nbytes, self.limits.max_op_bytes, "bytes")
 
+    def _check_out_shapes(self, func: Any, args: tuple, kwargs: dict, outs: list[Any]) -> None:
+        """``out=`` must already have the result's shape. PyTorch resizes a mismatched
+        out tensor by setting its sizes before growing its storage: when the growth
+        fails (a numpy-shared storage cannot grow) the tensor is left larger than its
+        memory, and the next op on it reads and writes out of bounds."""
+        try:
+            meta_args = tree_map(_to_meta, args)
+            meta_kwargs = tree_map(_to_meta, kwargs)
+            func(*meta_args, **meta_kwargs)
+        except Exception:
+            raise SandboxError(
+                f"refused: {func.overloadpacket.__name__}(..., out=...) cannot be sized "
+                "before it runs; call it without out= and assign the result"
+            ) from None
+        meta_outs = [meta_kwargs[a.name] for a in func._schema.arguments
+                     if a.is_out and isinstance(meta_kwargs.get(a.name), torch.Tensor)]
+        for real, meta in zip(outs, meta_outs):
+            if tuple(real.shape) != tuple(meta.shape):
+                raise SandboxError(
+                    f"refused: out= has shape {tuple(real.shape)} but "
+                    f"{func.overloadpacket.__name__} makes {tuple(meta.shape)}; gradviz does "
+                    "not let out= resize a tensor (make it the right shape, or assign the "
+                    "result)"
+                )
+
+    def _check_ctc(self, args: tuple, kwargs: dict) -> None:
+        """ctc_loss trusts its targets: a label outside [0, classes) reads out of bounds."""
+        names = ("log_probs", "targets", "input_lengths", "target_lengths")
+        values = dict(zip(names, args))
+        values.update({k: v for k, v in kwargs.items() if k in names})
+        log_probs, targets = values.get("log_probs"), values.get("targets")
+        if not isinstance(log_probs, torch.Tensor) or not isinstance(targets, torch.Tensor):
+            return
+        classes = log_probs.shape[-1] if log_probs.dim() else 0
+        steps = log_probs.shape[0] if log_probs.dim() else 0
+        with paused(self):
+            bad = targets.numel() and (
+                bool((targets < 0).any()) or bool((targets >= classes).any())
+            )
+            lengths = []
+            for key in ("input_lengths", "target_lengths"):
+                v = values.get(key)
+                lengths.append(v.tolist() if isinstance(v, torch.Tensor) else list(v or []))
+        if bad:
+            raise SandboxError(
+                f"refused: ctc_loss targets must be class indices in [0, {classes}) "
+                "(PyTorch does not check them)"
+            )
+        inputs, target_lengths = lengths
+        if any(not isinstance(n, int) or n < 0 or n > steps for n in inputs):
+            raise SandboxError(f"refused: ctc_loss input_lengths must be in [0, {steps}]")
+        limit = targets.shape[-1] if targets.dim() == 2 else targets.numel()
+        if any(not isinstance(n, int) or n < 0 or n > limit for n in target_lengths) or (
+            targets.dim() == 1 and sum(target_lengths) > targets.numel()
+        ):
+            raise SandboxError("refused: ctc_loss target_lengths do not fit the targets")
+
     def _check_process_memory(self) -> None:
         rss = resident_bytes()
         if rss is not None and self.process_cap is not None and rss > self.process_cap:
@@ -247,6 +304,15 @@ class OpGuard(TorchDispatchMode):
                 limit="max_statement_seconds",
             )
         flat_args = tree_flatten((args, kwargs))[0]
+        name = func.overloadpacket.__name__
+        if name in ("ctc_loss", "_ctc_loss"):
+            self._check_ctc(args, kwargs)
+        outs = [
+            kwargs[a.name] for a in func._schema.arguments
+            if a.is_out and isinstance(kwargs.get(a.name), torch.Tensor)
+        ]
+        if outs:
+            self._check_out_shapes(func, args, kwargs, outs)
         is_view = bool(func._schema.returns) and all(
             _is_alias_return(func, i) for i in range(len(func._schema.returns))
         )

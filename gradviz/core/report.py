@@ -40,4 +40,5 @@ def json_report(session: Any, results: list[Any]) -> dict[str, Any]:
         "grad_history": snap["grad_history"],
         "grad_events": snap["grad_events"],
         "memory": snap["memory"],
+        **({"steps": session.trace_steps} if session.trace_steps is not None else {}),
     }

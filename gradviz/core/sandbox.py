@@ -422,7 +422,9 @@ def _check_tree(tree: ast.AST, limits: Limits) -> None:
             _check_import(node, line)
         elif isinstance(node, ast.arg) and node.arg.startswith("__"):
             raise ScriptSyntaxError(f"{where}the name '{node.arg}' is not allowed", line=line)
-        elif isinstance(node, ast.keyword) and node.arg and node.arg.startswith("__"):
+        elif isinstance(node, ast.keyword) and node.arg and node.arg.startswith("_"):
+            # private keywords of library functions (fractional_max_pool's
+            # _random_samples=) are internals, as through '**'
             raise ScriptSyntaxError(f"{where}the keyword '{node.arg}' is not allowed", line=line)
         child_in_class = isinstance(node, ast.ClassDef)
         for child in ast.iter_child_nodes(node):
@@ -528,10 +530,21 @@ class Interpreter:
         self.builtins["super"] = self._super
         self.builtins["iter"] = self._iter
         self.builtins["type"] = self._type
+        self.builtins["hash"] = self._hash
         #: (function, its local scope) of each script call in progress
         self._frames: list[tuple[ScriptFunction, Scope]] = []
         #: the exceptions being handled (what a bare 'raise' re-raises)
         self._handling: list[BaseException] = []
+        #: called before each statement at any depth as hook(stmt, scope); it may
+        #: return a dict the interpreter marks {"ok": False} if the statement fails
+        self.statement_hook: Callable[[ast.stmt, Scope | None], dict | None] | None = None
+        #: block nesting of the running statement: 0 at top level, +1 per body
+        #: (a loop's, an if's, a called function's)
+        self.block_depth = -1
+        #: the line each running script function was called from, aligned with _frames
+        self.call_lines: list[int] = []
+        #: [iteration, total] of each running loop, innermost last
+        self.loops: list[list[Any]] = []
         #: (frame scope, values) of each generator call in progress
         self._yields: list[tuple[Scope, list[Any]]] = []
         #: id -> (wrapper, script function) for script functions handed to library code
@@ -626,6 +639,8 @@ class Interpreter:
     # --- running -----------------------------------------------------------
 
     def begin_statement(self) -> None:
+        self.block_depth = -1
+        self.loops = []
         self.output = ScriptOutput()
         self.iterations = 0
         self.depth = 0
@@ -635,7 +650,18 @@ class Interpreter:
         """Run one top-level statement; return an expression statement's value."""
         if isinstance(stmt, ast.Expr):
             self.current_line = stmt.lineno
-            return self.eval(stmt.value, None)
+            self.block_depth += 1
+            try:
+                hook = self.statement_hook
+                entry = hook(stmt, None) if hook is not None else None
+                try:
+                    return self.eval(stmt.value, None)
+                except BaseException:
+                    if entry is not None:
+                        entry["ok"] = False
+                    raise
+            finally:
+                self.block_depth -= 1
         self.exec_block([stmt], None)
         return None
 
@@ -669,10 +695,39 @@ class Interpreter:
     # --- statements --------------------------------------------------------
 
     def exec_block(self, body: list[ast.stmt], scope: Scope | None) -> None:
-        for stmt in body:
-            self.current_line = stmt.lineno
-            method = getattr(self, "_exec_" + type(stmt).__name__)
-            method(stmt, scope)
+        self.block_depth += 1
+        try:
+            for stmt in body:
+                self.current_line = stmt.lineno
+                method = getattr(self, "_exec_" + type(stmt).__name__)
+                hook = self.statement_hook
+                if hook is None:
+                    method(stmt, scope)
+                    continue
+                entry = hook(stmt, scope)
+                try:
+                    method(stmt, scope)
+                except (_Break, _Continue, _Return):
+                    raise
+                except BaseException:
+                    if entry is not None:
+                        entry["ok"] = False
+                    raise
+        finally:
+            self.block_depth -= 1
+
+    # --- where execution is (for stepping and --trace) ------------------------------
+
+    def loop_iteration(self) -> tuple[int, int | None] | None:
+        """(1-based iteration, total or None) of the innermost running loop."""
+        if not self.loops:
+            return None
+        index, total = self.loops[-1]
+        return index, total
+
+    def frame_names(self) -> list[str]:
+        """The script functions being run, outermost first."""
+        return [fn.name for fn, _ in self._frames]
 
     def _exec_Expr(self, stmt: ast.Expr, scope: Scope | None) -> None:
         self.eval(stmt.value, scope)
@@ -741,29 +796,47 @@ class Interpreter:
     def _exec_For(self, stmt: ast.For, scope: Scope | None) -> None:
         iterable = self.eval(stmt.iter, scope)
         broke = False
-        for item in self._iterate(iterable):
-            self.assign(stmt.target, item, scope)
-            try:
-                self.exec_block(stmt.body, scope)
-            except _Break:
-                broke = True
-                break
-            except _Continue:
-                continue
+        try:
+            total: int | None = len(iterable) if isinstance(
+                iterable, (list, tuple, range, dict, str, torch.Tensor, torch.utils.data.DataLoader)
+            ) else None
+        except TypeError:
+            total = None
+        loop = [0, total]
+        self.loops.append(loop)
+        try:
+            for item in self._iterate(iterable):
+                loop[0] += 1
+                self.assign(stmt.target, item, scope)
+                try:
+                    self.exec_block(stmt.body, scope)
+                except _Break:
+                    broke = True
+                    break
+                except _Continue:
+                    continue
+        finally:
+            self.loops.pop()
         if not broke:
             self.exec_block(stmt.orelse, scope)
 
     def _exec_While(self, stmt: ast.While, scope: Scope | None) -> None:
         broke = False
-        while self.eval(stmt.test, scope):
-            self._tick()
-            try:
-                self.exec_block(stmt.body, scope)
-            except _Break:
-                broke = True
-                break
-            except _Continue:
-                continue
+        loop: list[Any] = [0, None]
+        self.loops.append(loop)
+        try:
+            while self.eval(stmt.test, scope):
+                self._tick()
+                loop[0] += 1
+                try:
+                    self.exec_block(stmt.body, scope)
+                except _Break:
+                    broke = True
+                    break
+                except _Continue:
+                    continue
+        finally:
+            self.loops.pop()
         if not broke:
             self.exec_block(stmt.orelse, scope)
 
@@ -963,8 +1036,23 @@ class Interpreter:
         namespace: dict[str, Any] = {"__module__": "gradviz.script", "__qualname__": stmt.name}
         functions: list[ScriptFunction] = []
         is_module = any(isinstance(b, type) and issubclass(b, torch.nn.Module) for b in bases)
+        library = [
+            k for b in bases for k in getattr(b, "__mro__", ())
+            if k not in self.script_classes and k not in (object, torch.utils.data.Dataset)
+        ]
         for item in stmt.body:
             _check_class_body_item(item, stmt.name)
+            if isinstance(item, ast.FunctionDef) and item.name in ("__len__", "__getitem__",
+                                                                   "__iter__"):
+                owner = next((k for k in library if item.name in k.__dict__), None)
+                if owner is not None:
+                    # torch calls the base's protocol itself (ModuleList's repr iterates
+                    # it) outside the script's statements
+                    raise SandboxError(
+                        f"class {stmt.name} may not redefine {owner.__name__}'s "
+                        f"'{item.name}': torch calls it outside your code",
+                        line=item.lineno,
+                    )
             names = [item.name] if isinstance(item, ast.FunctionDef) else [
                 t.id for t in (item.targets if isinstance(item, ast.Assign) else
                                [item.target] if isinstance(item, ast.AnnAssign) else [])
@@ -1313,7 +1401,7 @@ class Interpreter:
                 value = str(value)
             elif node.conversion == ord("a"):
                 value = ascii(value)
-            return format(value, spec)
+            return scrub_addresses(format(value, spec))
 
     def _safe_format(self, template: str, args: tuple, kwargs: dict) -> str:
         """``str.format`` without attribute or index traversal into its arguments."""
@@ -1462,10 +1550,10 @@ class Interpreter:
                 result = func(*host_args, **host_kwargs)
             if isinstance(result, (str, list, tuple)):
                 self._check_length(len(result))
-            return result
+            return scrub_addresses(result) if isinstance(result, str) else result
         owner = getattr(func, "__self__", None)
         if isinstance(owner, str) and getattr(func, "__name__", "") == "format":
-            return self._safe_format(owner, args, kwargs)
+            return scrub_addresses(self._safe_format(owner, args, kwargs))
         host_args = tuple(self._host_value(a) for a in args)
         host_kwargs = {k: self._host_value(v) for k, v in kwargs.items()}
         self._precheck_call(func, host_args, host_kwargs)
@@ -1597,7 +1685,7 @@ class Interpreter:
                     "record_shapes and profile_memory in gradviz scripts (it writes no traces)"
                 )
         if func is torch.utils.data.DataLoader:
-            _check_dataloader_arguments(args, kwargs)
+            _check_dataloader_arguments(args, kwargs, self.limits)
         if isinstance(owner, torch.optim.Optimizer) and getattr(func, "__name__", "") == "step":
             for group in owner.param_groups:
                 _check_optimizer_options(group)
@@ -1780,6 +1868,7 @@ class Interpreter:
             guard.paused = 0
         try:
             self._frames.append((fn, local))
+            self.call_lines.append(self.current_line or 0)
             if fn.grad_mode is not None:
                 with fn.grad_mode.clone():
                     return self._run_body(fn, local)
@@ -1789,6 +1878,7 @@ class Interpreter:
                 guard.paused = paused_by
             if self._frames and self._frames[-1][0] is fn:
                 self._frames.pop()
+                self.call_lines.pop()
 
     def _run_body(self, fn: ScriptFunction, local: Scope) -> Any:
         if isinstance(fn.body, ast.expr):
@@ -1859,7 +1949,7 @@ class Interpreter:
 
     def _print(self, *args: Any, sep: str = " ", end: str = "\n") -> None:
         with self._formatting():
-            text = sep.join(str(a) for a in args) + end
+            text = scrub_addresses(sep.join(str(a) for a in args) + end)
         self.output.write(text, self.limits.max_str_length)
 
     def _make_dot(self, var: Any, params: Any = None, show_attrs: bool = False,
@@ -1881,6 +1971,20 @@ class Interpreter:
         self._check_length(len(self.dot_requests) + 1)
         self.dot_requests.append((self.current_line, roots, named))
         return TorchvizGraph(roots, named)
+
+    def _hash(self, value: Any) -> int:
+        """hash() of strings, numbers and tuples of them: other objects hash by their
+        address, which would give away the memory layout."""
+        def plain(v: Any) -> bool:
+            if isinstance(v, tuple):
+                return all(plain(i) for i in v)
+            return v is None or isinstance(v, (str, bytes, int, float, complex, bool))
+
+        if not plain(value):
+            raise SandboxError(
+                "hash() takes strings, numbers and tuples of them in gradviz scripts"
+            )
+        return hash(value)
 
     def _type(self, *args: Any) -> type:
         """type(x): the class of a value, to print or compare. The class a script gets
@@ -2150,6 +2254,15 @@ def script_exception(exc: BaseException) -> BaseException:
             return klass(message[:2000])
     return Exception(str(exc)[:2000])
 _FORMAT_NUMBER = re.compile(r"\d+")
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def scrub_addresses(text: str) -> str:
+    """Hide object addresses in text a script can read (``<... object at 0x7f...>``):
+    they would give away the memory layout, which ``data_ptr`` also hides."""
+    return _ADDRESS.sub(" at 0x000000000000", text) if " at 0x" in text else text
+
+
 _PERCENT_SPEC = re.compile(r"%(?:\([^)]*\))?[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?")
 
 
@@ -2225,7 +2338,7 @@ def _check_optimizer_options(options: Any) -> None:
             )
 
 
-def _check_dataloader_arguments(args: tuple, kwargs: dict) -> None:
+def _check_dataloader_arguments(args: tuple, kwargs: dict, limits: Limits | None = None) -> None:
     """One process, the default sampler, and nothing that starts workers or pins memory."""
     if len(args) > 3:
         raise SandboxError(
@@ -2241,6 +2354,14 @@ def _check_dataloader_arguments(args: tuple, kwargs: dict) -> None:
         raise SandboxError(
             "DataLoader(num_workers=...) is refused: gradviz loads data in the kernel "
             "process itself (num_workers=0), which cannot start worker processes"
+        )
+    batch = args[1] if len(args) > 1 else kwargs.get("batch_size", 1)
+    cap = limits.max_sequence_length if limits is not None else 10_000_000
+    if _is_int(batch) and (_index_value(batch) or 0) > cap:
+        raise LimitExceeded(
+            f"refused: batch_size {_index_value(batch):,} is over the limit of {cap:,} "
+            "(gradviz limit max_sequence_length): the loader builds each batch as a list",
+            limit="max_sequence_length",
         )
 
 

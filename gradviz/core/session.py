@@ -26,13 +26,16 @@ import torch
 
 from .backward import BackwardPass, _WithTrace, record_backward
 from .capture import IdRegistry, capture, graph_to_json, named_tensors, tensor_value
+from .debugger import Debugger, Pause
 from .errors import LimitExceeded, SandboxError
 from .explain import explain
 from .guards import AllocationCounter, Limits, OpGuard, paused
 from .modules import tagging
-from .sandbox import Interpreter, _check_tree
+from .sandbox import Interpreter, _check_tree, scrub_addresses
 
 SNAPSHOT_VERSION = 1
+#: --trace stops recording (and refuses) past this many statements
+MAX_TRACE_STEPS = 200_000
 _NAME_ERROR = re.compile(r"name '([A-Za-z_][A-Za-z0-9_]*)' is not defined$")
 
 
@@ -208,6 +211,10 @@ class Session:
         self.passes: list[BackwardPass] = []
         self.grad_events: dict[str, list[GradEvent]] = {}
         self._grad_enabled = True
+        #: --trace: one entry per executed statement at any depth, in order
+        self.trace_steps: list[dict[str, Any]] | None = None
+        #: the debugger running a statement on its worker thread, when one is paused
+        self.debugger: Debugger | None = None
         #: names a failed statement would have bound -> (its line, what it was)
         self._failed_names: dict[str, tuple[int, str]] = {}
         #: make_dot calls: {label, line, statement, roots, params}, roots kept alive so
@@ -407,7 +414,13 @@ class Session:
         if error is None and value is not None and isinstance(stmt.node, ast.Expr):
             with paused(guard):
                 try:
-                    value_repr = repr(value)[:MAX_VALUE_REPR]
+                    # torch's reprs can call a script class's methods (a ModuleList
+                    # subclass's __iter__): no script code runs outside its statement
+                    interp.capturing = True
+                    try:
+                        value_repr = scrub_addresses(repr(value)[:MAX_VALUE_REPR])
+                    finally:
+                        interp.capturing = False
                 except Exception as exc:  # noqa: BLE001
                     value_repr = f"<unprintable: {exc}>"
 
@@ -481,9 +494,11 @@ class Session:
     def _capture_variables(self) -> dict[str, Any]:
         """The script's globals, plus the roots make_dot asked for (often temporaries
         such as ``y.mean()`` that no variable holds)."""
-        if not self.dot_graphs:
+        local = self.frame_locals()
+        if not self.dot_graphs and not local:
             return self.globals
         merged = dict(self.globals)
+        merged.update(local)
         for d in self.dot_graphs:
             for label, root in zip(d["labels"], d["roots"]):
                 merged[label] = root
@@ -582,6 +597,100 @@ class Session:
         last = self.passes[self._current_passes[-1]]
         return last.leaf_grads.get(name) == value
 
+    # --- stepping inside statements ------------------------------------------------------
+
+    def enable_trace(self) -> None:
+        """Record every statement at any depth (``gradviz run --trace``)."""
+        self.trace_steps = []
+        self._update_statement_hook()
+
+    def _update_statement_hook(self) -> None:
+        wanted = self.trace_steps is not None or self.debugger is not None
+        self.interpreter.statement_hook = self._on_statement if wanted else None
+
+    def _on_statement(self, stmt: ast.stmt, scope: Any) -> dict[str, Any] | None:
+        interp = self.interpreter
+        loop = interp.loop_iteration()
+        frames = interp.frame_names()
+        entry = {
+            "line": stmt.lineno,
+            "depth": interp.block_depth,
+            "iteration": loop[0] if loop else None,
+            "frame": frames[-1] if frames else None,
+            "ok": True,
+        }
+        if self.trace_steps is not None:
+            if len(self.trace_steps) >= MAX_TRACE_STEPS:
+                raise LimitExceeded(
+                    f"refused: the trace passed {MAX_TRACE_STEPS:,} statements "
+                    "(gradviz limit on --trace)",
+                    limit="max_iterations",
+                )
+            self.trace_steps.append(entry)
+        debugger = self.debugger
+        if debugger is not None and debugger.should_pause(stmt, interp.block_depth):
+            debugger.park(
+                Pause(
+                    statement=self._current_index if self._current_index is not None else -1,
+                    line=stmt.lineno,
+                    depth=interp.block_depth,
+                    iteration=loop[0] if loop else None,
+                    iterations=loop[1] if loop else None,
+                    frames=frames,
+                    call_lines=list(interp.call_lines),
+                )
+            )
+        return entry
+
+    def debug(self, mode: str, breakpoints: frozenset[int] = frozenset()) -> Pause | StatementResult | None:
+        """Step inside the statement at the cursor (or the paused one): a Pause while
+        it is in the middle, its StatementResult once it ends (None at the end)."""
+        if self.debugger is None:
+            if self.at_end:
+                return None
+            self.debugger = Debugger(self)
+            self._update_statement_hook()
+        try:
+            outcome = self.debugger.resume(mode, breakpoints)
+        except BaseException:
+            self._end_debugging()
+            raise
+        if not isinstance(outcome, Pause):
+            self._end_debugging()
+        return outcome
+
+    def stop_debugging(self) -> StatementResult | None:
+        """End a paused statement where it stands: the state so far is kept and the
+        statement is marked stopped (Step runs it again from its start)."""
+        if self.debugger is None:
+            return None
+        try:
+            return self.debugger.stop()
+        finally:
+            self._end_debugging()
+
+    def _end_debugging(self) -> None:
+        self.debugger = None
+        self._update_statement_hook()
+
+    def pause_snapshot(self) -> dict[str, Any]:
+        """The state at a pause: the graph and tensors of this moment, with the paused
+        frame's locals beside the globals."""
+        self._capture_graph(self._current_index)
+        return self.snapshot()
+
+    @property
+    def paused(self) -> Pause | None:
+        return self.debugger.pause if self.debugger is not None else None
+
+    def frame_locals(self) -> dict[str, Any]:
+        """The paused frame's local variables, named ``Function.name`` (empty at the top)."""
+        frames = self.interpreter._frames
+        if self.debugger is None or not frames:
+            return {}
+        fn, scope = frames[-1]
+        return {f"{fn.name}.{k}": v for k, v in scope.names.items()}
+
     def _on_interpreter_backward(
         self, func: Any, args: tuple, kwargs: dict, run: Callable[[], Any]
     ) -> Any:
@@ -597,6 +706,7 @@ class Session:
                 self._current_index,
             )
         except _WithTrace as exc:
+            self._place_pass(exc.trace)
             self.passes.append(exc.trace)
             self._current_passes.append(len(self.passes) - 1)
             raise
@@ -609,9 +719,16 @@ class Session:
                         GradEvent("backward", self._current_index or 0, trace.leaf_grads[name], pass_index)
                     )
             self._last_leaf_grads = dict(trace.leaf_grads)
+        self._place_pass(trace)
         self.passes.append(trace)
         self._current_passes.append(len(self.passes) - 1)
         return result
+
+    def _place_pass(self, trace: BackwardPass) -> None:
+        interp = self.interpreter
+        trace.line = interp.current_line
+        loop = interp.loop_iteration()
+        trace.iteration = loop[0] if loop else None
 
     def _unguarded(self, run: Callable[[], Any], roots: list[Any]) -> Callable[[], Any]:
         """Run the autograd engine outside the op guard.
@@ -772,6 +889,8 @@ class Session:
             "graph": graph_to_json(cap.graph),
             "backward_passes": [p.to_json() for p in self.passes],
             "make_dot": dot_graphs,
+            "paused": self.paused.to_json() if self.paused is not None else None,
+            "frame_locals": sorted(self.frame_locals()),
             "grad_history": self.grad_history(),
             "grad_events": {
                 name: [asdict(e) for e in events] for name, events in self.grad_events.items()

@@ -96,6 +96,7 @@ DENIED: dict[str, str] = {
     "scaled_mm": "it is an fp8 GPU kernel entry point",
     "scaled_grouped_mm": "it is an fp8 GPU kernel entry point",
     "grouped_mm": "it is a GPU kernel entry point",
+    "index": "it builds first-class dimensions through functorch internals (write x[...])",
     "new": "the legacy constructor accepts storages (write new_tensor, new_zeros, ...)",
     "module_load": "it swaps a module's tensors without checks",
     # Python callables run per element, outside the interpreter
@@ -169,6 +170,9 @@ DENIED_PREFIXES: dict[str, str] = {
     "row_indices": "it is for sparse tensors, which are not available",
     "indices_copy": "it is for sparse tensors, which are not available",
     "values_copy": "it is for sparse tensors, which are not available",
+    "native_": "it is an internal entry point without its wrapper's size checks (write the "
+    "function without native_, e.g. torch.batch_norm or F.layer_norm)",
+    "grid_sampler": "it trusts its mode arguments (write F.grid_sample)",
     "batch_norm_": "it is a CUDA kernel entry point (write F.batch_norm)",
     "native_channel_shuffle": "it calls a native kernel directly",
     "set_autocast": "it changes process-wide settings",

@@ -134,7 +134,9 @@ REQUEST_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
     "zero_grad": {},
     "snapshot": {},
     "report": {"source": (str,), "device": (str,), "keep_going": (bool,),
-               "layout": (bool,), "time_limit_s": (int, float)},
+               "layout": (bool,), "time_limit_s": (int, float), "trace": (bool,)},
+    "debug": {"mode": (str,), "breakpoints": (list,)},
+    "debug_stop": {},
 }
 REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
     "run_to": ("index",), "run_to_line": ("line",), "set_device": ("device",),

@@ -1,0 +1,247 @@
+"""Stepping inside statements like a debugger (issue 9), checked against plain PyTorch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from gradviz.core.debugger import Pause, calls_backward
+from gradviz.core.session import Session
+
+TRAIN = """\
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(3, 4)
+        self.fc2 = nn.Linear(4, 1)
+
+    def forward(self, x):
+        h = torch.tanh(self.fc1(x))
+        return self.fc2(h)
+
+
+torch.manual_seed(0)
+net = Net()
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+x = torch.randn(5, 3)
+y = torch.randn(5, 1)
+for step in range(3):
+    opt.zero_grad()
+    loss = ((net(x) - y) ** 2).mean()
+    loss.backward()
+    opt.step()
+print(loss.item())
+"""
+LOOP_LINE = 21
+BACKWARD_LINE = 24
+
+
+def _at_loop() -> Session:
+    session = Session(TRAIN)
+    index = next(s.index for s in session.statements if s.line == LOOP_LINE)
+    session.run_to(index)
+    return session
+
+
+def _plain_until(iterations: int) -> dict:
+    """TRAIN run by plain Python, stopping after `iterations` backward() calls."""
+    head, loop = TRAIN.split("for step in range(3):\n")
+    body = loop.split("print(")[0]
+    source = head + f"for step in range({iterations}):\n" + body.replace("    opt.step()\n", f"    if step < {iterations} - 1:\n        opt.step()\n")
+    env: dict = {}
+    exec(source, env)  # noqa: S102 - the reference is plain PyTorch
+    return env
+
+
+def _graph_labels(t: torch.Tensor) -> list[str]:
+    seen, order, stack = set(), [], [t.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        order.append(type(fn).__name__)
+        stack.extend(n for n, _ in fn.next_functions)
+    return sorted(order)
+
+
+def test_step_into_a_training_loop_follows_lines_and_iterations():
+    session = _at_loop()
+    lines, iterations = [], []
+    while True:
+        out = session.debug("into")
+        if not isinstance(out, Pause):
+            break
+        lines.append(out.line)
+        iterations.append(out.iteration)
+        assert out.iterations == 3
+    assert out is not None and out.ok
+    # each iteration: the loop body, with forward (lines 12-13) entered from line 23
+    assert lines == [22, 23, 12, 13, 24, 25] * 3
+    assert iterations == [1] * 6 + [2] * 6 + [3] * 6
+    assert torch.is_grad_enabled()
+
+
+def test_each_backward_pass_keeps_its_own_graph_and_gradients():
+    session = _at_loop()
+    session.step()
+    assert [p.line for p in session.passes] == [BACKWARD_LINE] * 3
+    assert [p.iteration for p in session.passes] == [1, 2, 3]
+    for k, p in enumerate(session.passes, start=1):
+        plain = _plain_until(k)
+        assert sorted(p.labels) == _graph_labels(plain["loss"]), k
+        assert len(p.nodes) == len(p.labels) and len(set(p.nodes)) == len(p.nodes)
+        expected = {f"net.{n}": q.grad for n, q in plain["net"].named_parameters()}
+        for name, grad in expected.items():
+            assert torch.allclose(torch.tensor(p.leaf_grads[name]), grad), (k, name)
+    # each iteration builds its own graph: only the leaves' AccumulateGrad nodes are shared
+    shared = set(session.passes[0].nodes) & set(session.passes[1].nodes)
+    labels = dict(zip(session.passes[0].nodes, session.passes[0].labels))
+    assert shared and {labels[n] for n in shared} == {"AccumulateGrad"}
+
+
+def test_step_into_forward_and_out_to_the_caller():
+    session = _at_loop()
+    session.debug("into")  # line 22
+    session.debug("into")  # line 23
+    inside = session.debug("into")
+    assert isinstance(inside, Pause) and inside.line == 12
+    assert inside.frames == ["Net.forward"] and inside.call_lines == [23]
+    snap = session.pause_snapshot()
+    assert "Net.forward.x" in snap["frame_locals"]
+    assert snap["paused"]["frames"] == [{"name": "Net.forward", "call_line": 23}]
+    out = session.debug("out")
+    assert isinstance(out, Pause) and out.line == BACKWARD_LINE and out.frames == []
+    assert out.iteration == 1
+
+
+def test_step_over_stays_at_the_loop_body():
+    session = _at_loop()
+    lines = []
+    out = session.debug("into")
+    while isinstance(out, Pause):
+        lines.append(out.line)
+        out = session.debug("over")
+    assert lines == [22, 23, 24, 25] * 3
+
+
+def test_breakpoint_stops_on_each_iteration_and_run_to_backward():
+    session = _at_loop()
+    hits = []
+    out = session.debug("continue", frozenset({25}))
+    while isinstance(out, Pause):
+        hits.append((out.line, out.iteration))
+        out = session.debug("continue", frozenset({25}))
+    assert hits == [(25, 1), (25, 2), (25, 3)]
+
+    session = _at_loop()
+    stops = []
+    out = session.debug("backward")
+    while isinstance(out, Pause):
+        stops.append((out.line, out.iteration, len(session.passes)))
+        out = session.debug("backward")
+    # just before each backward(): the pass has not run yet
+    assert stops == [(24, 1, 0), (24, 2, 1), (24, 3, 2)]
+
+
+def test_stop_keeps_the_place_and_the_work_done():
+    session = _at_loop()
+    out = session.debug("continue", frozenset({24}))
+    out = session.debug("continue", frozenset({24}))
+    assert isinstance(out, Pause) and out.iteration == 2
+    result = session.stop_debugging()
+    assert result is not None and not result.ok and result.error.type == "DebugStopped"
+    assert "line 24, iteration 2" in result.error.message
+    # one optimizer step ran (iteration 1), nothing was rewound
+    plain = _plain_until(2)
+    for (name, p), (_, q) in zip(session.globals["net"].named_parameters(), plain["net"].named_parameters()):
+        assert torch.allclose(p, q), name
+    assert session.statements[session.cursor].line == LOOP_LINE
+    assert session.paused is None and session.debugger is None
+    # and the session goes on: Step runs the loop statement again, from its start
+    assert session.step().ok
+
+
+def test_a_failure_while_stepping_ends_the_statement_cleanly():
+    session = Session("x = torch.ones(2)\nfor i in range(3):\n    y = x * i\n    z = undefined\n")
+    session.step()
+    assert isinstance(session.debug("into"), Pause)
+    out = session.debug("over")
+    assert isinstance(out, Pause) and out.line == 4
+    result = session.debug("over")
+    assert not isinstance(result, Pause) and not result.ok and result.error.type == "NameError"
+    assert session.debugger is None and session.globals["y"].sum() == 0
+    assert torch.is_grad_enabled()
+
+
+def test_unknown_mode_is_refused():
+    session = _at_loop()
+    with pytest.raises(ValueError):
+        session.debug("sideways")
+    assert session.debugger is None
+
+
+def test_calls_backward_sees_the_forms_people_write():
+    import ast
+    for src, want in [("loss.backward()", True), ("torch.autograd.backward([l])", True),
+                      ("g = torch.autograd.grad(l, x)", True), ("opt.step()", False),
+                      ("for i in r:\n    l.backward()", False)]:
+        assert calls_backward(ast.parse(src).body[0]) is want, src
+
+
+def test_kernel_debug_command_pauses_and_reports(tmp_path):
+    from gradviz.kernel_server import Kernel
+
+    out = (tmp_path / "out.txt").open("w")
+    kernel = Kernel(out)
+    loop_index = next(st.index for st in Session(TRAIN).statements if st.line == LOOP_LINE)
+    kernel.handle({"cmd": "load", "source": TRAIN, "run_to": loop_index})
+    state = kernel.handle({"cmd": "debug", "mode": "into"})
+    assert state["paused"]["line"] == 22 and state["paused"]["iteration"] == 1
+    state = kernel.handle({"cmd": "debug", "mode": "continue", "breakpoints": [24]})
+    assert state["paused"]["line"] == 24
+    state = kernel.handle({"cmd": "debug_stop"})
+    assert state["paused"] is None
+    assert state["new_results"][0]["error"]["type"] == "DebugStopped"
+    from gradviz.core.wire import BadRequest
+    for bad in ({"cmd": "debug", "mode": "into", "breakpoints": ["x"]},
+                {"cmd": "debug", "mode": "into", "breakpoints": [True]},
+                {"cmd": "debug", "mode": "into", "breakpoints": list(range(20_000))},
+                {"cmd": "debug", "mode": "sideways"}):
+        with pytest.raises(BadRequest):
+            kernel.handle(bad)
+    # the kernel still steps after the refusals
+    assert kernel.handle({"cmd": "debug", "mode": "into"})["paused"]["line"] == 22
+
+
+@pytest.mark.slow
+def test_cli_trace_lists_every_statement_and_places_each_pass(tmp_path):
+    script = tmp_path / "train.py"
+    script.write_text(TRAIN)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradviz", "run", str(script), "--json", "--trace"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    steps = report["steps"]
+    body = [s for s in steps if s["depth"] >= 1 and s["frame"] is None]
+    assert [s["line"] for s in body[-12:]] == [22, 23, 24, 25] * 3
+    assert [s["iteration"] for s in body[-12:]] == [1] * 4 + [2] * 4 + [3] * 4
+    forward = [s for s in steps if s["frame"] == "Net.forward"]
+    assert [s["depth"] for s in forward] == [2] * 6 and all(s["ok"] for s in steps)
+    top = [s for s in steps if s["depth"] == 0]
+    assert top[0] == {"line": 1, "depth": 0, "iteration": None, "frame": None, "ok": True}
+    passes = report["backward_passes"]
+    assert [(p["line"], p["iteration"]) for p in passes] == [(24, 1), (24, 2), (24, 3)]
+    plain = _plain_until(3)
+    assert sorted(passes[2]["labels"]) == _graph_labels(plain["loss"])
+    assert len(passes[2]["nodes"]) == len(passes[2]["labels"])
