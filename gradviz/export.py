@@ -478,5 +478,11 @@ def snapshot_to_svg(snapshot: Mapping[str, Any], *, spacing: LayoutSpacing | Non
 def export_snapshot(snapshot: Mapping[str, Any], path: str | Path) -> nx.DiGraph:
     """Write a snapshot's graph to ``path`` (any of :data:`SUPPORTED_SUFFIXES`); returns the graph."""
     graph, positions = snapshot_graph(snapshot)
+    if Path(path).suffix.lower() == ".html":
+        # The page replays the snapshot's backward passes, so it takes the whole snapshot.
+        from gradviz.html_view import render_html
+
+        Path(path).write_text(render_html(snapshot), encoding="utf-8")
+        return graph
     export_graph(graph, path, positions)
     return graph
