@@ -808,17 +808,23 @@ class Interpreter:
             for item in self._iterate(iterable):
                 loop[0] += 1
                 self.assign(stmt.target, item, scope)
-                try:
-                    self.exec_block(stmt.body, scope)
-                except _Break:
+                if self._loop_body(stmt.body, scope):
                     broke = True
                     break
-                except _Continue:
-                    continue
         finally:
             self.loops.pop()
         if not broke:
             self.exec_block(stmt.orelse, scope)
+
+    def _loop_body(self, body: list[ast.stmt], scope: Scope | None) -> bool:
+        """Run a loop's body once; True when it ran ``break``."""
+        try:
+            self.exec_block(body, scope)
+        except _Break:
+            return True
+        except _Continue:
+            pass
+        return False
 
     def _exec_While(self, stmt: ast.While, scope: Scope | None) -> None:
         broke = False
@@ -828,13 +834,9 @@ class Interpreter:
             while self.eval(stmt.test, scope):
                 self._tick()
                 loop[0] += 1
-                try:
-                    self.exec_block(stmt.body, scope)
-                except _Break:
+                if self._loop_body(stmt.body, scope):
                     broke = True
                     break
-                except _Continue:
-                    continue
         finally:
             self.loops.pop()
         if not broke:
