@@ -337,7 +337,7 @@ def show(*roots: Any, **kwargs: Any) -> int | None:
 
     Takes :func:`snapshot`'s arguments (``model=``, ``names=``, ``recorder=``, …):
     pass the recorder of a ``gradviz.record(model)`` block to replay its backward
-    passes with F11 and collapse the model's modules.
+    passes with F7 and collapse the model's modules.
 
     Inside a running Qt application (IPython's ``%gui qt``, napari) the window
     opens and ``show`` returns None at once; the host keeps its look. Otherwise

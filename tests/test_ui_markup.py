@@ -609,7 +609,7 @@ def test_hostile_names_from_a_snapshot_file_are_shown_as_text(
     hostile = next(i for i, s in enumerate(steps) if IMG in s.get("grad_inputs", []))
     window.canvas.setFocus()
     for _ in range(hostile + 1):
-        qtbot.keyClick(window.canvas, Qt.Key.Key_F11)
+        qtbot.keyClick(window.canvas, Qt.Key.Key_F7)
     edge_labels = [
         item for item in window.canvas.scene().items() if type(item).__name__ == "_EdgeLabelItem"
     ]
@@ -624,7 +624,7 @@ def test_hostile_names_from_a_snapshot_file_are_shown_as_text(
     guide = rich_plain(window.guide_note.text())
     assert f"step {hostile + 1} of" in guide and IMG in guide
     while window.act_bw_step.isEnabled():
-        qtbot.keyClick(window.canvas, Qt.Key.Key_F11)
+        qtbot.keyClick(window.canvas, Qt.Key.Key_F7)
     assert f"{LINK} failed" in rich_plain(window.guide_note.text())
     assert_safe(audit_window(window))
 

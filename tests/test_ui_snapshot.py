@@ -143,10 +143,10 @@ def test_file_open_shows_an_api_snapshot_read_only(
     # F11 replays the recorded pass on the canvas
     assert window.act_bw_step.isEnabled()
     steps = json.loads(transformer_file.read_text())["backward_passes"][0]["steps"]
-    press(qtbot, window, Qt.Key.Key_F11)
+    press(qtbot, window, Qt.Key.Key_F7)
     first = window.canvas.node_item(steps[0]["node"])
     assert "executing" in first.state
-    press(qtbot, window, Qt.Key.Key_F11)
+    press(qtbot, window, Qt.Key.Key_F7)
     assert "executing" in window.canvas.node_item(steps[1]["node"]).state
     assert "executed" in first.state
     assert "step 2 of" in window.guide_note.text()
@@ -361,9 +361,9 @@ def test_long_chain_collapses_and_lays_out_off_the_gui_thread(
     assert "group" in window.canvas.node_item(chains[0]).state
 
     # backward steps inside the chain light up the chain's box
-    press(qtbot, window, Qt.Key.Key_F11)
+    press(qtbot, window, Qt.Key.Key_F7)
     assert "executing" in window.canvas.node_item(chains[0]).state
-    press(qtbot, window, Qt.Key.Key_F11)
+    press(qtbot, window, Qt.Key.Key_F7)
     assert "executing" in window.canvas.node_item(chains[0]).state
 
     # a request made stale by a newer one is dropped: the newest picture wins

@@ -108,7 +108,7 @@ def test_run_to_end_then_step_the_backward_pass(qtbot, main_window):
     assert window.tensors_panel.cell("y", "grad") == "0.008"
 
     steps = window.state["backward_passes"][0]["steps"]
-    press(qtbot, window, Qt.Key.Key_F11)
+    press(qtbot, window, Qt.Key.Key_F7)
     root = window.canvas.node_item(steps[0]["node"])
     assert "executing" in root.state
     click(qtbot, window, window.act_bw_step)

@@ -15,8 +15,10 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QKeyEvent,
+    QMouseEvent,
     QPainter,
     QPaintEvent,
+    QPen,
     QPolygon,
     QSyntaxHighlighter,
     QTextCharFormat,
@@ -36,6 +38,12 @@ RAN_MARK = "#69db7c"
 ERROR_BAND = "#ffe3e3"
 ERROR_MARK = theme.BACKWARD
 NOTE_MARK = "#7048e8"
+#: the line a paused statement stops at (inside a loop body or a function)
+PAUSED_BAND = "#ffe8a3"
+PAUSED_MARK = "#e67700"
+#: the top-level statement that is paused in the middle
+RUNNING_BAND = "#fff9e0"
+BREAKPOINT_MARK = "#e03131"
 GUTTER_BG = "#f4f6fa"
 GUTTER_TEXT = "#9aa3b2"
 
@@ -151,6 +159,16 @@ class _Gutter(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
         self.editor.paint_gutter(event)
 
+    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
+        if event.button() == Qt.MouseButton.LeftButton:
+            line = self.editor.line_at_y(int(event.position().y()))
+            if line is not None:
+                self.editor.toggle_breakpoint(line)
+                self.editor.gutter_clicked.emit(line)
+                event.accept()
+                return
+        super().mousePressEvent(event)
+
     def event(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.ToolTip:
             line = self.editor.line_at_y(event.pos().y())
@@ -167,8 +185,10 @@ class _Gutter(QWidget):
 class CodeEditor(QPlainTextEdit):
     """A QPlainTextEdit for tensor scripts, with the markers a stepping debugger needs."""
 
-    #: the user double-clicked (or otherwise asked for) a line in the gutter
+    #: the user clicked a line in the gutter (which toggles its breakpoint)
     gutter_clicked = Signal(int)
+    #: the set of breakpoint lines changed (sorted line numbers)
+    breakpoints_changed = Signal(list)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -191,6 +211,8 @@ class CodeEditor(QPlainTextEdit):
         self._executed: set[int] = set()
         self._error: tuple[int, int, str] | None = None
         self._notes: dict[int, str] = {}
+        self._paused: int | None = None
+        self._breakpoints: set[int] = set()
         self.blockCountChanged.connect(self._update_gutter_width)
         self.updateRequest.connect(self._on_update_request)
         self._update_gutter_width()
@@ -221,6 +243,43 @@ class CodeEditor(QPlainTextEdit):
         if self._error is not None:
             self._error = None
             self._refresh()
+
+    def set_paused_line(self, line: int | None) -> None:
+        """Mark the line a paused statement stopped at (None: nothing is paused)."""
+        if line != self._paused:
+            self._paused = line
+            self._refresh()
+            if line is not None:
+                self._reveal(line)
+
+    @property
+    def paused_line(self) -> int | None:
+        return self._paused
+
+    def toggle_breakpoint(self, line: int) -> None:
+        """Set or clear a breakpoint on ``line`` (a click in the gutter, or F9)."""
+        if line < 1 or line > self.blockCount():
+            return
+        self._breakpoints ^= {line}
+        self._gutter.update()
+        self.breakpoints_changed.emit(self.breakpoints())
+
+    def set_breakpoints(self, lines: set[int] | list[int]) -> None:
+        wanted = {int(n) for n in lines if 1 <= int(n) <= self.blockCount()}
+        if wanted != self._breakpoints:
+            self._breakpoints = wanted
+            self._gutter.update()
+            self.breakpoints_changed.emit(self.breakpoints())
+
+    def breakpoints(self) -> list[int]:
+        return sorted(self._breakpoints)
+
+    def _reveal(self, line: int) -> None:
+        """Scroll so ``line`` is visible, without moving the text cursor."""
+        first = self.firstVisibleBlock().blockNumber() + 1
+        shown = max(1, self.viewport().height() // max(1, self.fontMetrics().height()))
+        if not first <= line < first + shown - 1:
+            self.verticalScrollBar().setValue(max(0, line - 1 - shown // 3))
 
     def set_notes(self, notes: dict[int, str]) -> None:
         self._notes = dict(notes)
@@ -254,8 +313,12 @@ class CodeEditor(QPlainTextEdit):
             parts.append(self._error[2])
         if line in self._notes:
             parts.append("What to look at: " + self._notes[line])
-        if self._next and self._next[0] <= line <= self._next[1]:
+        if self._paused == line:
+            parts.append("Paused here: this line runs next (Step over F10, Step into F11)")
+        elif self._next and self._next[0] <= line <= self._next[1]:
             parts.append("Runs next (Step, F10)")
+        if line in self._breakpoints:
+            parts.append("Breakpoint: Run (F5) stops here (click to remove)")
         return "\n\n".join(parts)
 
     def select_lines(self, first: int, last: int | None = None) -> None:
@@ -319,7 +382,9 @@ class CodeEditor(QPlainTextEdit):
         if self._ran and not (self._error and self._error[0] == self._ran[0]):
             band(self._ran[0], self._ran[1], RAN_BAND)
         if self._next:
-            band(self._next[0], self._next[1], NEXT_BAND)
+            band(self._next[0], self._next[1], RUNNING_BAND if self._paused else NEXT_BAND)
+        if self._paused:
+            band(self._paused, self._paused, PAUSED_BAND)
         if self._error:
             band(self._error[0], self._error[1], ERROR_BAND, underline=True)
         self.setExtraSelections(selections)
@@ -376,13 +441,24 @@ class CodeEditor(QPlainTextEdit):
                     painter.setPen(Qt.PenStyle.NoPen)
                     painter.setBrush(QColor(ERROR_MARK))
                     painter.drawEllipse(QPoint(width - 11, cy), 4, 4)
-                elif is_next and self._next and line == self._next[0]:
+                elif line == self._paused:
+                    painter.setPen(Qt.PenStyle.NoPen)
+                    painter.setBrush(QColor(PAUSED_MARK))
+                    x = width - 15
+                    painter.drawPolygon(
+                        QPolygon([QPoint(x, cy - 5), QPoint(x + 8, cy), QPoint(x, cy + 5)])
+                    )
+                elif is_next and self._next and line == self._next[0] and not self._paused:
                     painter.setPen(Qt.PenStyle.NoPen)
                     painter.setBrush(QColor(NEXT_MARK))
                     x = width - 15
                     painter.drawPolygon(
                         QPolygon([QPoint(x, cy - 5), QPoint(x + 8, cy), QPoint(x, cy + 5)])
                     )
+                if line in self._breakpoints:
+                    painter.setPen(QPen(QColor("#ffffff"), 1.2))
+                    painter.setBrush(QColor(BREAKPOINT_MARK))
+                    painter.drawEllipse(QPoint(8, cy), 5, 5)
                 if line in self._notes:
                     painter.setPen(Qt.PenStyle.NoPen)
                     painter.setBrush(QColor(NOTE_MARK))

@@ -3,10 +3,16 @@
 The window holds no torch objects. It sends commands to the kernel process
 (:class:`~gradviz.ui.kernel_client.KernelClient`) and renders the ``state``
 each reply carries. Stepping the *backward* pass is a replay of what the
-kernel recorded when ``backward()`` ran: one engine step per F11 press.
+kernel recorded when ``backward()`` ran: one engine step per F7 press.
+
+Stepping *inside* a statement works like a debugger (F10 over, F11 into,
+Shift+F11 out, F5 to the next breakpoint, Ctrl+F11 to the next backward()):
+the kernel pauses the statement on a worker thread and each reply is the state
+of that moment. Every reply is kept on the timeline under the canvas, so a past
+step is shown again without asking the kernel.
 
 A saved snapshot with no statements (``gradviz.snapshot()`` /
-``gradviz.show()``) opens *read-only*: every panel shows it, F11 replays its
+``gradviz.show()``) opens *read-only*: every panel shows it, F7 replays its
 recorded passes, and nothing steps forward. Big graphs are made readable by
 collapsing modules and linear chains (:mod:`gradviz.ui.display`), grouped and
 laid out on a worker thread when they have more than 500 nodes.
@@ -70,10 +76,12 @@ from PySide6.QtWidgets import (
     QTableWidget,
     QTableWidgetItem,
     QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from gradviz.core.debugger import calls_backward
 from gradviz.core.demos import Demo, DemosMissing, list_demos
 from gradviz.core.graphdata import graph_from_json
 from gradviz.core.grouping import module_tree_of_nodes, search
@@ -81,6 +89,7 @@ from gradviz.core.grouping import module_tree_of_nodes, search
 from . import theme
 from .autosave import Autosave, find_orphans
 from .canvas import GraphCanvas
+from .debug_strip import DebugStrip, PauseView
 from .display import (
     ASYNC_LAYOUT_NODES,
     Display,
@@ -100,6 +109,7 @@ from .panels import (
     TensorsPanel,
     fmt_value,
 )
+from .passes_panel import PassesPanel, pass_graph
 from .snapshot import (
     SnapshotError,
     parse_snapshot,
@@ -115,6 +125,7 @@ from .text import (
     plain_tooltip,
     title_text,
 )
+from .timeline import MAX_KEPT_NODES, Timeline, TimelineBar, TimelineStep, describe_step
 
 APP_NAME = "gradviz"
 FIRST_DEMO = "first_backward"
@@ -123,17 +134,23 @@ MAX_RECENT = 8
 STOP_ENABLE_DELAY_MS = 200
 SETTINGS_VERSION = 1
 SEARCH_MIN_WIDTH = 130
+#: the error type of a statement stopped while paused (gradviz.core.debugger.DebugStopped)
+DEBUG_STOPPED = "DebugStopped"
 
 SHORTCUTS = [
-    ("Step (run the next statement)", "F10"),
-    ("Run to end", "F5"),
+    ("Step over (the next statement at this level)", "F10"),
+    ("Step into (loop, if, with and try bodies; script functions, forward)", "F11"),
+    ("Step out (finish the current loop or call)", "Shift+F11"),
+    ("Run / continue to the next breakpoint (to the end when there is none)", "F5"),
+    ("Run to the next backward() call", "Ctrl+F11"),
+    ("Toggle a breakpoint on the cursor line (or click the line number)", "F9"),
     ("Run to cursor (through the editor's line)", "Ctrl+F10"),
-    ("Step back (undo the last statement)", "Shift+F10"),
+    ("Step back (the previous step on the timeline)", "Shift+F10"),
     ("Reset (back to before the first statement)", "Ctrl+R / Ctrl+Shift+F5"),
-    ("Backward step (one engine step of the backward pass)", "F11"),
-    ("Backward to end (the whole pass)", "Shift+F11"),
+    ("Backward step (one engine step of the backward pass)", "F7"),
+    ("Backward to end (the whole pass)", "Shift+F7"),
     ("Zero grad (every leaf's .grad = 0)", "Ctrl+Shift+G"),
-    ("Stop a statement that runs too long", "Shift+F5"),
+    ("Stop (a paused statement stops where it stands; a runaway one is killed)", "Shift+F5"),
     ("Zoom in / out / fit the graph", "Ctrl++ / Ctrl+- / Ctrl+0"),
     ("Find a node by name, op, shape or module", "Ctrl+F"),
     ("Next / previous search hit (in the search box)", "Enter / Shift+Enter"),
@@ -286,6 +303,21 @@ def _icon(kind: str) -> QIcon:
         font = theme.label_font(10, bold=True)
         p.setFont(font)
         p.drawText(QPointF(6.6, 13.8), "0")
+    elif kind in ("into", "out"):
+        # an arrow down into a line of code (into), or up out of it (out)
+        p.setPen(QPen(forward, 2.2, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+        p.drawLine(QPointF(10, 3.5), QPointF(10, 11.5))
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(forward)
+        if kind == "into":
+            head = [QPointF(5.5, 9.5), QPointF(14.5, 9.5), QPointF(10, 14.5)]
+        else:
+            head = [QPointF(5.5, 7.5), QPointF(14.5, 7.5), QPointF(10, 2.5)]
+        p.drawPolygon(QPolygonF(head))
+        bar(4, 16, 12, 2.2, grey)
+    elif kind == "tobw":
+        tri(1.5, 5, 7, 10, forward)
+        nabla(9.5, 5, 9, backward)
     elif kind == "stop":
         p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(backward)
@@ -345,6 +377,16 @@ class MainWindow(QMainWindow):
         self._bw_pass: int | None = None
         self._bw_shown = 0
         self._bw_known = 0
+        #: the pass whose own graph the canvas shows (its nodes are gone from the state's)
+        self._pass_graph_shown: int | None = None
+        #: every step the user took, with the state it left (see gradviz.ui.timeline)
+        self.timeline = Timeline()
+        #: the timeline step shown when it is a past one (None: the kernel's present)
+        self._timeline_at: int | None = None
+        #: debug requests since the paused statement started: a replay repeats them
+        self._debug_path: list[tuple[str, tuple[int, ...]]] = []
+        #: replies still to come that a timeline replay asked for (not new steps)
+        self._unrecorded = 0
         self._busy_since: float | None = None
         self._running_index: int | None = None
         self._stopped: dict[str, Any] | None = None
@@ -441,7 +483,11 @@ class MainWindow(QMainWindow):
         canvas_layout.setContentsMargins(0, 0, 0, 0)
         canvas_layout.setSpacing(0)
         canvas_layout.addWidget(self.guide)
+        self.debug_strip = DebugStrip()
+        canvas_layout.addWidget(self.debug_strip)
         canvas_layout.addWidget(self.canvas, 1)
+        self.timeline_bar = TimelineBar()
+        canvas_layout.addWidget(self.timeline_bar)
 
         editor_box = QWidget()
         editor_layout = QVBoxLayout(editor_box)
@@ -488,6 +534,7 @@ class MainWindow(QMainWindow):
         self.inspector_panel = InspectorPanel()
         self.output_panel = OutputPanel()
         self.modules_panel = ModulesPanel()
+        self.passes_panel = PassesPanel()
         right = Qt.DockWidgetArea.RightDockWidgetArea
         bottom = Qt.DockWidgetArea.BottomDockWidgetArea
         self.inspector_dock = self._dock("Inspector", "inspectorDock", self.inspector_panel, right)
@@ -498,9 +545,11 @@ class MainWindow(QMainWindow):
         self.memory_dock = self._dock("Memory", "memoryDock", self.memory_panel, bottom)
         self.output_dock = self._dock("Output", "outputDock", self.output_panel, bottom)
         self.modules_dock = self._dock("Modules", "modulesDock", self.modules_panel, right)
+        self.passes_dock = self._dock("Backward passes", "passesDock", self.passes_panel, right)
         self.splitDockWidget(self.tensors_dock, self.output_dock, Qt.Orientation.Horizontal)
         self.tabifyDockWidget(self.tensors_dock, self.memory_dock)
         self.tabifyDockWidget(self.accumulation_dock, self.modules_dock)
+        self.tabifyDockWidget(self.accumulation_dock, self.passes_dock)
         self.tensors_dock.raise_()
         self.accumulation_dock.raise_()
         self.docks = [
@@ -510,6 +559,7 @@ class MainWindow(QMainWindow):
             self.memory_dock,
             self.output_dock,
             self.modules_dock,
+            self.passes_dock,
         ]
         self._default_state = self.saveState(SETTINGS_VERSION)
         self._sized = False
@@ -587,10 +637,33 @@ class MainWindow(QMainWindow):
 
     def _build_actions(self) -> None:
         a = self._action
-        self.act_step = a("Step", self.step, "F10", "Run the next statement", "step")
+        self.act_step = a(
+            "Step over", self.step, "F10",
+            "Run the next statement (inside a paused loop or call: the next one at this level)",
+            "step",
+        )  # fmt: skip
+        self.act_step.setIconText("Step")  # the toolbar's label; menus say "Step over"
+        self.act_step_into = a(
+            "Step into", self.step_into, "F11",
+            "Stop at the next statement at any depth: loop and if bodies, script functions,"
+            " a module's forward", "into",
+        )  # fmt: skip
+        self.act_step_out = a(
+            "Step out", self.step_out, "Shift+F11",
+            "Finish the current loop or call and stop in the code around it", "out",
+        )  # fmt: skip
         self.act_run_to_end = a(
-            "Run to end", self.run_to_end, "F5", "Run every statement left", "run"
-        )
+            "Run", self.continue_run, "F5",
+            "Run to the next breakpoint (to the end when there is none)", "run",
+        )  # fmt: skip
+        self.act_run_to_backward = a(
+            "Run to backward()", self.run_to_backward, "Ctrl+F11",
+            "Run until just before the next statement that calls backward()", "tobw",
+        )  # fmt: skip
+        self.act_toggle_breakpoint = a(
+            "Toggle breakpoint", self.toggle_breakpoint, "F9",
+            "Set or clear a breakpoint on the editor's cursor line",
+        )  # fmt: skip
         self.act_run_to_cursor = a(
             "Run to cursor", self.run_to_cursor, "Ctrl+F10",
             "Run through the statement on the editor's cursor line", "cursor",
@@ -610,19 +683,20 @@ class MainWindow(QMainWindow):
             "reset",
         )
         self.act_bw_step = a(
-            "Backward step", self.backward_step, "F11",
+            "Backward step", self.backward_step, "F7",
             "Show the next engine step of the backward pass", "bwstep",
         )  # fmt: skip
         self.act_bw_end = a(
-            "Backward to end", self.backward_to_end, "Shift+F11",
+            "Backward to end", self.backward_to_end, "Shift+F7",
             "Show the backward pass to its last step", "bwend",
         )  # fmt: skip
         self.act_zero_grad = a(
             "Zero grad", self.zero_grad, "Ctrl+Shift+G", "Set every leaf's .grad to zero", "zero"
         )
         self.act_stop = a(
-            "Stop", self.stop, "Shift+F5", "Stop the statement that is running", "stop"
-        )
+            "Stop", self.stop, "Shift+F5",
+            "Stop the statement that is running or paused (its work so far is kept)", "stop",
+        )  # fmt: skip
 
         self.act_new = a("&New", self.new_file, _std_key(QKeySequence.StandardKey.New))
         self.act_open = a(
@@ -668,12 +742,16 @@ class MainWindow(QMainWindow):
         run_menu.addActions(
             [
                 self.act_step,
-                self.act_run_to_cursor,
+                self.act_step_into,
+                self.act_step_out,
                 self.act_run_to_end,
+                self.act_run_to_backward,
+                self.act_run_to_cursor,
                 self.act_step_back,
                 self.act_reset,
             ]
         )
+        run_menu.addAction(self.act_toggle_breakpoint)
         run_menu.addSeparator()
         run_menu.addActions([self.act_bw_step, self.act_bw_end, self.act_zero_grad])
         run_menu.addSeparator()
@@ -732,6 +810,8 @@ class MainWindow(QMainWindow):
         )
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, tb)
         self.toolbar = tb
+        #: actions drawn as icon-only buttons -> their button
+        self.icon_buttons: dict[QAction, QToolButton] = {}
         tb.addWidget(QLabel("Device"))
         self.device_combo = QComboBox()
         self.device_combo.setObjectName("deviceCombo")
@@ -741,15 +821,15 @@ class MainWindow(QMainWindow):
         self.device_combo.currentTextChanged.connect(self._on_device_combo_changed)
         tb.addWidget(self.device_combo)
         tb.addSeparator()
-        tb.addActions(
-            [
-                self.act_step,
-                self.act_run_to_cursor,
-                self.act_run_to_end,
-                self.act_step_back,
-                self.act_reset,
-            ]
-        )
+        tb.addAction(self.act_step)
+        # the finer debugger moves are icons (with their keys in the tooltip), so the
+        # toolbar keeps its labels at 1400 px
+        self._add_icon_button(tb, self.act_step_into)
+        self._add_icon_button(tb, self.act_step_out)
+        tb.addAction(self.act_run_to_end)
+        self._add_icon_button(tb, self.act_run_to_backward)
+        self._add_icon_button(tb, self.act_run_to_cursor)
+        tb.addActions([self.act_step_back, self.act_reset])
         tb.addSeparator()
         tb.addActions([self.act_bw_step, self.act_bw_end, self.act_zero_grad])
         tb.addSeparator()
@@ -782,6 +862,17 @@ class MainWindow(QMainWindow):
         self.search_label.setFixedWidth(72)
         tb.addWidget(self.search_label)
         self._toolbar_text_width = tb.sizeHint().width()
+
+    def _add_icon_button(self, toolbar: QToolBar, action: QAction) -> None:
+        """A toolbar button that shows only its icon whatever the toolbar's style."""
+        button = QToolButton(toolbar)
+        button.setDefaultAction(action)
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+        button.setAutoRaise(True)
+        button.setIconSize(toolbar.iconSize())
+        button.setObjectName(f"{action.iconText().replace(' ', '')}Button")
+        toolbar.addWidget(button)
+        self.icon_buttons[action] = button
 
     def _build_status(self) -> None:
         bar = self.statusBar()
@@ -828,6 +919,9 @@ class MainWindow(QMainWindow):
         self.modules_panel.collapsed_changed.connect(self._on_modules_panel_collapsed_changed)
         self.modules_panel.chains_box.toggled.connect(self.act_chains.setChecked)
         self.editor.textChanged.connect(self._on_editor_text_changed)
+        self.editor.breakpoints_changed.connect(self._on_editor_breakpoints_changed)
+        self.timeline_bar.step_picked.connect(self._on_timeline_bar_step_picked)
+        self.passes_panel.pass_picked.connect(self._on_passes_panel_pass_picked)
         self.editor.document().modificationChanged.connect(lambda *_: self._update_title())
 
     # --- startup ------------------------------------------------------------------------------
@@ -915,6 +1009,7 @@ class MainWindow(QMainWindow):
         cmd: str,
         status: str,
         then: Callable[[dict[str, Any]], None] | None = None,
+        before: Callable[[dict[str, Any]], None] | None = None,
         **params: Any,
     ) -> None:
         def on_reply(reply: dict[str, Any]) -> None:
@@ -929,8 +1024,10 @@ class MainWindow(QMainWindow):
                 self._device = "cpu"
                 self._set_combo_device("cpu")
                 self.output_panel.add_note(f"{reply.get('message')}: running on cpu instead")
-                self._send("load", status, then, **{**params, "device": "cpu"})
+                self._send("load", status, then, before, **{**params, "device": "cpu"})
                 return
+            if before is not None and reply.get("ok") and not self._closing:
+                before(reply["state"])
             self._on_reply(reply, cmd)
             if then is not None and reply.get("ok"):
                 then(reply["state"])
@@ -943,7 +1040,7 @@ class MainWindow(QMainWindow):
         self.client.request(cmd, on_reply, **params)
 
     def _index_for_status(self, cmd: str, params: dict[str, Any]) -> int | None:
-        if cmd in ("step", "run_to_end", "run_to_line") and self.state:
+        if cmd in ("step", "debug", "run_to_end", "run_to_line") and self.state:
             return int(self.state.get("cursor", 0))
         if cmd in ("load", "set_device", "step_back"):
             return 0
@@ -952,6 +1049,11 @@ class MainWindow(QMainWindow):
     def _on_reply(self, reply: dict[str, Any], cmd: str) -> None:
         if self._closing:
             return
+        replayed = self._unrecorded > 0
+        if replayed:
+            self._unrecorded -= 1
+            if not reply.get("ok"):
+                self._unrecorded = 0  # the replay broke off: what comes next is new
         if self.read_only:
             return  # a reply to a request sent before the snapshot opened: the snapshot stays
         if reply.get("stopped") or reply.get("crashed") or reply.get("message") == "cancelled":
@@ -968,8 +1070,16 @@ class MainWindow(QMainWindow):
             return
         state = reply.get("state")
         if isinstance(state, dict):
+            self._timeline_at = None
             self.apply_state(state)
             self.set_status(self._describe(cmd, state))
+            if not replayed:
+                self._record_step(cmd, state)
+            elif self._unrecorded == 0 and self.timeline.steps:
+                # the end of a replay to a step whose snapshot had been dropped: keep it now
+                last = self.timeline.steps[-1]
+                if last.state is None and last.nodes <= MAX_KEPT_NODES:
+                    last.state = state
 
     def _describe(self, cmd: str, state: dict[str, Any]) -> str:
         new = state.get("new_results") or []
@@ -977,9 +1087,19 @@ class MainWindow(QMainWindow):
         if state.get("parse_error"):
             pe = state["parse_error"]
             return f"The script does not parse (line {pe.get('line')}): {pe.get('message')}"
+        pause = PauseView.from_state(state)
+        if pause is not None:
+            where = f"Paused before line {pause.line}"
+            if pause.iteration_text:
+                where += f" ({pause.iteration_text})"
+            if pause.frame:
+                where += f" in {pause.frame}"
+            return where + ": F10 over, F11 into, Shift+F11 out, F5 continue, Shift+F5 stop"
         if failed:
             r = failed[-1]
             err = r.get("error") or {}
+            if err.get("type") == DEBUG_STOPPED:
+                return f"{_first_line(err.get('message', ''))}; Step skips the rest of line {r['line']}"
             return (
                 f"Line {r['line']} failed: {err.get('type')}: {_first_line(err.get('message', ''))}"
             )
@@ -996,7 +1116,7 @@ class MainWindow(QMainWindow):
             passes = new[0].get("passes") or []
             extra = ""
             if passes:
-                extra = " — backward() ran: press F11 to step through it"
+                extra = " — backward() ran: press F7 to step through it"
             return f"Ran line {new[0]['line']}{extra}"
         if new:
             return f"Ran {len(new)} statements (lines {new[0]['line']}–{new[-1]['line']})"
@@ -1024,6 +1144,7 @@ class MainWindow(QMainWindow):
             self._bw_shown = 0
             self.canvas.clear_backward()
         self._bw_known = len(passes)
+        self._pass_graph_shown = None
         self.inspector_panel.focus_pass = self._bw_pass if self._bw_shown else None
         self._refresh_display()
         self.tensors_panel.set_state(state)
@@ -1031,6 +1152,9 @@ class MainWindow(QMainWindow):
         self.memory_panel.set_state(state)
         self.output_panel.set_state(state)
         self.inspector_panel.set_state(state)
+        pause = None if self.read_only else PauseView.from_state(state)
+        self.debug_strip.set_pause(pause)
+        self.passes_panel.set_passes(passes, self._statements(), self._bw_pass)
         self._mark_editor()
         self._update_guide()
         self._update_position()
@@ -1095,6 +1219,8 @@ class MainWindow(QMainWindow):
         if ok and not failed:
             ran_lines = (ok[-1]["line"], ok[-1]["end_line"])
         self.editor.set_statement_marks(next_lines, ran_lines, executed)
+        pause = self._pause()
+        self.editor.set_paused_line(pause.line if pause is not None else None)
         parse_error = state.get("parse_error")
         if parse_error and parse_error.get("line"):
             self.editor.set_error(
@@ -1146,8 +1272,8 @@ class MainWindow(QMainWindow):
         else:
             name = self.path.name if self.path else "untitled script"
             self.guide_title.setText(
-                f"<b>{_h(name)}</b><span style='color:{theme.MUTED_TEXT}'> — F10 steps, "
-                "F11 steps the backward pass; click a node to inspect it</span>"
+                f"<b>{_h(name)}</b><span style='color:{theme.MUTED_TEXT}'> — F10 steps over, "
+                "F11 steps into, F7 steps the backward pass; click a node to inspect it</span>"
             )
         if backward_text:
             self.guide_note.setText(backward_text)
@@ -1157,9 +1283,32 @@ class MainWindow(QMainWindow):
         notes = self.demo.notes if (demo_on and self.demo) else {}
         failed = self._failed_here()
         text = ""
-        if self.state and self.state.get("parse_error"):
+        pause = self._pause()
+        if self._timeline_at is not None:
+            text = _tag(
+                f"Timeline · step {self._timeline_at + 1} of {len(self.timeline)}", theme.SELECTION
+            ) + _h(
+                "a kept snapshot of that moment. Step, Run or Step into continue from here"
+                " (the kernel replays to it); click the last step to come back."
+            )
+        elif pause is not None:
+            code = self.editor.document().findBlockByNumber(pause.line - 1).text().strip()
+            where = f"Paused · line {pause.line}"
+            if pause.iteration_text:
+                where += f" · {pause.iteration_text}"
+            text = _tag(where, "#e67700") + f"<code>{_h(code)}</code>" + _h(
+                " runs next. F10 steps over it, F11 steps into it, Shift+F11 finishes the "
+                "loop or call, F5 runs to the next breakpoint, Shift+F5 stops here."
+            )
+        elif self.state and self.state.get("parse_error"):
             pe = self.state["parse_error"]
             text = _tag("Fix", "#e03131") + _h(f"line {pe.get('line')}: {pe.get('message')}")
+        elif failed and (failed.get("error") or {}).get("type") == DEBUG_STOPPED:
+            err = failed.get("error") or {}
+            text = _tag(f"Stopped · line {failed['line']}", theme.BACKWARD) + _h(
+                f"{_first_line(err.get('message', ''))}. Nothing was rewound. Step skips the "
+                "rest of this statement; edit it and Step to run it again."
+            )
         elif failed:
             err = failed.get("error") or {}
             why = err.get("explanation") or _first_line(err.get("message", ""))
@@ -1193,8 +1342,8 @@ class MainWindow(QMainWindow):
             prev_note = _note_for(notes, statements[-1])
             if self._bw_available():
                 text = _tag("End", "#2f9e44") + _h(
-                    "every statement ran. Press F11 to step through the backward pass, "
-                    "one engine step at a time."
+                    "every statement ran. Press F7 to step through the backward pass, "
+                    "one engine step at a time (pick any pass in the Backward passes panel)."
                 )
             elif prev_note:
                 text = _tag(f"Just ran · line {statements[-1]['line']}", "#5c6370") + _h(prev_note)
@@ -1212,7 +1361,7 @@ class MainWindow(QMainWindow):
             return
         if self._bw_available():
             text = _tag("Snapshot", theme.NODE_STYLES["group"].stroke) + _h(
-                "press F11 to replay the recorded backward pass one engine step at a time. "
+                "press F7 to replay the recorded backward pass one engine step at a time. "
                 "Click a node to inspect it; collapse modules in the Modules panel; "
                 "Ctrl+F finds a node."
             )
@@ -1239,9 +1388,13 @@ class MainWindow(QMainWindow):
             return
         n = len(self._statements())
         cursor = self._cursor()
-        self.position_label.setText(
-            f"statement {min(cursor, n)} of {n} run" if n else "no statements"
-        )
+        text = f"statement {min(cursor, n)} of {n} run" if n else "no statements"
+        pause = self._pause()
+        if pause is not None:
+            text = f"paused at line {pause.line}" + (
+                f", {pause.iteration_text}" if pause.iteration_text else ""
+            )
+        self.position_label.setText(text)
         self.device_label.setText(f"device: {self._device_from_state()}")
 
     # --- actions: forward -----------------------------------------------------------------------
@@ -1289,7 +1442,38 @@ class MainWindow(QMainWindow):
 
     @_when_idle
     def step(self) -> None:
-        """F10: run the next statement (reloading edited text first, skipping a failed one)."""
+        """F10: step over: the next statement (inside a paused statement, the next one at
+        the same level); reloads edited text first and skips a failed statement."""
+        if self._continue_from_timeline(self.step):
+            return
+        if self._pause() is not None and not self._text_changed():
+            self._send_debug("over", "Stepping over…")
+            return
+        self._advance(None)
+
+    @_when_idle
+    def step_into(self) -> None:
+        """F11: stop at the next statement at any depth (a loop body, a script function,
+        the forward of a script nn.Module called as net(x))."""
+        if self._continue_from_timeline(self.step_into):
+            return
+        if self._pause() is not None and not self._text_changed():
+            self._send_debug("into", "Stepping into…")
+            return
+        self._advance("into")
+
+    @_when_idle
+    def step_out(self) -> None:
+        """Shift+F11: finish the current loop or call; stop in the code around it."""
+        if self._continue_from_timeline(self.step_out):
+            return
+        if self._pause() is None or self._text_changed():
+            self.set_status("Step out works inside a paused loop or call: Step into (F11) first")
+            return
+        self._send_debug("out", "Stepping out…")
+
+    def _advance(self, mode: str | None) -> None:
+        """Run the statement at the cursor: whole (``mode`` None), or under the debugger."""
         if self._text_changed():
             if not self._syntax_ok():
                 return
@@ -1299,19 +1483,21 @@ class MainWindow(QMainWindow):
                 results = state.get("new_results") or []
                 if results and not results[-1].get("ok"):
                     return
-                self._send("step", "Running the next statement…")
+                self._send_step(mode, "Running the next statement…")
 
             self._load_into_kernel(ran, then, "The script changed: re-running it…")
             return
         failed = self._failed_here()
         if failed:
             line = failed["line"]
+            stopped_here = (failed.get("error") or {}).get("type") == DEBUG_STOPPED
+            why = "you stopped it" if stopped_here else "it failed"
             self._send("skip", "")
-            self._send(
-                "step",
-                f"Skipped line {line} (it failed)",
+            self._send_step(
+                mode,
+                f"Skipped line {line} ({why})",
                 lambda st: self.set_status(
-                    f"Skipped line {line} (it failed); {self._describe('step', st)}"
+                    f"Skipped line {line} ({why}); {self._describe('step', st)}"
                 ),
             )
             return
@@ -1322,8 +1508,8 @@ class MainWindow(QMainWindow):
             why = "it hit the time limit" if stopped.get("message") else "you stopped it"
             self._stopped = None
             self._send("skip", "", force=True)
-            self._send(
-                "step",
+            self._send_step(
+                mode,
                 f"Skipped line {line} ({why})",
                 lambda st: self.set_status(
                     f"Skipped line {line} ({why}); {self._describe('step', st)}"
@@ -1333,11 +1519,184 @@ class MainWindow(QMainWindow):
         if self._at_end():
             self.set_status("At the end of the script: nothing left to step")
             return
-        self._send("step", "Running the next statement…")
+        self._send_step(mode, "Running the next statement…")
+
+    def _send_step(
+        self, mode: str | None, status: str, then: Callable[[dict[str, Any]], None] | None = None
+    ) -> None:
+        if mode is None:
+            self._send("step", status, then)
+        else:
+            self._send_debug(mode, status, then)
+
+    def _send_debug(
+        self,
+        mode: str,
+        status: str = "",
+        then: Callable[[dict[str, Any]], None] | None = None,
+        breakpoints: tuple[int, ...] | None = None,
+    ) -> None:
+        """A debug request: run (or resume) the statement at the cursor until ``mode`` says
+        stop, with the editor's breakpoints (or the given ones)."""
+        if breakpoints is None:
+            breakpoints = tuple(self.editor.breakpoints())
+        resuming = self._pause() is not None
+
+        def before(state: dict[str, Any]) -> None:
+            # how the kernel got to this pause, so a replay can get there again
+            if state.get("paused"):
+                path = self._debug_path if resuming else []
+                self._debug_path = [*path, (mode, breakpoints)]
+            else:
+                self._debug_path = []
+
+        self._send("debug", status, then, before, mode=mode, breakpoints=list(breakpoints))
+
+    def _pause(self) -> PauseView | None:
+        """Where the kernel's statement is paused (None when nothing is)."""
+        if self.read_only:
+            return None
+        return PauseView.from_state(self.state)
+
+    @_when_idle
+    def continue_run(self) -> None:
+        """F5: run to the next breakpoint: before a statement whose first line has one, or
+        inside a body where one is; to the end when there is none."""
+        if self._continue_from_timeline(self.continue_run):
+            return
+        if self._text_changed():
+            if not self._syntax_ok():
+                return
+            self._load_into_kernel(None, lambda st: self._continue_from(st, first=True))
+            return
+        if self._pause() is not None:
+            self._send_debug(
+                "continue", "Running to the next breakpoint…",
+                lambda st: self._continue_from(st, first=False),
+            )  # fmt: skip
+            return
+        self._continue_from(self.state or {}, first=True)
+
+    def _continue_from(self, state: dict[str, Any], first: bool) -> None:
+        """Go on from ``state`` (top level) to the next breakpoint; ``first``: the press
+        itself, so a breakpoint on the statement at the cursor is passed, not stopped at."""
+        if state.get("paused") or (not first and self._failed_here()):
+            return
+        breakpoints = set(self.editor.breakpoints())
+        if not breakpoints:
+            if self._failed_here():
+                self._send("skip", "")
+            self._send("run_to_end", "Running to the end…", keep_going=False)
+            return
+        statements = self._statements()
+        cursor = self._cursor()
+        if first and self._failed_here():
+            self._send("skip", "")
+            cursor += 1
+        for s in statements[cursor:]:
+            index = s["index"]
+            on_first = s["line"] in breakpoints and not (first and index == cursor)
+            inside = any(s["line"] < b <= s["end_line"] for b in breakpoints)
+            if not on_first and not inside:
+                continue
+            if on_first:
+                if index > cursor:
+                    self._send(
+                        "run_to", f"Running to the breakpoint on line {s['line']}…",
+                        lambda st, line=s["line"]: self.set_status(
+                            f"Stopped at the breakpoint on line {line} (before it runs)"
+                        ),
+                        index=index,
+                    )  # fmt: skip
+                else:
+                    self.set_status(f"Stopped at the breakpoint on line {s['line']} (before it runs)")
+                return
+
+            def enter(st: dict[str, Any], index: int = index) -> None:
+                if int(st.get("cursor", -1)) != index or self._failed_here():
+                    return  # a statement before it failed: stop there
+                self._send_debug(
+                    "continue", "Running to the next breakpoint…",
+                    lambda st2: self._continue_from(st2, first=False),
+                )  # fmt: skip
+
+            if index > cursor:
+                self._send("run_to", "Running to the next breakpoint…", enter, index=index)
+            else:
+                self._send_debug(
+                    "continue", "Running to the next breakpoint…",
+                    lambda st2: self._continue_from(st2, first=False),
+                )  # fmt: skip
+            return
+        self._send("run_to_end", "Running to the end (no breakpoint ahead)…", keep_going=False)
+
+    @_when_idle
+    def run_to_backward(self) -> None:
+        """Ctrl+F11: run until just before the next statement that calls backward() (or
+        autograd.grad), wherever it is: at the top level, in a loop, in a function."""
+        if self._continue_from_timeline(self.run_to_backward):
+            return
+        if self._text_changed():
+            if not self._syntax_ok():
+                return
+            self._load_into_kernel(None, lambda st: self._to_backward_from(first=True))
+            return
+        if self._pause() is not None:
+            self._send_debug(
+                "backward", "Running to the next backward()…",
+                lambda st: self._to_backward_from(first=False),
+            )  # fmt: skip
+            return
+        self._to_backward_from(first=True)
+
+    def _to_backward_from(self, first: bool) -> None:
+        if self._pause() is not None or (not first and self._failed_here()):
+            return  # paused before a backward() inside a body, or a statement failed
+        statements = self._statements()
+        cursor = self._cursor()
+        if first and self._failed_here():
+            self._send("skip", "")
+            cursor += 1
+        if cursor >= len(statements):
+            self.set_status("No backward() call is left to run to")
+            return
+        s = statements[cursor]
+        if not first and _top_level_backward(s["source"]):
+            self.set_status(f"Stopped before line {s['line']}: it calls backward()")
+            return
+        self._send_debug(
+            "backward", "Running to the next backward()…",
+            lambda st: self._to_backward_from(first=False),
+        )  # fmt: skip
+
+    def toggle_breakpoint(self) -> None:
+        """F9: set or clear a breakpoint on the editor's cursor line."""
+        self.editor.toggle_breakpoint(self.editor.cursor_line())
+
+    def _on_editor_breakpoints_changed(self, lines: list[int]) -> None:
+        if lines:
+            self.set_status(
+                "Breakpoints on line" + ("s " if len(lines) > 1 else " ")
+                + ", ".join(str(n) for n in lines) + ": Run (F5) stops at the next one"
+            )  # fmt: skip
+        else:
+            self.set_status("No breakpoints: Run (F5) runs to the end")
 
     @_when_idle
     def run_to_end(self) -> None:
-        """F5: run every statement left (stops at a failure)."""
+        """Run every statement left, breakpoints or not (stops at a failure)."""
+        if self._continue_from_timeline(self.run_to_end):
+            return
+        if self._pause() is not None and not self._text_changed():
+            # finish the paused statement where it stands, then the rest
+            self._send_debug(
+                "continue", "Running to the end…",
+                lambda st: None if st.get("paused") or self._failed_here() else self._send(
+                    "run_to_end", "Running to the end…", keep_going=False
+                ),
+                breakpoints=(),
+            )  # fmt: skip
+            return
         if self._text_changed():
             if not self._syntax_ok():
                 return
@@ -1355,6 +1714,18 @@ class MainWindow(QMainWindow):
 
     @_when_idle
     def _run_to_line(self, line: int) -> None:
+        if self._continue_from_timeline(lambda: self._run_to_line(line)):
+            return
+        pause = self._pause()
+        statements = self._statements()
+        if pause is not None and not self._text_changed() and 0 <= pause.statement < len(statements):
+            s = statements[pause.statement]
+            if s["line"] < line <= s["end_line"]:
+                # inside the paused statement: run to that line, as a one-off breakpoint
+                self._send_debug(
+                    "continue", f"Running to line {line}…", breakpoints=(line,)
+                )  # fmt: skip
+                return
         if self._text_changed():
             if not self._syntax_ok():
                 return
@@ -1369,7 +1740,14 @@ class MainWindow(QMainWindow):
 
     @_when_idle
     def step_back(self) -> None:
-        """Shift+F10: undo the last statement (the kernel replays the ones before it)."""
+        """Shift+F10: back to the previous step on the timeline: at once where its
+        snapshot is kept; otherwise the kernel replays to it."""
+        shown = self._timeline_at if self._timeline_at is not None else len(self.timeline) - 1
+        if not self._text_changed() and shown >= 1:
+            self.show_timeline_step(shown - 1)
+            return
+        if self._continue_from_timeline(self.step_back):
+            return
         if self._text_changed():
             if not self._syntax_ok():
                 return
@@ -1393,10 +1771,18 @@ class MainWindow(QMainWindow):
 
     @_when_idle
     def zero_grad(self) -> None:
+        if self._continue_from_timeline(self.zero_grad):
+            return
         self._send("zero_grad", "Zeroing every leaf's .grad…")
 
     def stop(self) -> None:
-        """Shift+F5: kill the runaway statement; the kernel restarts and replays."""
+        """Shift+F5: a paused statement ends where it stands (its work so far is kept);
+        a runaway one is killed, and the kernel restarts and replays."""
+        if not self.client.busy and self._pause() is not None:
+            self._pending.clear()
+            self._debug_path = []
+            self._send("debug_stop", "Stopping the paused statement…")
+            return
         if not self.client.busy:
             return
         self._pending.clear()
@@ -1440,6 +1826,10 @@ class MainWindow(QMainWindow):
 
     @_when_idle
     def set_device(self, device: str) -> None:
+        if device != self._device and self._continue_from_timeline(
+            lambda: self.set_device(device)
+        ):
+            return
         if device == self._device:
             self._set_combo_device(device)
             return
@@ -1471,6 +1861,106 @@ class MainWindow(QMainWindow):
     def _on_device_combo_changed(self, text: str) -> None:
         self.set_device(text)
 
+    # --- the timeline ----------------------------------------------------------------------
+
+    #: replies that are steps the user took (a skip is half of a step; a snapshot is none)
+    _STEP_COMMANDS = frozenset({
+        "load", "step", "debug", "debug_stop", "run_to_end", "run_to", "run_to_line",
+        "step_back", "reset", "zero_grad", "set_device",
+    })  # fmt: skip
+
+    def _record_step(self, cmd: str, state: dict[str, Any]) -> None:
+        """Put the state a step left on the timeline (a load of new text starts a new one)."""
+        if cmd not in self._STEP_COMMANDS:
+            return
+        if cmd == "load":
+            self.timeline.clear()
+        pause = PauseView.from_state(state)
+        label, tip = describe_step(state)
+        self.timeline.add(
+            TimelineStep(
+                label=label,
+                tip=tip,
+                state=state,
+                cursor=pause.statement if pause is not None else int(state.get("cursor", 0)),
+                path=tuple(self._debug_path) if pause is not None else (),
+                paused=pause is not None,
+                nodes=len((state.get("graph") or {}).get("nodes") or []),
+            )
+        )
+        self._timeline_at = None
+        self.timeline_bar.set_steps(self.timeline.steps, len(self.timeline) - 1)
+
+    def _on_client_replayed_step(self, state: dict[str, Any]) -> None:
+        """A restarted kernel's replay is where the session now stands: a step of its own."""
+        self._debug_path = []
+        self._record_step("run_to", state)
+
+    def _on_timeline_bar_step_picked(self, index: int) -> None:
+        if self.busy:
+            self.set_status("The kernel is busy: pick the step again when it is done")
+            self.timeline_bar.set_steps(self.timeline.steps, self._shown_step())
+            return
+        self.show_timeline_step(index)
+
+    def _shown_step(self) -> int:
+        return self._timeline_at if self._timeline_at is not None else len(self.timeline) - 1
+
+    def show_timeline_step(self, index: int) -> None:
+        """Show the moment of timeline step ``index``: its kept snapshot at once (no kernel
+        request), or, when its snapshot was dropped to save memory, a replay to it."""
+        if not 0 <= index < len(self.timeline):
+            return
+        step = self.timeline.steps[index]
+        last = len(self.timeline) - 1
+        if step.state is None:
+            self._replay_to_step(index)
+            return
+        self._timeline_at = None if index == last else index
+        self.apply_state(step.state)
+        self.timeline_bar.set_steps(self.timeline.steps, index)
+        if index == last:
+            self.set_status(f"Back at the present: step {index + 1} of {last + 1}")
+        else:
+            self.set_status(
+                f"Showing step {index + 1} of {last + 1} ({step.tip}) from the timeline;"
+                " Step or Run continues from here"
+            )
+
+    def _continue_from_timeline(self, action: Callable[[], None]) -> bool:
+        """When a past step is shown, make it the present before ``action`` runs: the
+        kernel replays to it (the steps after it leave the timeline). True when it did."""
+        at = self._timeline_at
+        if at is None:
+            return False
+        self._timeline_at = None
+        if at >= len(self.timeline) - 1:
+            return False
+        self._replay_to_step(at)
+        self._pending.append(action)
+        return True
+
+    def _replay_to_step(self, index: int) -> None:
+        """Bring the kernel to timeline step ``index``: run its statements again from a
+        fresh start, then repeat the debug requests that paused it (same seed, same run)."""
+        step = self.timeline.steps[index]
+        self.timeline.truncate(index)
+        self._timeline_at = None
+        source = self._sent_source if self._sent_source is not None else self.client.source
+        zero_points = [
+            int(z) for z in (self.state or {}).get("zero_points") or [] if int(z) <= step.cursor
+        ]
+        self._stopped = None
+        self._unrecorded += 1 + len(step.path)
+        self._send(
+            "load", f"Going back to step {index + 1}: replaying…",
+            source=source, device=self._device, run_to=step.cursor, zero_points=zero_points,
+        )  # fmt: skip
+        for mode, breakpoints in step.path:
+            self._send("debug", "", mode=mode, breakpoints=list(breakpoints))
+        self._debug_path = list(step.path)
+        self.timeline_bar.set_steps(self.timeline.steps, index)
+
     # --- actions: backward ------------------------------------------------------------------
 
     def _passes(self) -> list[dict[str, Any]]:
@@ -1499,7 +1989,7 @@ class MainWindow(QMainWindow):
         return len(passes[self._bw_pass].get("steps") or [])
 
     def backward_step(self) -> None:
-        """F11: show the next engine step of the backward pass on the canvas."""
+        """F7: show the next engine step of the backward pass on the canvas."""
         if not self._bw_available():
             return
         self._bw_steps_of_current_pass()
@@ -1507,11 +1997,49 @@ class MainWindow(QMainWindow):
         self._show_backward()
 
     def backward_to_end(self) -> None:
-        """Shift+F11: show the whole pass (the next one, when this one is fully shown)."""
+        """Shift+F7: show the whole pass (the next one, when this one is fully shown)."""
         if not self._bw_available():
             return
         self._bw_shown = self._bw_steps_of_current_pass()
         self._show_backward()
+
+    def _on_passes_panel_pass_picked(self, index: int) -> None:
+        """A row of the pass list: replay that pass from its first engine step."""
+        passes = self._passes()
+        if not 0 <= index < len(passes):
+            return
+        self._bw_pass = index
+        if not passes[index].get("steps"):
+            self._bw_shown = 0
+            self._show_pass_graph(index)
+            self.set_status(f"Backward pass #{index + 1} recorded no engine step")
+            return
+        self._bw_shown = 1
+        self._show_backward()
+
+    def _show_pass_graph(self, index: int) -> None:
+        """Draw pass ``index``'s own graph (the one it ran over) instead of the state's."""
+        bpass = self._passes()[index]
+        data = pass_graph(bpass)
+        raw = graph_from_json(data)
+        display = build_display(raw, data)
+        self._pass_graph_shown = index
+        self._display = display
+        self._canvas_passes_cache = None
+        self.layout_runner.invalidate()
+        self.canvas.set_graph(display.data, display.positions)
+        self.canvas.fit_to_view()
+        self.inspector_panel.set_groups({})
+        self.inspector_panel.set_state({**(self.state or {}), "graph": data})
+
+    def _pass_needs_own_graph(self, bpass: dict[str, Any]) -> bool:
+        """True when some node the pass ran over is not in the graph the state shows (a
+        later iteration built a new graph): the pass is then drawn on its own graph."""
+        nodes = set(bpass.get("nodes") or [])
+        if not nodes:
+            return False
+        shown = {str(n["id"]) for n in self._raw_graph_data.get("nodes") or []}
+        return not nodes <= shown
 
     def _show_backward(self) -> None:
         passes = self._passes()
@@ -1519,15 +2047,20 @@ class MainWindow(QMainWindow):
         bpass = passes[self._bw_pass]
         steps = bpass.get("steps") or []
         index = self._bw_shown - 1
+        if self._pass_needs_own_graph(bpass):
+            if self._pass_graph_shown != self._bw_pass:
+                self._show_pass_graph(self._bw_pass)
+        elif self._pass_graph_shown is not None:
+            self._pass_graph_shown = None
+            self.inspector_panel.set_state(self.state or {})
+            self._refresh_display(fit=True)
         self.canvas.show_backward_step(self._bw_pass, index, self._canvas_passes())
+        self.passes_panel.set_passes(passes, self._statements(), self._bw_pass)
         step = steps[index]
         self._keep_in_view(self._display.shown(step["node"]) if self._display else step["node"])
         self.inspector_panel.focus_pass = self._bw_pass
         self.inspector_panel.show_node(step["node"])
-        labels = {
-            n["id"]: n.get("label", n["id"])
-            for n in (self.state or {}).get("graph", {}).get("nodes", [])
-        }
+        labels = _node_titles(bpass, (self.state or {}).get("graph", {}).get("nodes", []))
         received = ", ".join(fmt_value(g, 60) for g in step.get("grad_outputs", []))
         sent = [
             f"{fmt_value(g, 60)} → {labels.get(t, t)}"
@@ -1537,10 +2070,17 @@ class MainWindow(QMainWindow):
         name = step.get("label", step["node"])
         if step.get("vars"):
             name += f" ({', '.join(step['vars'])})"
-        line = None
-        if bpass.get("statement") is not None and bpass["statement"] < len(self._statements()):
+        line = bpass.get("line")
+        if (
+            line is None
+            and bpass.get("statement") is not None
+            and bpass["statement"] < len(self._statements())
+        ):
             line = self._statements()[bpass["statement"]]["line"]
-        where = f" (line {line})" if line else ""
+        where = f" (line {line}" if line else ""
+        if bpass.get("iteration") is not None:
+            where += f", iteration {bpass['iteration']}" if where else f" (iteration {bpass['iteration']}"
+        where += ")" if where else ""
         what = f"<b>{_h(name)}</b> receives {_h(received or '–')}"
         if sent:
             what += " and passes " + _h("; ".join(sent))
@@ -1996,7 +2536,10 @@ class MainWindow(QMainWindow):
             return
         state = reply["state"]
         self._sent_source = self.client.source
+        self._unrecorded = 0
+        self._timeline_at = None
         self.apply_state(state)
+        self._on_client_replayed_step(state)
         n = int(state.get("cursor", 0))
         if crashed:
             self.set_status(f"Kernel restarted after a crash; replayed {n} statements")
@@ -2031,6 +2574,9 @@ class MainWindow(QMainWindow):
             # A snapshot has no statements: only the recorded backward passes replay.
             for act in (
                 self.act_step,
+                self.act_step_into,
+                self.act_step_out,
+                self.act_run_to_backward,
                 self.act_run_to_end,
                 self.act_run_to_cursor,
                 self.act_step_back,
@@ -2055,25 +2601,34 @@ class MainWindow(QMainWindow):
         can_forward = alive and (
             changed or (has_state and (not at_end or self._failed_here() is not None))
         )
+        pause = self._pause()
+        paused = pause is not None and not changed
+        can_forward = can_forward or (alive and paused)
         self.act_step.setEnabled(can_forward)
+        self.act_step_into.setEnabled(can_forward)
+        self.act_step_out.setEnabled(alive and paused)
+        self.act_run_to_backward.setEnabled(can_forward)
         self.act_run_to_end.setEnabled(can_forward)
         self.act_run_to_cursor.setEnabled(
             alive and (changed or (has_state and bool(self._statements())))
         )
         results = (self.state or {}).get("results") or []
-        self.act_step_back.setEnabled(alive and (changed or self._cursor() > 0 or bool(results)))
+        self.act_step_back.setEnabled(
+            alive and (changed or self._cursor() > 0 or bool(results) or self._shown_step() > 0)
+        )
         self.act_reset.setEnabled(True)
         self.act_bw_step.setEnabled(self._bw_available())
         self.act_bw_end.setEnabled(self._bw_available())
         tensors = (self.state or {}).get("tensors") or {}
         has_grad = any(t.get("is_leaf") and t.get("grad") is not None for t in tensors.values())
-        self.act_zero_grad.setEnabled(alive and has_grad)
+        # a paused statement would be stopped by any other command: zero grad waits
+        self.act_zero_grad.setEnabled(alive and has_grad and not paused)
         stoppable = (
             self.client.busy
             and not self._stop_timer.isActive()
             and (self.client.inflight is not None or self.client.replaying)
         )
-        self.act_stop.setEnabled(bool(stoppable))
+        self.act_stop.setEnabled(bool(stoppable) or (paused and not self.client.busy))
 
     # --- editor text ----------------------------------------------------------------------------
 
@@ -2101,6 +2656,12 @@ class MainWindow(QMainWindow):
         self.output_panel.clear_notes()
         self.tensors_panel.reset_changes()
         self._stopped = None
+        self.editor.set_breakpoints([])
+        self.editor.set_paused_line(None)
+        self.timeline.clear()
+        self._timeline_at = None
+        self._debug_path = []
+        self.timeline_bar.set_steps([], -1)
         self._last_autosave_text = None
         self._update_title()
         self._update_editor_header()
@@ -2231,7 +2792,7 @@ class MainWindow(QMainWindow):
     # --- read-only snapshots ------------------------------------------------------------------
 
     def open_snapshot(self, data: dict[str, Any], name: str, path: Path | None = None) -> None:
-        """Show a snapshot with no statements read-only: all panels, F11 replays its passes."""
+        """Show a snapshot with no statements read-only: all panels, F7 replays its passes."""
         state = snapshot_state(data)
         self._pending.clear()
         self.read_only = True
@@ -2241,6 +2802,10 @@ class MainWindow(QMainWindow):
         self.demo = None
         self._stopped = None
         self._bw_pass, self._bw_shown, self._bw_known = None, 0, 0
+        self.timeline.clear()
+        self._timeline_at = None
+        self.timeline_bar.set_steps([], -1)
+        self.editor.set_paused_line(None)
         self._collapsed = set()
         self._display = None
         self.layout_runner.invalidate()
@@ -2256,7 +2821,7 @@ class MainWindow(QMainWindow):
             f"# {nodes} nodes · {passes} backward pass{'es' if passes != 1 else ''}"
             f" · device {state['device']}\n"
             "#\n"
-            "# F11 / Shift+F11 replay the recorded backward pass on the graph.\n"
+            "# F7 / Shift+F7 replay the recorded backward pass on the graph.\n"
             "# Collapse modules in the Modules panel; Ctrl+F finds a node.\n"
             "# Open a script (Ctrl+O) or a demo to step forward again.\n"
         )
@@ -2278,7 +2843,7 @@ class MainWindow(QMainWindow):
         )
         self._update_title()
         if self._bw_available():
-            self.set_status(f"Read-only snapshot {name}: press F11 to replay its backward pass")
+            self.set_status(f"Read-only snapshot {name}: press F7 to replay its backward pass")
         else:
             self.set_status(f"Read-only snapshot {name}")
         if self.modules_panel.modules():
@@ -2557,6 +3122,30 @@ def _statements_before_backward(source: str) -> int | None:
         if ".backward(" in text:
             return index
     return None
+
+
+def _node_titles(bpass: dict[str, Any], graph_nodes: list[dict[str, Any]]) -> dict[str, str]:
+    """Node id -> what the guide calls it: its op and the script's names for it
+    (``AccumulateGrad (net.fc1.weight)``), never an internal id."""
+    titles: dict[str, str] = {}
+    for n in graph_nodes:
+        label = str(n.get("label", ""))
+        names = [str(v) for v in n.get("vars") or [] if str(v) != label]
+        titles[str(n["id"])] = f"{label} ({', '.join(names)})" if names else label
+    names_of = bpass.get("names") or {}
+    for node_id, label in zip(bpass.get("nodes") or [], bpass.get("labels") or []):
+        own = [str(v) for v in names_of.get(node_id) or []]
+        titles.setdefault(str(node_id), f"{label} ({', '.join(own)})" if own else str(label))
+    return titles
+
+
+def _top_level_backward(source: str) -> bool:
+    """Whether a top-level statement's text calls backward() itself (the core's rule)."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return False
+    return bool(body) and calls_backward(body[0])
 
 
 def _std_key(key: QKeySequence.StandardKey) -> str:

@@ -35,6 +35,8 @@ from . import theme
 from .text import SafeTextBrowser, esc, plain_tooltip
 
 CHANGED = "#fff3bf"
+#: the name of a local variable of the paused frame
+LOCAL_TEXT = "#1864ab"
 ZERO_ROW = "#e7f5ff"
 TOTAL_ROW = "#f1f3f5"
 ERROR_TEXT = theme.BACKWARD
@@ -240,7 +242,21 @@ class TensorsPanel(QWidget):
     def set_state(self, state: dict[str, Any] | None) -> None:
         tensors: dict[str, dict[str, Any]] = dict((state or {}).get("tensors") or {})
         order = list(tensors)
-        names = sorted(order, key=lambda n: (not tensors[n].get("is_leaf"), order.index(n)))
+        # a paused statement's frame: its locals (``Net.forward.x``) come first, marked
+        frame_locals = [str(n) for n in (state or {}).get("frame_locals") or []]
+        self._locals = {
+            n for n in order if any(n == f or n.startswith(f + ".") for f in frame_locals)
+        }
+        # the frame's own names (x, h) before paths through them (self.fc1.weight)
+        names = sorted(
+            order,
+            key=lambda n: (
+                n not in self._locals,
+                n.count(".") if n in self._locals else 0,
+                not tensors[n].get("is_leaf"),
+                order.index(n),
+            ),
+        )
         groups: dict[str, list[str]] = {}
         for name in names:
             group = tensors[name].get("storage")
@@ -262,6 +278,16 @@ class TensorsPanel(QWidget):
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)
+                    if name in self._locals:
+                        # the table's style sheet paints cell backgrounds itself: mark by text
+                        frame = next(f for f in frame_locals if name == f or name.startswith(f + "."))
+                        item.setForeground(QColor(LOCAL_TEXT))
+                        font.setItalic(True)
+                        item.setFont(font)
+                        item.setToolTip(
+                            f"{name}: a local variable of the paused frame "
+                            f"({frame.rsplit('.', 1)[0]}), listed before the script's globals"
+                        )
                 changed = before is None or self._cell_changed(key, before, info)
                 if changed and self._previous is not None and self._has_previous:
                     item.setBackground(QColor(CHANGED))
@@ -331,6 +357,12 @@ class TensorsPanel(QWidget):
     # test and inspector helpers
     def names(self) -> list[str]:
         return sorted(self._rows, key=self._rows.__getitem__)
+
+    def is_local(self, name: str) -> bool:
+        """True for a local of the paused frame (listed first, tinted blue)."""
+        return name in self._locals
+
+    _locals: set[str] = set()
 
     def cell(self, name: str, column: str) -> str:
         item = self.table.item(self._rows[name], TENSOR_COLUMNS.index(column))
@@ -561,9 +593,16 @@ class AccumulationPanel(QWidget):
         for row, event in enumerate(self._rows):
             kind = event.get("kind", "")
             after = GRAD_EVENT_TEXT.get(kind, kind)
+            line = statement_line(state, event.get("statement"))
+            passes = state.get("backward_passes") or []
             if kind == "backward" and event.get("pass_index") is not None:
                 after = f"backward #{event['pass_index'] + 1}"
-            line = statement_line(state, event.get("statement"))
+                if 0 <= event["pass_index"] < len(passes):
+                    bpass = passes[event["pass_index"]]
+                    # the backward() call's own line (inside a loop body too)
+                    line = bpass.get("line") or line
+                    if bpass.get("iteration") is not None:
+                        after += f" (iteration {bpass['iteration']})"
             items = [
                 _item(event["leaf"]),
                 _item(after),
@@ -1219,8 +1258,12 @@ class InspectorPanel(QWidget):
             return []
         pi, step = found
         bpass = passes[pi]
-        line = statement_line(self.state, bpass.get("statement"))
-        where = f" (line {line})" if line else ""
+        # the call's own line (inside a loop body too), else its statement's
+        line = bpass.get("line") or statement_line(self.state, bpass.get("statement"))
+        where = f" (line {line}" if line else ""
+        if bpass.get("iteration") is not None:
+            where += (", " if where else " (") + f"iteration {bpass['iteration']}"
+        where += ")" if where else ""
         out = [f"<div class='sec'>Backward pass #{pi + 1}{_esc(where)}</div>"]
         rows = [("grad in", ", ".join(fmt_value(g) for g in step.get("grad_outputs", [])) or "–")]
         labels = {n: nodes[n].get("label", n) for n in nodes}
