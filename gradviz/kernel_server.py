@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import time
 import traceback
 from collections.abc import Iterator
@@ -142,6 +143,9 @@ class Kernel:
             return report
         raise BadRequest(f"unknown command {cmd!r}")
 
+    def _on_stop_signal(self, signum: int, frame: Any) -> None:
+        self.session.interpreter.stop_requested = True
+
     def _send_result(self, result: Any) -> None:
         self.send({"id": self._request_id, "event": "result", "result": statement_json(result)})
 
@@ -170,9 +174,15 @@ class Kernel:
                 "confinement": confinement,
             }
         )
+        # The window's Stop: SIGUSR1 asks the running statement to end at its next loop
+        # iteration or statement, keeping its work (the window kills the kernel only
+        # when that does not come back promptly, e.g. inside one long native op).
+        if hasattr(signal, "SIGUSR1"):
+            signal.signal(signal.SIGUSR1, self._on_stop_signal)
         for line in request_lines(stdin):
             if not line.strip():
                 continue
+            self.session.interpreter.stop_requested = False  # a late signal of an earlier request
             self._request_id = None
             try:
                 request = loads_request(line)

@@ -245,3 +245,51 @@ def test_cli_trace_lists_every_statement_and_places_each_pass(tmp_path):
     plain = _plain_until(3)
     assert sorted(passes[2]["labels"]) == _graph_labels(plain["loss"])
     assert len(passes[2]["nodes"]) == len(passes[2]["labels"])
+
+
+LONG_LOOP = "a = torch.zeros(1)\nfor i in range(10**7):\n    a.add_(1)\nb = a * 2\n"
+
+
+def test_stop_request_ends_a_long_loop_and_keeps_its_work():
+    """What the window's Stop does to a running statement (the kernel sets the flag from
+    its SIGUSR1 handler): the loop ends at its next iteration, its work is kept."""
+    import threading
+
+    session = Session(LONG_LOOP)
+    session.step()
+    timer = threading.Timer(0.5, lambda: setattr(session.interpreter, "stop_requested", True))
+    timer.start()
+    result = session.step()
+    timer.join()
+    assert not result.ok and result.error.type == "Stopped"
+    assert "iteration" in result.error.message and result.error.line == 3
+    done = int(session.globals["a"].item())
+    assert 1 <= done < 10**7 and session.globals["i"] == done - 1
+    assert session.statements[session.cursor].line == 2  # the place is kept, not rewound
+    assert session.interpreter.stop_requested is False
+    assert torch.is_grad_enabled()
+
+
+@pytest.mark.slow
+def test_sigusr1_stops_the_kernel_statement_without_killing_it():
+    import os
+    import signal
+    import threading
+
+    from gradviz.runner import KernelProcess
+
+    with KernelProcess() as kernel:
+        kernel.request("load", None, source=LONG_LOOP, device="cpu", run_to=1)
+        pid = kernel._proc.pid
+        timer = threading.Timer(1.0, lambda: os.kill(pid, signal.SIGUSR1))
+        timer.start()
+        reply = kernel.request("step", None)
+        timer.join()
+        assert reply["ok"], reply
+        state = reply["state"]
+        result = state["new_results"][-1]
+        assert result["error"]["type"] == "Stopped"
+        assert state["tensors"]["a"]["value"][0] >= 1
+        # the same kernel goes on serving
+        assert kernel.request("ping", None)["ok"] is True
+        assert kernel._proc.poll() is None

@@ -26,3 +26,9 @@ class LimitExceeded(SandboxError):
 
 class ScriptSyntaxError(SandboxError):
     """The script cannot be parsed or uses a construct outside the allowlist."""
+
+
+class Stopped(SandboxError):
+    """The learner pressed Stop while the statement ran (the window's Stop, sent to the
+    kernel as a signal): it ends at the next loop iteration or statement, and what it
+    did so far is kept. A script's ``except`` cannot catch it, like any refusal."""

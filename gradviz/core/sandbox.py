@@ -39,7 +39,7 @@ import torch
 
 from . import namespaces as ns
 from . import suggest
-from .errors import LimitExceeded, SandboxError, ScriptSyntaxError
+from .errors import LimitExceeded, SandboxError, ScriptSyntaxError, Stopped
 from .guards import Limits
 
 ALLOWED_NODES: frozenset[type] = frozenset(
@@ -541,6 +541,9 @@ class Interpreter:
         #: block nesting of the running statement: 0 at top level, +1 per body
         #: (a loop's, an if's, a called function's)
         self.block_depth = -1
+        #: set (from a signal handler) when the learner presses Stop: the running
+        #: statement ends at its next loop iteration or statement
+        self.stop_requested = False
         #: the line each running script function was called from, aligned with _frames
         self.call_lines: list[int] = []
         #: [iteration, total] of each running loop, innermost last
@@ -667,6 +670,8 @@ class Interpreter:
 
     def _tick(self) -> None:
         self.iterations += 1
+        if self.stop_requested:
+            self._stop_now()
         if self.iterations > self.limits.max_iterations:
             raise LimitExceeded(
                 f"refused: more than {self.limits.max_iterations:,} loop iterations in one "
@@ -694,10 +699,20 @@ class Interpreter:
 
     # --- statements --------------------------------------------------------
 
+    def _stop_now(self) -> None:
+        self.stop_requested = False
+        where = f"line {self.current_line}" if self.current_line else "the statement"
+        loop = self.loop_iteration()
+        if loop is not None:
+            where += f", iteration {loop[0]}" + (f" of {loop[1]}" if loop[1] else "")
+        raise Stopped(f"stopped at {where}: what the statement did so far is kept")
+
     def exec_block(self, body: list[ast.stmt], scope: Scope | None) -> None:
         self.block_depth += 1
         try:
             for stmt in body:
+                if self.stop_requested:
+                    self._stop_now()
                 self.current_line = stmt.lineno
                 method = getattr(self, "_exec_" + type(stmt).__name__)
                 hook = self.statement_hook

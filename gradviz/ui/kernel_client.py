@@ -15,7 +15,9 @@ unexpected exit (a crash, a kill from outside) is handled the same way.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -181,6 +183,25 @@ class KernelClient(QObject):
         self._pump()
         return req.id
 
+    #: requests whose statements the kernel can end gently (Stop keeps their work)
+    INTERRUPTIBLE = frozenset({"step", "run_to_end", "run_to", "run_to_line", "debug"})
+
+    def interrupt(self) -> bool:
+        """Ask the kernel to end the running statement at its next loop iteration or
+        statement (SIGUSR1), keeping what it did. Returns False when nothing such runs;
+        the caller kills the kernel (stop()) if no reply comes back promptly."""
+        req = self._inflight
+        pid = self.pid()
+        if req is None or pid is None or self._replaying or req.cmd not in self.INTERRUPTIBLE:
+            return False
+        if not hasattr(signal, "SIGUSR1"):
+            return False
+        try:
+            os.kill(pid, signal.SIGUSR1)
+        except OSError:
+            return False
+        return True
+
     def stop(self) -> bool:
         """Kill a runaway request; restart and replay what ran before it.
 
@@ -266,14 +287,14 @@ class KernelClient(QObject):
             self._workdir = None
 
     def _disconnect(self, proc: QProcess) -> None:
-        for signal, slot in (
+        for qt_signal, slot in (
             (proc.readyReadStandardOutput, self._on_process_stdout),
             (proc.readyReadStandardError, self._on_process_stderr),
             (proc.finished, self._on_process_finished),
             (proc.errorOccurred, self._on_process_error),
         ):
             try:
-                signal.disconnect(slot)
+                qt_signal.disconnect(slot)
             except (RuntimeError, TypeError):
                 pass
 

@@ -150,12 +150,16 @@ SHORTCUTS = [
     ("Backward step (one engine step of the backward pass)", "F7"),
     ("Backward to end (the whole pass)", "Shift+F7"),
     ("Zero grad (every leaf's .grad = 0)", "Ctrl+Shift+G"),
-    ("Stop (a paused statement stops where it stands; a runaway one is killed)", "Shift+F5"),
+    ("Stop (the statement ends where it stands and keeps its work; one stuck in native "
+     "code is killed)", "Shift+F5"),
     ("Zoom in / out / fit the graph", "Ctrl++ / Ctrl+- / Ctrl+0"),
     ("Find a node by name, op, shape or module", "Ctrl+F"),
     ("Next / previous search hit (in the search box)", "Enter / Shift+Enter"),
     ("New / Open / Save / Save As", "Ctrl+N / Ctrl+O / Ctrl+S / Ctrl+Shift+S"),
 ]
+
+#: how long Stop waits for the kernel to end a statement gently before killing it
+STOP_GRACE_MS = 1500
 
 
 # --- dialogs the tests replace ------------------------------------------------------------
@@ -1776,8 +1780,9 @@ class MainWindow(QMainWindow):
         self._send("zero_grad", "Zeroing every leaf's .grad…")
 
     def stop(self) -> None:
-        """Shift+F5: a paused statement ends where it stands (its work so far is kept);
-        a runaway one is killed, and the kernel restarts and replays."""
+        """Shift+F5: a paused or running statement ends where it stands (its work so far
+        is kept); one stuck in native code is killed after STOP_GRACE_MS, and the kernel
+        restarts and replays."""
         if not self.client.busy and self._pause() is not None:
             self._pending.clear()
             self._debug_path = []
@@ -1786,6 +1791,23 @@ class MainWindow(QMainWindow):
         if not self.client.busy:
             return
         self._pending.clear()
+        req = self.client.inflight
+        if req is not None and self.client.interrupt():
+            # The kernel ends the statement at its next loop iteration or statement and
+            # replies as usual: its work so far is kept, nothing is rewound. Only a
+            # statement stuck in one long native op is killed (after a short grace).
+            self.set_status("Stopping: the statement ends at its next step and keeps its work…")
+            QTimer.singleShot(STOP_GRACE_MS, lambda rid=req.id: self._stop_hard(rid))
+            return
+        self._stop_hard(None)
+
+    def _stop_hard(self, request_id: int | None) -> None:
+        """Kill the kernel (restart, replay): for a statement that did not end on Stop."""
+        req = self.client.inflight
+        if request_id is not None and (req is None or req.id != request_id):
+            return  # the stopped request replied in time
+        if not self.client.busy:
+            return
         index = self._running_index
         req = self.client.inflight
         if req is not None and req.progress_done is not None:
