@@ -122,6 +122,25 @@ def _saved_comb(
     ]
 
 
+def edge_points(
+    kind: str,
+    u: Hashable,
+    v: Hashable,
+    pos: Mapping[Hashable, Point],
+    sizes: Mapping[Hashable, tuple[float, float]],
+    routes: Mapping[tuple[Hashable, Hashable], Sequence[Point]],
+) -> list[Point]:
+    """The polyline an edge is drawn along: a saved tensor's comb, else the layout's
+    route (its bends) clipped to the two boxes, else a straight box-to-box line."""
+    pts = _saved_comb(pos[u], sizes[u], pos[v], sizes[v]) if kind == "saved" else None
+    if pts is not None:
+        return pts
+    bends = list(routes.get((u, v), []))
+    first = bends[0] if bends else pos[v]
+    last = bends[-1] if bends else pos[u]
+    return [_clip_to_box(pos[u], sizes[u], first), *bends, _clip_to_box(pos[v], sizes[v], last)]
+
+
 def graph_to_svg(
     graph: nx.DiGraph,
     positions: Mapping[Hashable, Sequence[float]] | None = None,
@@ -167,16 +186,7 @@ def graph_to_svg(
         kind = attrs.get("kind", "grad")
         colour = _EDGE_COLOUR.get(kind, _EDGE_COLOUR["grad"])
         marker = kind if kind in _EDGE_COLOUR else "grad"
-        pts = _saved_comb(pos[u], sizes[u], pos[v], sizes[v]) if kind == "saved" else None
-        if pts is None:
-            bends = routes.get((u, v), [])
-            first = bends[0] if bends else pos[v]
-            last = bends[-1] if bends else pos[u]
-            pts = [
-                _clip_to_box(pos[u], sizes[u], first),
-                *bends,
-                _clip_to_box(pos[v], sizes[v], last),
-            ]
+        pts = edge_points(kind, u, v, pos, sizes, routes)
         coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
         dash = ' stroke-dasharray="5,3"' if kind == "saved" else ""
         width_attr = "2" if attrs.get("new") else "1.2"

@@ -25,7 +25,7 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -38,12 +38,15 @@ from gradviz.core.grouping import (
     GROUP_PREFIX,
     collapse_chains,
     collapse_modules,
+    group_caption,
     linear_chains,
     module_tree,
+    sizing_attrs,
+    top_blocks,
 )
 from gradviz.core.layout import DEFAULT_SPACING, layout_with_routes, node_lines
 from gradviz.core.wire import sanitize
-from gradviz.export import _EDGE_COLOUR, _STYLE, _clip_to_box, _saved_comb, _style_key
+from gradviz.export import _EDGE_COLOUR, _STYLE, _style_key, edge_points
 
 __all__ = ["MAX_BLOCK_VIEWS", "notebook_html", "page_model", "render_html"]
 
@@ -177,37 +180,10 @@ def _decode_passes(snapshot: Mapping[str, Any]) -> list[_Pass]:
 # --------------------------------------------------------------------------- grouping
 
 
-def _top_blocks(modules: Iterable[str]) -> list[str]:
-    """The first level of the module tree with more than one module (``layers.0``, ...).
-
-    The rule of the window's "Collapse all" (``gradviz.ui.display.top_blocks``,
-    which lives beside Qt code): collapsing the one outermost container would
-    hide the whole model in a single box.
-    """
-    names = sorted(set(modules))
-    children: dict[str, list[str]] = {}
-    for name in names:
-        parent = name.rsplit(".", 1)[0] if "." in name else ""
-        children.setdefault(parent, []).append(name)
-    level = children.get("", [])
-    while len(level) == 1 and children.get(level[0]):
-        level = children[level[0]]
-    return level
 
 
-def _group_caption(attrs: Mapping[str, Any]) -> str:
-    """The second line of a group box, as the window draws it (``gradviz.ui.display``)."""
-    names = [str(v) for v in attrs.get("vars") or []]
-    if names:
-        return ", ".join(names)
-    count = int(attrs.get("count") or len(attrs.get("members") or []))
-    return f"{count} node" + ("" if count == 1 else "s")
 
 
-def _shown_attrs(attrs: Mapping[str, Any]) -> Mapping[str, Any]:
-    if attrs.get("kind") != "group":
-        return attrs
-    return {**attrs, "vars": [_group_caption(attrs)]}
 
 
 def _style_of(attrs: Mapping[str, Any]) -> str:
@@ -228,7 +204,7 @@ def _view(graph: nx.DiGraph, key: str, title: str, focus: str | None = None) -> 
         sized = graph.copy()
         for v, d in graph.nodes(data=True):
             if d.get("kind") == "group":
-                sized.nodes[v]["vars"] = [_group_caption(d)]
+                sized.nodes[v]["vars"] = [group_caption(d)]
     result = layout_with_routes(sized, spacing=DEFAULT_SPACING)
     pos, sizes, routes = result.positions, result.sizes, result.routes
     ids = [str(v) for v in graph.nodes]
@@ -238,18 +214,7 @@ def _view(graph: nx.DiGraph, key: str, title: str, focus: str | None = None) -> 
         if u == v:
             continue
         kind = str(attrs.get("kind", "grad"))
-        pts = None
-        if kind == "saved":
-            pts = _saved_comb(pos[u], sizes[u], pos[v], sizes[v])
-        if pts is None:
-            bends = routes.get((u, v), [])
-            first = bends[0] if bends else pos[v]
-            last = bends[-1] if bends else pos[u]
-            pts = [
-                _clip_to_box(pos[u], sizes[u], first),
-                *bends,
-                _clip_to_box(pos[v], sizes[v], last),
-            ]
+        pts = edge_points(kind, u, v, pos, sizes, routes)
         flat = [c for p in pts for c in (_r(p[0]), _r(p[1]))]
         edges.append([index[u], index[v], kind, flat])
     return {
@@ -311,7 +276,7 @@ def _views(graph: nx.DiGraph) -> tuple[list[dict[str, Any]], dict[str, nx.DiGrap
     """Every picture the page can switch to, and the grouped graphs they show."""
     views = [_view(graph, "all", "Everything expanded")]
     grouped: dict[str, nx.DiGraph] = {}
-    blocks = _top_blocks(module_tree(graph))
+    blocks = top_blocks(module_tree(graph))
     if blocks:
         collapsed = collapse_modules(graph, blocks)
         grouped["modules"] = collapsed
@@ -540,7 +505,7 @@ def page_model(snapshot: Mapping[str, Any], *, title: str | None = None) -> dict
         for v, d in g.nodes(data=True):
             if str(v) not in shown:
                 shown[str(v)] = {
-                    "lines": node_lines(_shown_attrs(d), DEFAULT_SPACING),
+                    "lines": node_lines(sizing_attrs(d), DEFAULT_SPACING),
                     "style": _style_of(d),
                 }
     nodes = {str(v): {k: val for k, val in d.items() if k != "id"} for v, d in graph.nodes(data=True)}

@@ -35,12 +35,11 @@ torch = pytest.importorskip("torch")
 import gradviz  # noqa: E402
 from gradviz.core.demos import find_demo  # noqa: E402
 from gradviz.core.graphdata import graph_from_json  # noqa: E402
-from gradviz.core.grouping import collapse_modules, module_tree  # noqa: E402
+from gradviz.core.grouping import collapse_modules, module_tree, top_blocks  # noqa: E402
 from gradviz.html_view import (  # noqa: E402
     SnapshotShapeError,
     _open_one,
     _owners,
-    _top_blocks,
     notebook_html,
     page_model,
     render_html,
@@ -226,7 +225,7 @@ def test_big_models_open_on_their_blocks():
 def test_one_open_block_is_the_grouping_of_the_others():
     snap, _ = encoder_snapshot(layers=3)
     graph = graph_from_json(snap["graph"])
-    blocks = _top_blocks(module_tree(graph))
+    blocks = top_blocks(module_tree(graph))
     collapsed = collapse_modules(graph, blocks)
     owners = _owners(collapsed)
     for block in blocks:

@@ -333,6 +333,8 @@ def test_stop_ends_a_runaway_loop_where_it_stands_and_keeps_its_work(
     press(qtbot, window, Qt.Key.Key_F10)
     wait_idle(qtbot, window, lambda: window.state["cursor"] == 3)
     assert window.client.pid() == old_pid
+    # a stopped statement reads as stopped (like a paused one), not as a failure
+    assert "Skipped line 3 (you stopped it)" in window.status_text()
 
 
 def test_stop_kills_a_statement_stuck_in_native_work_and_keeps_the_state_before_it(

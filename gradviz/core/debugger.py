@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .errors import SandboxError
+from .errors import Stopped
 
 if TYPE_CHECKING:
     from .session import Session, StatementResult
@@ -46,7 +46,7 @@ MODES = ("into", "over", "out", "continue", "backward")
 WORKER_STACK_BYTES = 256 << 20
 
 
-class DebugStopped(SandboxError):
+class DebugStopped(Stopped):
     """Stop pressed while a statement was paused: it ends where it stood (a script's
     ``except`` cannot catch it, like any refusal)."""
 
@@ -210,7 +210,4 @@ class Debugger:
             interp.deadline += time.monotonic() - started
         self.session.events.emit("phase", "statement", {"line": pause.line})
         if command == "stop":
-            where = f"line {pause.line}"
-            if pause.iteration is not None:
-                where += f", iteration {pause.iteration}"
-            raise DebugStopped(f"stopped at {where}: the statement's work so far is kept")
+            raise DebugStopped(f"stopped at {interp.place()}: the statement's work so far is kept")

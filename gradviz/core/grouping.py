@@ -17,6 +17,40 @@ GROUP_PREFIX = "g:"
 CHAIN_PREFIX = "c:"
 
 
+def group_caption(attrs: Mapping[str, Any]) -> str:
+    """The second line of a group box: its variables (a chain's), else how many nodes it hides."""
+    names = [str(v) for v in attrs.get("vars") or []]
+    if names:
+        return ", ".join(names)
+    count = int(attrs.get("count") or len(attrs.get("members") or []))
+    return f"{count} node" + ("" if count == 1 else "s")
+
+
+def sizing_attrs(attrs: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Attributes that give a group box its two lines (layout, canvas and the HTML view
+    size it alike)."""
+    if attrs.get("kind") != "group":
+        return attrs
+    return {**attrs, "vars": [group_caption(attrs)]}
+
+
+def top_blocks(modules: Iterable[str]) -> list[str]:
+    """The first level of the module tree with more than one module (``layers.0``, ``layers.1``).
+
+    "Collapse all" collapses these: collapsing the single outermost container
+    (a ModuleList) would hide the whole model in one box.
+    """
+    names = sorted(set(modules))
+    children: dict[str, list[str]] = {}
+    for name in names:
+        parent = name.rsplit(".", 1)[0] if "." in name else ""
+        children.setdefault(parent, []).append(name)
+    level = children.get("", [])
+    while len(level) == 1 and children.get(level[0]):
+        level = children[level[0]]
+    return level
+
+
 def node_module(data: Mapping[str, Any]) -> str | None:
     """The module a node belongs to: its ``module`` attribute, or its parameter's prefix."""
     module = data.get("module")

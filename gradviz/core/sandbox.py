@@ -655,14 +655,7 @@ class Interpreter:
             self.current_line = stmt.lineno
             self.block_depth += 1
             try:
-                hook = self.statement_hook
-                entry = hook(stmt, None) if hook is not None else None
-                try:
-                    return self.eval(stmt.value, None)
-                except BaseException:
-                    if entry is not None:
-                        entry["ok"] = False
-                    raise
+                return self._hooked(stmt, None, self.eval, stmt.value, None)
             finally:
                 self.block_depth -= 1
         self.exec_block([stmt], None)
@@ -699,13 +692,17 @@ class Interpreter:
 
     # --- statements --------------------------------------------------------
 
-    def _stop_now(self) -> None:
-        self.stop_requested = False
+    def place(self) -> str:
+        """Where the running statement is, for a learner: ``line 24, iteration 2 of 3``."""
         where = f"line {self.current_line}" if self.current_line else "the statement"
         loop = self.loop_iteration()
         if loop is not None:
             where += f", iteration {loop[0]}" + (f" of {loop[1]}" if loop[1] else "")
-        raise Stopped(f"stopped at {where}: what the statement did so far is kept")
+        return where
+
+    def _stop_now(self) -> None:
+        self.stop_requested = False
+        raise Stopped(f"stopped at {self.place()}: what the statement did so far is kept")
 
     def exec_block(self, body: list[ast.stmt], scope: Scope | None) -> None:
         self.block_depth += 1
@@ -715,21 +712,27 @@ class Interpreter:
                     self._stop_now()
                 self.current_line = stmt.lineno
                 method = getattr(self, "_exec_" + type(stmt).__name__)
-                hook = self.statement_hook
-                if hook is None:
-                    method(stmt, scope)
-                    continue
-                entry = hook(stmt, scope)
-                try:
-                    method(stmt, scope)
-                except (_Break, _Continue, _Return):
-                    raise
-                except BaseException:
-                    if entry is not None:
-                        entry["ok"] = False
-                    raise
+                if self.statement_hook is None:
+                    method(stmt, scope)  # the usual path: nobody is stepping or tracing
+                else:
+                    self._hooked(stmt, scope, method, stmt, scope)
         finally:
             self.block_depth -= 1
+
+    def _hooked(self, stmt: ast.stmt, scope: Scope | None, run: Callable[..., Any],
+                *args: Any) -> Any:
+        """Run one statement as ``run(*args)`` after the statement hook (stepping,
+        --trace) has seen it; the hook's entry is marked failed if it raises."""
+        hook = self.statement_hook
+        entry = hook(stmt, scope) if hook is not None else None
+        try:
+            return run(*args)
+        except (_Break, _Continue, _Return):
+            raise
+        except BaseException:
+            if entry is not None:
+                entry["ok"] = False
+            raise
 
     # --- where execution is (for stepping and --trace) ------------------------------
 

@@ -316,30 +316,30 @@ def _sources() -> dict[str, tuple[Any, Callable[[], list[str]]]]:
     }
 
 
-def derive() -> dict[str, list[str]]:
+def _registry_names() -> dict[str, list[str]]:
+    """Namespace -> every name its registry gives that the installed torch has."""
+    return {
+        namespace: [n for n in names() if hasattr(owner, n)]
+        for namespace, (owner, names) in _sources().items()
+    }
+
+
+def derive(registry: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
     """Namespace -> the names PyTorch's registries give it, minus the denylist."""
-    out: dict[str, list[str]] = {}
-    for namespace, (owner, names) in _sources().items():
-        out[namespace] = [
-            n for n in names() if hasattr(owner, n) and denial_reason(n, namespace) is None
-        ]
-    return out
+    registry = _registry_names() if registry is None else registry
+    return {
+        namespace: [n for n in names if denial_reason(n, namespace) is None]
+        for namespace, names in registry.items()
+    }
 
 
-def denied_names() -> dict[str, list[str]]:
+def denied_names(registry: dict[str, list[str]] | None = None) -> dict[str, list[str]]:
     """Namespace -> the registry names the denylist takes out (for the review file)."""
-    out: dict[str, list[str]] = {}
-    for namespace, (owner, names) in _sources().items():
-        out[namespace] = [
-            n for n in names() if hasattr(owner, n) and denial_reason(n, namespace)
-        ]
-    return out
-
-
-def pinned_version() -> str:
-    from gradviz.core import surface_pinned
-
-    return surface_pinned.TORCH_VERSION
+    registry = _registry_names() if registry is None else registry
+    return {
+        namespace: [n for n in names if denial_reason(n, namespace)]
+        for namespace, names in registry.items()
+    }
 
 
 def allowed(namespace: str) -> list[str]:
@@ -360,8 +360,9 @@ def _torch_version() -> str:
 
 def render_pinned() -> str:
     """The text of surface_pinned.py for the installed torch."""
-    derived = derive()
-    denied = denied_names()
+    registry = _registry_names()
+    derived = derive(registry)
+    denied = denied_names(registry)
     lines = [
         '"""Reviewed list of the torch API scripts may use (generated; review its diff).',
         "",

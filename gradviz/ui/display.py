@@ -17,7 +17,14 @@ import networkx as nx
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from gradviz.core.graphdata import graph_to_json
-from gradviz.core.grouping import CHAIN_PREFIX, collapse_chains, collapse_modules
+from gradviz.core.grouping import (
+    CHAIN_PREFIX,
+    collapse_chains,
+    collapse_modules,
+    group_caption,
+    sizing_attrs,
+    top_blocks,
+)
 from gradviz.core.layout import layout
 
 __all__ = [
@@ -37,20 +44,8 @@ ASYNC_LAYOUT_NODES = 500
 Point = tuple[float, float]
 
 
-def group_caption(attrs: Mapping[str, Any]) -> str:
-    """The second line of a group box: its variables (a chain's), else how many nodes it hides."""
-    names = [str(v) for v in attrs.get("vars") or []]
-    if names:
-        return ", ".join(names)
-    count = int(attrs.get("count") or len(attrs.get("members") or []))
-    return f"{count} node" + ("" if count == 1 else "s")
 
 
-def sizing_attrs(attrs: Mapping[str, Any]) -> Mapping[str, Any]:
-    """Attributes that give a group box its two lines (layout and canvas size it alike)."""
-    if attrs.get("kind") != "group":
-        return attrs
-    return {**attrs, "vars": [group_caption(attrs)]}
 
 
 def is_chain(node_id: str) -> bool:
@@ -169,21 +164,6 @@ def map_passes(passes: Sequence[Any], owner: Mapping[str, str]) -> list[Any]:
     return out
 
 
-def top_blocks(modules: Iterable[str]) -> list[str]:
-    """The first level of the module tree with more than one module (``layers.0``, ``layers.1``).
-
-    "Collapse all" collapses these: collapsing the single outermost container
-    (a ModuleList) would hide the whole model in one box.
-    """
-    names = sorted(set(modules))
-    children: dict[str, list[str]] = {}
-    for name in names:
-        parent = name.rsplit(".", 1)[0] if "." in name else ""
-        children.setdefault(parent, []).append(name)
-    level = children.get("", [])
-    while len(level) == 1 and children.get(level[0]):
-        level = children[level[0]]
-    return level
 
 
 class LayoutRunner(QObject):

@@ -134,8 +134,9 @@ MAX_RECENT = 8
 STOP_ENABLE_DELAY_MS = 200
 SETTINGS_VERSION = 1
 SEARCH_MIN_WIDTH = 130
-#: the error type of a statement stopped while paused (gradviz.core.debugger.DebugStopped)
-DEBUG_STOPPED = "DebugStopped"
+#: error types of a statement the learner stopped, paused (gradviz.core.debugger.DebugStopped)
+#: or running (gradviz.core.errors.Stopped): its work is kept, Step skips the rest of it
+STOPPED_TYPES = frozenset({"DebugStopped", "Stopped"})
 
 SHORTCUTS = [
     ("Step over (the next statement at this level)", "F10"),
@@ -1102,7 +1103,7 @@ class MainWindow(QMainWindow):
         if failed:
             r = failed[-1]
             err = r.get("error") or {}
-            if err.get("type") == DEBUG_STOPPED:
+            if err.get("type") in STOPPED_TYPES:
                 return f"{_first_line(err.get('message', ''))}; Step skips the rest of line {r['line']}"
             return (
                 f"Line {r['line']} failed: {err.get('type')}: {_first_line(err.get('message', ''))}"
@@ -1307,7 +1308,7 @@ class MainWindow(QMainWindow):
         elif self.state and self.state.get("parse_error"):
             pe = self.state["parse_error"]
             text = _tag("Fix", "#e03131") + _h(f"line {pe.get('line')}: {pe.get('message')}")
-        elif failed and (failed.get("error") or {}).get("type") == DEBUG_STOPPED:
+        elif failed and (failed.get("error") or {}).get("type") in STOPPED_TYPES:
             err = failed.get("error") or {}
             text = _tag(f"Stopped · line {failed['line']}", theme.BACKWARD) + _h(
                 f"{_first_line(err.get('message', ''))}. Nothing was rewound. Step skips the "
@@ -1494,7 +1495,7 @@ class MainWindow(QMainWindow):
         failed = self._failed_here()
         if failed:
             line = failed["line"]
-            stopped_here = (failed.get("error") or {}).get("type") == DEBUG_STOPPED
+            stopped_here = (failed.get("error") or {}).get("type") in STOPPED_TYPES
             why = "you stopped it" if stopped_here else "it failed"
             self._send("skip", "")
             self._send_step(
