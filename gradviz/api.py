@@ -273,6 +273,9 @@ def snapshot(
     registry = recorder.registry if recorder is not None else IdRegistry()
     cap = capture(variables, registry, include_saved=include_saved)
     graph = cap.graph
+    # torch keeps the wrapper of every node the walk touched, and would free the graph
+    # by recursion once the caller drops it: a deep chain overflowed the stack (issue 12)
+    IdRegistry.free_in_order(graph, cap.node_objects)
     if recorder is not None:
         for node_id, fn in cap.node_objects.items():
             module = recorder.module_of.get(id(fn))

@@ -112,6 +112,100 @@ class IdRegistry:
         self._nodes = {k: v for k, v in self._nodes.items() if k in live_fn_ids}
         self._tensors = {k: v for k, v in self._tensors.items() if v[0]() is not None}
 
+    #: a node freed by a node above it frees the nodes below it by recursion, as deep as
+    #: the chain of nodes freed together: at most this many (torch's C++ stack reached
+    #: its end at 25,000-50,000 on an 8 MiB stack)
+    FREE_IN_ORDER_DEPTH = 1_000
+    FREE_IN_ORDER_KEY = "gradviz.free_in_order"
+
+    class _FreeInOrder:
+        """Nodes below one autograd node, dropped parents first when that node is freed."""
+
+        __slots__ = ("fns",)
+        #: lists being dropped: one freed inside another's drop waits its turn (no nesting)
+        pending: list[list[Any]] = []
+        draining = False
+
+        def __init__(self, fns: list[Any]) -> None:
+            self.fns = fns  # the last is dropped first
+
+        def __del__(self) -> None:
+            cls = type(self)
+            cls.pending.append(self.fns)
+            if cls.draining:
+                return
+            cls.draining = True
+            try:
+                while cls.pending:
+                    fns = cls.pending[-1]
+                    if fns:
+                        fns.pop()  # frees that node if nothing else holds it
+                    else:
+                        cls.pending.pop()
+            finally:
+                cls.draining = False
+
+    @classmethod
+    def free_in_order(cls, graph: nx.DiGraph, node_objects: dict[str, Any]) -> int:
+        """Let a deep captured graph be freed iteratively; call before dropping ``node_objects``.
+
+        Once Python has seen an autograd node (any ``grad_fn`` or ``next_functions``
+        lookup), torch keeps its wrapper alive for as long as the node lives, and the
+        wrapper owns the node. torch frees a graph with a loop only through nodes
+        nobody else owns; a wrapped node is freed from inside its wrapper's
+        deallocation, nested in its parent's destructor, so dropping a captured
+        50,000-node chain recursed that deep and overflowed the stack (issue 12).
+
+        So some nodes keep, in their ``metadata``, the wrappers of the nodes below
+        them down to the next such node; torch drops a node's edges before its
+        metadata, and the wrappers are then dropped parents first: each drop frees
+        one node. Those nodes are every named tensor's ``grad_fn`` (each target of an
+        ``output`` edge) and, so that tensors the capture did not see bound how deep
+        a recursion goes, every node entered across a band of FREE_IN_ORDER_DEPTH
+        levels. Returns how many nodes keep wrappers.
+        """
+        depth = cls.FREE_IN_ORDER_DEPTH
+        if len(node_objects) < depth:
+            return 0
+        children: dict[str, list[str]] = {n: [] for n in node_objects}
+        indegree = dict.fromkeys(node_objects, 0)
+        holders: dict[str, None] = {}
+        for u, v, kind in graph.edges(data="kind"):
+            if kind == "grad" and u in children and v in indegree:
+                children[u].append(v)
+                indegree[v] += 1
+            elif kind == "output" and v in node_objects:
+                holders[v] = None
+        order = [n for n, d in indegree.items() if d == 0]  # Kahn: parents before children
+        level = dict.fromkeys(order, 0)  # the longest path from a root: grows along every edge
+        for n in order:
+            for c in children[n]:
+                level[c] = max(level.get(c, 0), level[n] + 1)
+                indegree[c] -= 1
+                if indegree[c] == 0:
+                    order.append(c)
+        for n in order:
+            for c in children[n]:
+                if level[c] // depth > level[n] // depth:
+                    holders[c] = None  # an edge into the next band
+        kept = 0
+        for holder in holders:
+            below: set[str] = set()
+            todo = [holder]
+            while todo:
+                for c in children[todo.pop()]:
+                    if c not in below:
+                        below.add(c)
+                        if c not in holders:
+                            todo.append(c)
+            fns = [node_objects[n] for n in reversed(order) if n in below]
+            try:
+                node_objects[holder].metadata[cls.FREE_IN_ORDER_KEY] = cls._FreeInOrder(fns)
+            except Exception:  # noqa: BLE001 - a node without metadata: freed as before
+                continue
+            kept += 1
+        return kept
+
 
 _SAVED_ATTRS: dict[type, list[str]] = {}
 
