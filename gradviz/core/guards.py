@@ -158,6 +158,16 @@ class AllocationCounter:
     by_op: dict[str, int] = field(default_factory=dict)
 
 
+class _Mutations:
+    """How many mutating ops (in-place, out=) ran under any guard: capture re-reads
+    saved tensors only after this changes (it never goes down)."""
+
+    count = 0
+
+
+MUTATIONS = _Mutations()
+
+
 class OpGuard(TorchDispatchMode):
     """Refuse ops that would break a limit; count new storage allocated by the rest."""
 
@@ -295,6 +305,8 @@ class OpGuard(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[override]
         kwargs = kwargs or {}
+        if func._schema.is_mutable:
+            MUTATIONS.count += 1
         if self.paused:
             return func(*args, **kwargs)
         if self.deadline is not None and time.monotonic() > self.deadline:

@@ -817,6 +817,22 @@ class _Occupancy:
             keys.insert(i, box[0])
             boxes.insert(i, box)
 
+    def remove(self, cx: float, cy: float, w: float, h: float) -> None:
+        """Take out a box :meth:`add` put in (the same arguments)."""
+        box = (cx - w / 2, cx + w / 2, cy - h / 2, cy + h / 2)
+        for b in self._bands(box[2], box[3]):
+            row = self.rows.get(b)
+            if row is None:
+                continue
+            keys, boxes = row
+            i = bisect_left(keys, box[0])
+            while i < len(keys) and keys[i] == box[0]:
+                if boxes[i] == box:
+                    del keys[i]
+                    del boxes[i]
+                    break
+                i += 1
+
     def hits(
         self, cx: float, cy: float, w: float, h: float
     ) -> list[tuple[float, float, float, float]]:
@@ -1001,4 +1017,165 @@ def layout(
     return cast(
         "dict[str, tuple[float, float]]",
         layout_with_routes(graph, previous, spacing=spacing).positions,
+    )
+
+
+class IncrementalLayout:
+    """The layout of a graph that grows a statement at a time, kept between calls.
+
+    :func:`layout` with ``previous`` re-reads the whole graph on every call (node
+    sizes, adjacency, an occupancy map of every placed box). This keeps them: a
+    call reads each node's label once to see whether its size changed, takes out
+    the boxes of nodes that went, and places only the new nodes, with the same
+    rules as :func:`layout`'s incremental pass. Anything else (a mostly new
+    graph, no room between layers, a new component) falls back to :func:`layout`.
+    """
+
+    def __init__(self, spacing: LayoutSpacing | None = None):
+        self.sp = spacing or DEFAULT_SPACING
+        self.positions: dict[Hashable, Point] = {}
+        self._sizes: dict[Hashable, tuple[float, float]] = {}
+        self._keys: dict[Hashable, tuple[Any, ...]] = {}
+        self._occ: _Occupancy | None = None
+        #: how the last call went: "full", "incremental" or "fallback" (for benchmarks)
+        self.last = ""
+
+    def reset(self) -> None:
+        self.positions = {}
+        self._sizes = {}
+        self._keys = {}
+        self._occ = None
+
+    def update(self, graph: nx.DiGraph) -> dict[Hashable, Point]:
+        """Positions for every node of ``graph``; old nodes keep theirs."""
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # as layout_with_routes: many small lists, nothing cyclic
+        try:
+            placed = self._place_new(graph) if self.positions else None
+            if placed is None:
+                self.last = "fallback" if self.positions else "full"
+                self._rebuild(graph, layout(graph, self.positions or None, spacing=self.sp))
+            else:
+                self.last = "incremental"
+            return self.positions
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+
+    def _rebuild(self, graph: nx.DiGraph, positions: Mapping[Hashable, Point]) -> None:
+        sp = self.sp
+        self.positions = dict(positions)
+        self._keys = {v: _size_key(d) for v, d in graph.nodes(data=True)}
+        self._sizes = {v: node_size(d, sp) for v, d in graph.nodes(data=True)}
+        occ = _Occupancy(sp.pitch / 2, sp.node_gap, 2.0)
+        for v, (x, y) in self.positions.items():
+            occ.add(x, y, *self._sizes[v])
+        self._occ = occ
+
+    def _place_new(self, graph: nx.DiGraph) -> bool | None:
+        sp, occ, pos, sizes = self.sp, self._occ, self.positions, self._sizes
+        assert occ is not None
+        node_data = graph._node
+        gone = [v for v in pos if v not in node_data]
+        kept = len(pos) - len(gone)
+        new = [v for v in node_data if v not in pos]
+        # the same thresholds as _incremental
+        if not kept or kept < len(pos) / 2 or len(new) > 2 * kept + 50:
+            return None
+        # From here on the kept state changes: a None below must rebuild from scratch.
+        for v in gone:
+            occ.remove(*pos.pop(v), *sizes.pop(v))
+            self._keys.pop(v, None)
+        keys = self._keys
+        for v, data in node_data.items():
+            key = _size_key(data)
+            if keys.get(v) != key:
+                keys[v] = key
+                size = node_size(data, sp)
+                if v in pos and sizes[v] != size:
+                    occ.remove(*pos[v], *sizes[v])
+                    occ.add(*pos[v], *size)
+                sizes[v] = size
+        if not new:
+            return True
+        succ_all, pred_all = graph._succ, graph._pred
+
+        def sides(v: Hashable) -> tuple[list, list, list, list, bool]:
+            succ = [u for u, d in succ_all[v].items() if u != v and d.get("kind") != "saved"]
+            pred = [u for u, d in pred_all[v].items() if u != v and d.get("kind") != "saved"]
+            saved_in = [u for u, d in pred_all[v].items() if u != v and d.get("kind") == "saved"]
+            saved_out = any(u != v and d.get("kind") == "saved" for u, d in succ_all[v].items())
+            und = [u for u in succ_all[v] if u != v] + [u for u in pred_all[v] if u != v]
+            return succ, pred, saved_in, und, saved_out
+
+        queued = set(pos)
+        queue: deque[Hashable] = deque()
+        for v in new:
+            if any(u in pos for u in succ_all[v]) or any(u in pos for u in pred_all[v]):
+                queued.add(v)
+                queue.append(v)
+        pitch = sp.pitch
+        placed_now: list[Hashable] = []
+
+        def undo() -> None:
+            for v in placed_now:
+                occ.remove(*pos.pop(v), *sizes[v])
+
+        while queue:
+            v = queue.popleft()
+            w, h = sizes[v]
+            succ, pred, saved_in, und, saved_out = sides(v)
+            anchors = [u for u in saved_in if u in pos]
+            owned = bool(saved_in) and not succ and not pred and not saved_out
+            if owned and anchors:
+                ax, ay = pos[anchors[0]]
+                want = ax + sizes[anchors[0]][0] / 2 + sp.saved_gap + w / 2
+                x, y = occ.free_x(want, ay, w, h, right_only=True), ay
+            else:
+                ps = [pos[u] for u in pred if u in pos]
+                ss = [pos[u] for u in succ if u in pos]
+                near = ps + ss or [pos[u] for u in und if u in pos]
+                want = sum(p[0] for p in near) / len(near)
+                if ps and ss:
+                    lo = max(p[1] for p in ps)
+                    hi = min(p[1] for p in ss)
+                    if hi - lo >= 2 * pitch:
+                        y = lo + pitch
+                    elif hi - lo > 1.0:
+                        y = (lo + hi) / 2
+                    else:
+                        undo()
+                        return None
+                elif ps:
+                    y = max(p[1] for p in ps) + pitch
+                elif ss:
+                    y = min(p[1] for p in ss) - pitch
+                else:
+                    y = near[0][1]
+                x = occ.free_x(want, y, w, h)
+                if abs(x - want) > max(8 * (w + sp.node_gap), 800.0):
+                    undo()
+                    return None
+            pos[v] = (x, y)
+            placed_now.append(v)
+            occ.add(x, y, w, h)
+            for u in und:
+                if u not in queued:
+                    queued.add(u)
+                    queue.append(u)
+        if len(placed_now) < len(new):
+            undo()  # a new component with no tie to the picture: layout() places it
+            return None
+        # graph order, as layout() returns it
+        self.positions = {v: pos[v] for v in node_data}
+        return True
+
+
+def _size_key(data: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What a node's size depends on (see :func:`node_lines`)."""
+    raw = data.get("vars")
+    return (
+        data.get("kind"), data.get("label"),
+        tuple(raw) if isinstance(raw, list) else raw,
+        tuple(data["shape"]) if isinstance(data.get("shape"), list) else data.get("shape"),
     )

@@ -544,6 +544,8 @@ class Interpreter:
         #: set (from a signal handler) when the learner presses Stop: the running
         #: statement ends at its next loop iteration or statement
         self.stop_requested = False
+        #: .data / .grad / .requires_grad writes to tensors (a capture cache key)
+        self.tensor_writes = 0
         #: the line each running script function was called from, aligned with _frames
         self.call_lines: list[int] = []
         #: [iteration, total] of each running loop, innermost last
@@ -2206,6 +2208,7 @@ class Interpreter:
                     "write x.data.copy_(value), or make a new tensor"
                 )
             setattr(obj, name, value)
+            self.tensor_writes += 1  # capture re-reads saved tensors (x.data swaps contents)
             return
         if isinstance(obj, (torch.nn.Module, torch.autograd.function.FunctionCtx)):
             # Assigning to a name the class defines (a method, a property) would

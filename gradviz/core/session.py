@@ -25,11 +25,11 @@ import numpy as np
 import torch
 
 from .backward import BackwardPass, _WithTrace, record_backward
-from .capture import IdRegistry, capture, graph_to_json, named_tensors, tensor_value
+from .capture import CaptureCache, IdRegistry, capture, graph_to_json, named_tensors, tensor_value
 from .debugger import Debugger, Pause
 from .errors import LimitExceeded, SandboxError
 from .explain import explain
-from .guards import AllocationCounter, Limits, OpGuard, paused
+from .guards import MUTATIONS, AllocationCounter, Limits, OpGuard, paused
 from .modules import tagging
 from .sandbox import Interpreter, _check_tree, scrub_addresses
 
@@ -206,6 +206,8 @@ class Session:
         #: graph node id -> qualified name of the module whose forward built it
         self.module_of: dict[str, str] = {}
         self.registry = IdRegistry()
+        #: what capture read of each grad_fn node, reused while nothing could change it
+        self._capture_cache = CaptureCache()
         self.cursor = 0
         self.results: list[StatementResult] = []
         self.passes: list[BackwardPass] = []
@@ -559,6 +561,8 @@ class Session:
                 previous_edges=self._last_graph_edges,
                 include_saved=self.capture_saved,
                 module_of=self.module_of,
+                cache=self._capture_cache,
+                token=self._capture_token(),
             )
         finally:
             self.interpreter.capturing = False
@@ -567,6 +571,12 @@ class Session:
         self._last_graph_edges = set(cap.graph.edges)
         self._capture = cap
         return cap
+
+    def _capture_token(self) -> tuple[Any, ...]:
+        """Changes whenever a saved tensor may have changed since the last capture: a
+        mutating op (in-place, out=, an optimizer's step), a backward pass (it frees
+        saved tensors), a ``.data``/``.grad`` write."""
+        return (MUTATIONS.count, len(self.passes), self.interpreter.tensor_writes, self.capture_saved)
 
     def _leaf_grads(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -924,6 +934,7 @@ class Session:
             if t.is_leaf and t.requires_grad and t.grad is not None:
                 with torch.no_grad():
                     t.grad.zero_()
+                MUTATIONS.count += 1
                 zeroed.append(name)
         index = max(self.cursor - 1, 0)
         self._track_grad_changes(index)

@@ -168,6 +168,10 @@ def loads_request(line: str | bytes) -> dict[str, Any]:
     for name, value in request.items():
         if name in ("id", "cmd"):
             continue
+        if name == "delta":  # any command: reply with what changed (gradviz.core.delta)
+            if not isinstance(value, bool):
+                raise BadRequest("'delta' has the wrong type")
+            continue
         if name not in fields:
             raise BadRequest(f"'{cmd}' takes no field {name[:40]!r}")
         if isinstance(value, bool) and bool not in fields[name]:

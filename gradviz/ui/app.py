@@ -163,6 +163,7 @@ def run_app(
         # Only in gradviz's own process: a library call must not freeze its host's heap.
         gc.collect()
         gc.freeze()
+        window.freeze_heap = True
     _open_windows.add(window)
     window.destroyed.connect(lambda *_: _open_windows.discard(window))
     return app.exec()

@@ -28,6 +28,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
+from gradviz.core.delta import DeltaMismatch, StateDecoder
 from gradviz.runner import (
     DEFAULT_LIMIT_S,
     GRACE_S,
@@ -103,6 +104,8 @@ class KernelClient(QObject):
         self._crashes_in_a_row = 0
         self._pending_replay: dict[str, Any] | None = None
         self._replaying = False
+        #: rebuilds whole states from the kernel's deltas (gradviz.core.delta)
+        self._decoder = StateDecoder()
         # what the kernel holds, as of its last good reply
         self.source = ""
         self.device = "cpu"
@@ -173,6 +176,8 @@ class KernelClient(QObject):
             self.start()
         if cmd == "load" and self.time_limit_s is not None:
             params.setdefault("time_limit_s", self.time_limit_s)
+        if cmd not in ("report", "ping", "shutdown"):
+            params.setdefault("delta", True)  # only what changed comes back
         req = KernelRequest(self._next_id, cmd, params, callback)
         self._next_id += 1
         self._queue.append(req)
@@ -276,6 +281,7 @@ class KernelClient(QObject):
         proc.errorOccurred.connect(self._on_process_error)
         self._process = proc
         self._buffer = b""
+        self._decoder.reset()  # a new kernel sends its first state whole
         self._ready = False
         self._set_busy(True)
         program, *arguments = kernel_command(self._workdir, self._python, cuda=True)
@@ -459,6 +465,22 @@ class KernelClient(QObject):
                 self._crashes_in_a_row = 0
                 state = message.get("state")
                 if isinstance(state, dict):
+                    try:
+                        state, changes = self._decoder.decode(state)
+                    except (DeltaMismatch, KeyError, TypeError) as exc:
+                        # out of step with the kernel: ask for the whole state, and let
+                        # that reply answer this request
+                        self._stderr_tail.append(f"state resent whole: {exc}")
+                        again = KernelRequest(
+                            self._next_id, "snapshot", {"delta": False}, req.callback,
+                            replay=req.replay,
+                        )
+                        self._next_id += 1
+                        self._queue.appendleft(again)
+                        self._pump()
+                        return
+                    message["state"] = state
+                    message["changes"] = changes
                     if req.cmd == "load":
                         self.source = req.params.get("source", "")
                     if "device" in req.params and req.cmd in ("load", "set_device"):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import gc
 import json
 import os
 import time
@@ -82,6 +83,7 @@ from PySide6.QtWidgets import (
 )
 
 from gradviz.core.debugger import calls_backward
+from gradviz.core.delta import GraphChanges
 from gradviz.core.demos import Demo, DemosMissing, list_demos
 from gradviz.core.graphdata import graph_from_json
 from gradviz.core.grouping import module_tree_of_nodes, search
@@ -356,6 +358,10 @@ def _when_idle(method: Callable[..., None]) -> Callable[..., None]:
 class MainWindow(QMainWindow):
     """gradviz's window. Construct, ``show()``, then ``open_initial()``."""
 
+    #: freeze the heap after each step (gc.freeze): only in gradviz's own process,
+    #: never inside a host program that called the library (see gradviz.ui.app)
+    freeze_heap = False
+
     def __init__(
         self,
         settings: QSettings | None = None,
@@ -408,6 +414,8 @@ class MainWindow(QMainWindow):
         self._raw_graph_cache: nx.DiGraph | None = None
         self._collapsed: set[str] = set()
         self._display: Display | None = None
+        #: what the state being applied changed (the kernel's delta), for the canvas
+        self._state_changes: GraphChanges | None = None
         self._canvas_passes_cache: list[Any] | None = None
         self._after_display: Callable[[], None] | None = None
         self._layout_nodes = 0
@@ -1076,10 +1084,15 @@ class MainWindow(QMainWindow):
         state = reply.get("state")
         if isinstance(state, dict):
             self._timeline_at = None
-            self.apply_state(state)
+            self.apply_state(state, reply.get("changes"))
             self.set_status(self._describe(cmd, state))
             if not replayed:
                 self._record_step(cmd, state)
+            if self.freeze_heap:
+                # the state just kept on the timeline is long-lived: out of the cyclic
+                # collector's work, or a full collection over every kept step stalls a
+                # later step (the timeline's clear on load gives it back)
+                gc.freeze()
             elif self._unrecorded == 0 and self.timeline.steps:
                 # the end of a replay to a step whose snapshot had been dropped: keep it now
                 last = self.timeline.steps[-1]
@@ -1129,9 +1142,13 @@ class MainWindow(QMainWindow):
             return "At the end of the script"
         return "Ready"
 
-    def apply_state(self, state: dict[str, Any]) -> None:
-        """Render a kernel state (or a snapshot's) in every part of the window."""
+    def apply_state(self, state: dict[str, Any], changes: GraphChanges | None = None) -> None:
+        """Render a kernel state (or a snapshot's) in every part of the window.
+
+        ``changes`` (what differs from the state before, as the kernel sent it) lets
+        the canvas update only those items."""
         self.state = state
+        self._state_changes = changes
         self._set_raw_graph(state.get("graph") or {})
         self._canvas_passes_cache = None
         previous_known = self._bw_known
@@ -1166,8 +1183,7 @@ class MainWindow(QMainWindow):
         self._update_actions()
 
     def _keep_graph_in_view(self) -> None:
-        scene = self.canvas.scene()
-        items = scene.itemsBoundingRect()
+        items = self.canvas.graph_rect()
         if items.isEmpty():
             return
         visible = self.canvas.mapToScene(self.canvas.viewport().rect()).boundingRect()
@@ -1898,6 +1914,8 @@ class MainWindow(QMainWindow):
             return
         if cmd == "load":
             self.timeline.clear()
+            if self.freeze_heap:
+                gc.unfreeze()
         pause = PauseView.from_state(state)
         label, tip = describe_step(state)
         self.timeline.add(
@@ -2281,8 +2299,12 @@ class MainWindow(QMainWindow):
         if not collapsed and not chains and given and all(n["id"] in given for n in nodes):
             # The kernel laid it out already and nothing is grouped: no graph work here.
             self.layout_runner.invalidate()
-            self._show_display(Display.plain(self._raw_graph_data, given, lambda: self._raw_graph), fit)
+            changes, self._state_changes = self._state_changes, None
+            self._show_display(
+                Display.plain(self._raw_graph_data, given, lambda: self._raw_graph), fit, changes
+            )
             return
+        self._state_changes = None
         raw = self._raw_graph
         previous = None
         if self._display is not None and not fit:
@@ -2319,12 +2341,14 @@ class MainWindow(QMainWindow):
 
     _layout_fit = False
 
-    def _show_display(self, display: Display, fit: bool) -> None:
+    def _show_display(
+        self, display: Display, fit: bool, changes: GraphChanges | None = None
+    ) -> None:
         first = self._display is None
         self._display = display
         self._canvas_passes_cache = None
         self.layout_label.hide()
-        self.canvas.set_graph(display.data, display.positions)
+        self.canvas.set_graph(display.data, display.positions, changes)
         self.inspector_panel.set_groups(display.groups)
         if self._bw_pass is not None and self._bw_shown:
             # group ids changed: redraw the step with the ids now on the canvas

@@ -1,0 +1,172 @@
+"""Step latency in the real window, beside the same statements run by plain Python.
+
+Run:  QT_QPA_PLATFORM=offscreen python3 benchmarks/bench_steps.py [--steps 30] [--sizes lesson 2k 10k]
+
+For each graph size it opens the real window (its kernel in its own process, as
+a user runs it), runs the script up to the stepped statements, then presses Step
+(F10) once per statement and times Step to repaint: the kernel runs the statement,
+captures the graph, lays out the new nodes and sends what changed; the window
+applies it to the panels and canvas and repaints. It prints the median, p90 and
+max of those times, and the median time plain Python (``exec`` of the same
+statement, in the same process as this script, no gradviz) takes for the same
+statement, so the figures say what gradviz adds on top of the user's own code.
+
+Sizes: ``lesson`` steps through a teaching-size training loop (a small nn.Module,
+SGD, three iterations of zero_grad/forward/backward/step, unrolled so each
+statement is one step); ``2k`` and ``10k`` add a few nodes per step to a chain
+of about 2,000 and 10,000 nodes. Figures, not assertions: machines are noisy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import torch  # noqa: E402
+
+LESSON_SETUP = """\
+import torch.nn as nn
+torch.manual_seed(0)
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 8)
+        self.fc2 = nn.Linear(8, 1)
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+net = Net()
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+x = torch.randn(16, 4)
+target = torch.randn(16, 1)
+"""
+LESSON_STEP = [
+    "opt.zero_grad()",
+    "out = net(x)",
+    "loss = ((out - target) ** 2).mean()",
+    "loss.backward()",
+    "opt.step()",
+]
+
+
+def chain_setup(base: int) -> str:
+    return (
+        "x = torch.tensor(1., requires_grad=True)\ny = x\n"
+        f"for i in range({base}):\n    y = y * 1.0001\n"
+    )
+
+
+CHAIN_STEP = ["y = (y * 1.0001).sin().cos().exp().tanh()"]
+
+SIZES = {
+    "lesson": (LESSON_SETUP, LESSON_STEP),
+    "2k": (chain_setup(990), CHAIN_STEP),
+    "10k": (chain_setup(4950), CHAIN_STEP),
+}
+
+
+def plain_python_ms(setup: str, step: list[str], count: int) -> float:
+    """Median ms of each stepped statement run by plain ``exec`` (no gradviz)."""
+    namespace: dict = {"torch": torch}
+    exec(compile(setup, "<setup>", "exec"), namespace)
+    codes = [compile(s, "<step>", "exec") for s in step]
+    times = []
+    for i in range(count):
+        code = codes[i % len(codes)]
+        t = time.perf_counter()
+        exec(code, namespace)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1000
+
+
+def window_steps(app, setup: str, step: list[str], count: int) -> tuple[list[float], int]:
+    """Step-to-repaint times (ms) for ``count`` steps in the real window."""
+    from PySide6.QtCore import QSettings
+
+    from gradviz.ui.main_window import MainWindow
+
+    tmp = tempfile.mkdtemp()
+    w = MainWindow(settings=QSettings(f"{tmp}/s.ini", QSettings.Format.IniFormat), data_dir=tmp)
+    w.freeze_heap = True  # as the gradviz command runs it (gradviz.ui.app.run_app)
+    w.resize(1400, 900)
+    w.show()
+    setup_lines = setup.rstrip("\n").count("\n") + 1
+    stepped = [step[i % len(step)] for i in range(count + 1)]
+    w.editor.setPlainText(setup + "\n".join(stepped) + "\n")
+
+    def wait(cond, seconds=600.0):
+        end = time.time() + seconds
+        while time.time() < end and not cond():
+            app.processEvents()
+            time.sleep(0.0002)
+        if not cond():
+            raise TimeoutError("the window did not answer")
+
+    wait(lambda: w.client.pid() is not None and not w.busy)
+    w._run_to_line(setup_lines)  # runs through the setup
+    wait(lambda: w.state is not None and not w.busy
+         and w.state["statements"][w.state["cursor"]]["line"] == setup_lines + 1)
+    gc.collect()
+    gc.freeze()
+    times = []
+    for _ in range(count):
+        cursor = w.state["cursor"]
+        t = time.perf_counter()
+        w.step()
+        wait(lambda cursor=cursor: w.state["cursor"] == cursor + 1 and not w.busy)
+        w.canvas.viewport().repaint()
+        times.append((time.perf_counter() - t) * 1000)
+        failed = [r for r in w.state.get("new_results") or [] if not r.get("ok")]
+        if failed:
+            raise RuntimeError(f"a stepped statement failed: {failed[-1].get('error')}")
+    nodes = len(w.canvas.node_ids())
+    w.close()
+    app.processEvents()
+    return times, nodes
+
+
+def p90(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=30, help="steps timed per size")
+    parser.add_argument("--sizes", nargs="*", default=list(SIZES), choices=list(SIZES))
+    args = parser.parse_args()
+
+    from PySide6 import __version__ as qt_version
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([])
+    print(f"{date.today()} · {platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}, torch {torch.__version__}, PySide6 {qt_version}, "
+          "Qt offscreen, window 1400x900")
+    head = (f"{'graph':<8}{'nodes':>7}{'steps':>7}{'median ms':>11}{'p90 ms':>9}{'max ms':>9}"
+            f"{'plain Python ms':>17}")
+    print(head)
+    print("-" * len(head))
+    for size in args.sizes:
+        setup, step = SIZES[size]
+        times, nodes = window_steps(app, setup, step, args.steps)
+        plain = plain_python_ms(setup, step, args.steps)
+        print(f"{size:<8}{nodes:>7,}{len(times):>7}{statistics.median(times):>11.1f}"
+              f"{p90(times):>9.1f}{max(times):>9.1f}{plain:>17.3f}", flush=True)
+    print("\nStep to repaint: press Step, the kernel runs the statement and sends what "
+          "changed, the window applies it and the canvas repaints. Plain Python: the same "
+          "statements by exec, without gradviz.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,222 @@
+"""The fast step path: capture's per-node cache, the kept layout, state deltas and the
+canvas's delta updates each give exactly what the whole computation gives."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from gradviz.core.capture import capture
+from gradviz.core.delta import DeltaMismatch, StateDecoder, StateEncoder
+from gradviz.core.graphdata import graph_to_json
+from gradviz.core.layout import IncrementalLayout, layout
+from gradviz.core.session import Session
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# in-place ops on saved tensors (stale), backward freeing saved tensors, .data writes,
+# .grad accumulation and an optimizer: everything the capture cache must notice
+TRAINING = """\
+import torch.nn as nn
+torch.manual_seed(0)
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(3, 4)
+        self.fc2 = nn.Linear(4, 1)
+    def forward(self, x):
+        return self.fc2(torch.tanh(self.fc1(x)))
+net = Net()
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+x = torch.randn(5, 3)
+for i in range(3):
+    opt.zero_grad()
+    loss = net(x).pow(2).mean()
+    loss.backward()
+    opt.step()
+a = torch.ones(3, requires_grad=True)
+b = a * 2
+c = b.exp()
+d = c * b
+b2 = b.detach()
+b2.add_(1)
+e = torch.ones(3, requires_grad=True)
+f = (e * 3).sin()
+g = f.sum()
+g.backward(retain_graph=True)
+h = f.cos()
+f.data = torch.zeros(3)
+k = h * 2
+"""
+
+SCRIPTS = {
+    "training": TRAINING,
+    "inplace": (ROOT / "resources/demos/08_inplace_memory.py").read_text(),
+    "shared": (ROOT / "resources/demos/10_shared_storage.py").read_text(),
+    "double": (ROOT / "tests/tutorials/19_double_backward.py").read_text(),
+}
+
+
+def _uncached(session: Session) -> dict:
+    """The graph as a capture without the cache reads it now."""
+    session.interpreter.capturing = True
+    try:
+        cap = capture(
+            session._capture_variables(), session.registry, statement=None,
+            previous_nodes=session._last_graph_nodes, previous_edges=session._last_graph_edges,
+            include_saved=session.capture_saved, module_of=session.module_of,
+        )
+    finally:
+        session.interpreter.capturing = False
+    return graph_to_json(cap.graph)
+
+
+def _strip_new(graph: dict) -> dict:
+    return {
+        "nodes": sorted(({k: v for k, v in n.items() if k != "new"} for n in graph["nodes"]),
+                        key=lambda n: n["id"]),
+        "edges": sorted(({k: v for k, v in e.items() if k != "new"} for e in graph["edges"]),
+                        key=lambda e: (e["source"], e["target"])),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_capture_cache_reads_what_a_fresh_capture_reads(name):
+    session = Session(SCRIPTS[name])
+    steps = 0
+    while not session.at_end and steps < 200:
+        session.step()
+        steps += 1
+        cached = graph_to_json(session.graph)
+        assert _strip_new(cached) == _strip_new(_uncached(session)), f"after step {steps}"
+    assert session.at_end
+
+
+def test_capture_cache_sees_a_stale_saved_tensor():
+    session = Session("a = torch.ones(3, requires_grad=True)\nb = a * 2\nc = b.exp()\n"
+                      "d = c * b\nwith torch.no_grad():\n    b.add_(1)\n")
+    session.run_to_end()
+    stale = [n for n in graph_to_json(session.graph)["nodes"] if n.get("stale") is True]
+    assert stale, "b's in-place add makes the saved tensor of c*b stale"
+
+
+def test_incremental_layout_matches_layout_with_previous():
+    lines = ["x = torch.tensor(1., requires_grad=True)", "y = x",
+             "for i in range(300):\n    y = y * 1.0001"]
+    lines += ["y = (y * 1.0001).sin().cos()"] * 6 + ["z = y.exp() + x"]
+    session = Session("\n".join(lines))
+    kept = IncrementalLayout()
+    previous = None
+    ways = []
+    while not session.at_end:
+        session.step()
+        positions = kept.update(session.graph)
+        ways.append(kept.last)
+        previous = layout(session.graph, previous)
+        assert positions == previous
+        assert set(positions) == set(session.graph)
+        previous = dict(positions)
+    # the chain's statements are placed around the picture; z ties back to x (a fallback)
+    assert ways.count("incremental") >= 6 and ways[-1] == "fallback"
+    kept.reset()
+    assert kept.update(session.graph) == layout(session.graph)
+
+
+def _states(source: str, limit: int = 200) -> list[dict]:
+    from gradviz.kernel_server import Kernel
+
+    kernel = Kernel(io.StringIO())
+    states = [kernel.handle({"cmd": "load", "source": source})]
+    while not kernel.session.at_end and len(states) < limit:
+        states.append(kernel.handle({"cmd": "step"}))
+    states.append(kernel.handle({"cmd": "step_back"}))
+    states.append(kernel.handle({"cmd": "zero_grad"}))
+    states.append(kernel.handle({"cmd": "run_to_end"}))
+    return [json.loads(json.dumps(s)) for s in states]  # as the wire carries them
+
+
+@pytest.mark.parametrize("name", ["training", "inplace"])
+def test_decoded_deltas_are_the_whole_states(name):
+    encoder, decoder = StateEncoder(), StateDecoder()
+    sizes = []
+    for state in _states(SCRIPTS[name]):
+        wire = json.loads(json.dumps(encoder.encode(state, delta=True)))
+        sizes.append((len(json.dumps(wire)), len(json.dumps(state))))
+        decoded, changes = decoder.decode(wire)
+        assert decoded == state
+        if changes is not None:
+            before = {n["id"] for n in decoded["graph"]["nodes"]}
+            assert changes.nodes <= before and not (changes.removed & before)
+    assert sum(a for a, _ in sizes[1:]) < sum(b for _, b in sizes[1:])
+
+
+def test_a_delta_on_the_wrong_base_is_refused():
+    encoder, decoder = StateEncoder(), StateDecoder()
+    states = _states("a = torch.ones(2, requires_grad=True)\nb = a * 2\nc = b.sum()\n")
+    decoder.decode(encoder.encode(states[0], delta=True))
+    encoder.encode(states[1], delta=True)  # lost on the way
+    with pytest.raises(DeltaMismatch):
+        decoder.decode(encoder.encode(states[2], delta=True))
+    decoded, changes = decoder.decode(encoder.encode(states[2], delta=False))
+    assert decoded == states[2] and changes is None
+
+
+def _canvas_picture(canvas) -> dict:
+    return {
+        "nodes": {n: (canvas.node_item(n).cx, canvas.node_item(n).cy, canvas.node_item(n).width,
+                      canvas.node_item(n).storage_badge, canvas.node_item(n).state - {"selected"})
+                  for n in canvas.node_ids()},
+        "order": canvas.node_ids(),
+        "edges": {k: (e.kind, e.new, e.geometry) for k, e in canvas._edges.items()},
+        "links": sorted(canvas.storage_links()),
+        "rect_contains": canvas.graph_rect().contains(canvas._nodes_rect()),
+    }
+
+
+@pytest.mark.parametrize("name", ["training", "shared"])
+def test_canvas_deltas_draw_what_a_whole_update_draws(qtbot, name):
+    from gradviz.ui.canvas import GraphCanvas
+
+    stepped, fresh = GraphCanvas(), GraphCanvas()
+    qtbot.addWidget(stepped)
+    qtbot.addWidget(fresh)
+    encoder, decoder = StateEncoder(), StateDecoder()
+    applied = 0
+    for state in _states(SCRIPTS[name]):
+        decoded, changes = decoder.decode(encoder.encode(state, delta=True))
+        stepped.set_graph(decoded["graph"], decoded["positions"], changes)
+        applied += changes is not None
+        fresh.clear()
+        fresh.set_graph(decoded["graph"], decoded["positions"])
+        assert _canvas_picture(stepped) == _canvas_picture(fresh)
+    assert applied > 5
+
+
+def test_canvas_deltas_cross_the_bulk_edge_threshold(qtbot):
+    """A chain that grows past BULK_EDGE_THRESHOLD: per-edge items, then bulk chunks."""
+    from gradviz.ui import canvas as canvas_module
+    from gradviz.ui.canvas import GraphCanvas
+
+    source = "x = torch.tensor(1., requires_grad=True)\ny = x\n" + "y = y.sin() * 2\n" * 8
+    stepped, fresh = GraphCanvas(), GraphCanvas()
+    qtbot.addWidget(stepped)
+    qtbot.addWidget(fresh)
+    encoder, decoder = StateEncoder(), StateDecoder()
+    old = canvas_module.BULK_EDGE_THRESHOLD
+    canvas_module.BULK_EDGE_THRESHOLD = 12
+    try:
+        for state in _states(source):
+            decoded, changes = decoder.decode(encoder.encode(state, delta=True))
+            stepped.set_graph(decoded["graph"], decoded["positions"], changes)
+            fresh.clear()
+            fresh.set_graph(decoded["graph"], decoded["positions"])
+            assert _canvas_picture(stepped) == _canvas_picture(fresh)
+            assert stepped.bulk_edges == fresh.bulk_edges
+            drawn = {k for c in stepped._chunks for k in c.keys}
+            assert drawn == (set(stepped._edges) if stepped.bulk_edges else set())
+        assert stepped.bulk_edges
+    finally:
+        canvas_module.BULK_EDGE_THRESHOLD = old
