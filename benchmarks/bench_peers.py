@@ -458,7 +458,8 @@ def child_main(spec_json: str) -> None:
         gc.collect()
         result = {"ok": True, **runners[tool](), "build_s": build_s}
     except subprocess.CalledProcessError as exc:
-        result = {"ok": False, "error": f"dot exited {exc.returncode}: {(exc.stderr or '')[-300:]}"}
+        why = " ".join((exc.stderr or "").split())[-300:]
+        result = {"ok": False, "error": f"dot exited {exc.returncode}: {why}"}
     except BaseException as exc:  # noqa: BLE001 - reported as the cell's failure
         result = {"ok": False, "error": f"{type(exc).__name__}: {str(exc)[:300]}"}
     print(RESULT_MARK + json.dumps(result), flush=True)
@@ -591,7 +592,7 @@ def format_tables(summary: dict[str, dict[str, dict[str, Any]]], graphs: Sequenc
         lines.append(f"{g:<11}{stage(gv, 'capture'):>11}{stage(gv, 'layout'):>8}"
                      f"{stage(gv, 'scene'):>8}{stage(gv, 'paint'):>8}{stage(tv, 'make_dot'):>12}"
                      f"{stage(tv, 'dot'):>8}{stage(tvs, 'dot'):>13}")
-    notes = [f"  {g} / {tool}: {s['status']}: {s.get('error', '')}"
+    notes = [f"  {g} / {tool}: {s['status']}: {' '.join(str(s.get('error', '')).split())}"
              for g in graphs for tool, s in summary.get(g, {}).items()
              if s.get("status") in ("failed", "timeout")]
     if notes:
