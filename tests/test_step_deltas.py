@@ -220,3 +220,23 @@ def test_canvas_deltas_cross_the_bulk_edge_threshold(qtbot):
         assert stepped.bulk_edges
     finally:
         canvas_module.BULK_EDGE_THRESHOLD = old
+
+
+def test_value_summaries_share_a_budget_and_read_a_storage_once():
+    import torch
+
+    from gradviz.core import capture as capture_module
+    from gradviz.core.capture import IdRegistry
+
+    big = torch.arange(3_000_000, dtype=torch.float32).reshape(1000, 3000)
+    small = torch.ones(100, 100)
+    view = big[0]  # 3,000 values of big's storage
+    cap = capture({"big": big, "small": small, "view": view, "again": big}, IdRegistry())
+    values = {name: info.value for name, info in cap.tensors.items()}
+    # past the budget: the first values and the count, no statistics
+    assert values["big"].startswith("[0, 1, 2, 3, 4, 5, ...] (3,000,000 values")
+    assert "skipped" in values["big"] and values["again"] == values["big"]
+    assert "mean 1" in values["small"] and "max 2999" in values["view"]
+    # outside a capture (the inspector's one-off reads) there is no budget
+    assert capture_module._STATS.left is None
+    assert "mean" in capture_module.summarize(big)

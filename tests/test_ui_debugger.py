@@ -298,3 +298,27 @@ def test_stop_keeps_the_place(qtbot, main_window):
     wait_idle(qtbot, window, lambda: window.state["at_end"])
     assert "Skipped line 21" in window.status_text()
     assert window.state["results"][-1]["line"] == 26 and window.state["results"][-1]["ok"]
+
+
+def test_breakpoints_move_with_the_code_they_mark(qtbot):
+    from gradviz.ui.editor import CodeEditor
+
+    editor = CodeEditor()
+    qtbot.addWidget(editor)
+    editor.setPlainText("a = 1\nb = 2\nc = 3\nd = 4\n")
+    seen = []
+    editor.breakpoints_changed.connect(seen.append)
+    editor.toggle_breakpoint(3)  # c = 3
+    cursor = editor.textCursor()
+    cursor.setPosition(0)
+    cursor.insertText("# a note\n# another\n")  # two lines above it
+    assert editor.breakpoints() == [5]
+    assert editor.document().findBlockByNumber(4).text() == "c = 3"
+    cursor.setPosition(editor.document().findBlockByNumber(1).position())
+    cursor.movePosition(cursor.MoveOperation.Down, cursor.MoveMode.KeepAnchor)
+    cursor.removeSelectedText()  # one line above it goes
+    assert editor.breakpoints() == [4]
+    assert editor.document().findBlockByNumber(3).text() == "c = 3"
+    assert seen[-1] == [4]
+    editor.setPlainText("x = 1\n")  # another file: no breakpoints carried over
+    assert editor.breakpoints() == []

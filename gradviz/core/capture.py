@@ -308,6 +308,21 @@ def tensor_value(t: torch.Tensor | None, limit: int = MAX_VALUE_ELEMENTS) -> Any
 
 
 MAX_STATS_ELEMENTS = 5_000_000
+#: elements whose min/max/mean one capture computes, all tensors together: a
+#: GPT-2-sized model's weights are ~85M values, and reducing them all cost ~97% of a
+#: snapshot; past the budget a summary shows the first values and the count only
+STATS_BUDGET_ELEMENTS = 2_000_000
+
+
+class _StatsBudget:
+    """The budget of the capture running now (None outside one: no limit), and the
+    summaries it made, by storage and view (a weight saved by several ops is read once)."""
+
+    left: int | None = None
+    memo: dict[tuple[Any, ...], str] = {}
+
+
+_STATS = _StatsBudget()
 
 
 def summarize(t: torch.Tensor) -> str:
@@ -317,6 +332,15 @@ def summarize(t: torch.Tensor) -> str:
     elements on a few bytes of storage, so the head is read from the first
     row and statistics only from tensors of modest size.
     """
+    key = None
+    if _STATS.left is not None:
+        try:
+            key = (t.untyped_storage().data_ptr(), t.storage_offset(), tuple(t.shape),
+                   t.stride(), t.dtype, t._version)
+        except Exception:  # noqa: BLE001 - a tensor without storage: no memo
+            key = None
+        if key is not None and key in _STATS.memo:
+            return _STATS.memo[key]
     row = t[(0,) * (t.dim() - 1)] if t.dim() > 1 else t
     head = ", ".join(_fmt(v) for v in row[:6].cpu().tolist())
     text = f"[{head}, ...] ({t.numel():,} values"
@@ -324,10 +348,18 @@ def summarize(t: torch.Tensor) -> str:
         torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8,
     )
     if numeric and t.numel() <= MAX_STATS_ELEMENTS:
-        f = t.float()
-        lo, hi = torch.aminmax(f)
-        text += f", min {_fmt(lo.item())}, max {_fmt(hi.item())}, mean {_fmt(f.mean().item())}"
-    return text + ")"
+        if _STATS.left is None or t.numel() <= _STATS.left:
+            if _STATS.left is not None:
+                _STATS.left -= t.numel()
+            f = t.float()
+            lo, hi = torch.aminmax(f)
+            text += f", min {_fmt(lo.item())}, max {_fmt(hi.item())}, mean {_fmt(f.mean().item())}"
+        else:
+            text += "; min/max/mean skipped to keep capture fast"
+    text += ")"
+    if key is not None:
+        _STATS.memo[key] = text
+    return text
 
 
 def _fmt(v: Any) -> str:
@@ -484,7 +516,16 @@ def _node_entry(
     return _NodeEntry(fn, attrs, saved, storages, inputs)
 
 
-def capture(
+def capture(*args: Any, **kwargs: Any) -> GraphCapture:
+    """See :func:`_capture`; value summaries share one budget (STATS_BUDGET_ELEMENTS)."""
+    _STATS.left, _STATS.memo = STATS_BUDGET_ELEMENTS, {}
+    try:
+        return _capture(*args, **kwargs)
+    finally:
+        _STATS.left, _STATS.memo = None, {}
+
+
+def _capture(
     variables: dict[str, Any],
     registry: IdRegistry,
     statement: int | None = None,

@@ -105,11 +105,20 @@ class StateEncoder:
             added_order = [n for n in old_nodes if n in nodes] + [
                 n for n in nodes if n not in old_nodes
             ]
+            changed = {
+                k: v for k, v in state.items()
+                if k not in ITEMISED and (k not in last or last[k] != v)
+            }
+            # a list that only grew (results, backward passes, statements run) sends
+            # its new items
+            extend = {
+                k: v[len(last[k]):] for k, v in changed.items()
+                if isinstance(v, list) and isinstance(last.get(k), list)
+                and len(v) > len(last[k]) and v[: len(last[k])] == last[k]
+            }
             body: dict[str, Any] = {
-                "set": {
-                    k: v for k, v in state.items()
-                    if k not in ITEMISED and (k not in last or last[k] != v)
-                },
+                "set": {k: v for k, v in changed.items() if k not in extend},
+                "extend": extend,
                 "drop": [k for k in last if k not in state and k not in ITEMISED],
                 "nodes": [n for i, n in nodes.items() if old_nodes.get(i) != n],
                 "removed": removed,
@@ -162,6 +171,10 @@ class StateDecoder:
         old = self._state
         state = {k: v for k, v in old.items() if k not in body.get("drop", ())}
         state.update(body.get("set") or {})
+        for k, items in (body.get("extend") or {}).items():
+            if not isinstance(state.get(k), list):
+                raise DeltaMismatch(f"{k!r} grew, but the window holds no list for it")
+            state[k] = state[k] + items
         changes = GraphChanges(base=int(wire["base"]), seq=int(wire["seq"]))
         nodes = dict(self._nodes)
         for n in body.get("removed") or ():

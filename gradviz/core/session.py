@@ -211,6 +211,8 @@ class Session:
         self.cursor = 0
         self.results: list[StatementResult] = []
         self.passes: list[BackwardPass] = []
+        #: id(pass) -> (pass, its JSON): see _pass_json
+        self._passes_json: dict[int, tuple[BackwardPass, dict[str, Any]]] = {}
         self.grad_events: dict[str, list[GradEvent]] = {}
         self._grad_enabled = True
         #: --trace: one entry per executed statement at any depth, in order
@@ -897,7 +899,7 @@ class Session:
             "results": [r.to_json() for r in self.results],
             "tensors": {name: info.to_json() for name, info in cap.tensors.items()},
             "graph": graph_to_json(cap.graph),
-            "backward_passes": [p.to_json() for p in self.passes],
+            "backward_passes": [self._pass_json(p) for p in self.passes],
             "make_dot": dot_graphs,
             "paused": self.paused.to_json() if self.paused is not None else None,
             "frame_locals": sorted(self.frame_locals()),
@@ -912,6 +914,13 @@ class Session:
                 "totals": totals,
             },
         }
+
+    def _pass_json(self, trace: BackwardPass) -> dict[str, Any]:
+        """A pass's JSON, made once: a pass is complete when it joins self.passes."""
+        kept = self._passes_json.get(id(trace))
+        if kept is None or kept[0] is not trace:
+            kept = self._passes_json[id(trace)] = (trace, trace.to_json())
+        return kept[1]
 
     @property
     def graph(self) -> Any:

@@ -212,7 +212,12 @@ class CodeEditor(QPlainTextEdit):
         self._error: tuple[int, int, str] | None = None
         self._notes: dict[int, str] = {}
         self._paused: int | None = None
+        #: the breakpoint lines, from cursors anchored at their blocks' starts: a
+        #: cursor moves with the text around it, so a breakpoint stays on its line of
+        #: code when lines are added or removed above it
         self._breakpoints: set[int] = set()
+        self._breakpoint_anchors: list[QTextCursor] = []
+        self.document().contentsChanged.connect(self._follow_breakpoints)
         self.blockCountChanged.connect(self._update_gutter_width)
         self.updateRequest.connect(self._on_update_request)
         self._update_gutter_width()
@@ -260,16 +265,39 @@ class CodeEditor(QPlainTextEdit):
         """Set or clear a breakpoint on ``line`` (a click in the gutter, or F9)."""
         if line < 1 or line > self.blockCount():
             return
-        self._breakpoints ^= {line}
-        self._gutter.update()
-        self.breakpoints_changed.emit(self.breakpoints())
+        self._set_breakpoint_lines(self._breakpoints ^ {line})
 
     def set_breakpoints(self, lines: set[int] | list[int]) -> None:
-        wanted = {int(n) for n in lines if 1 <= int(n) <= self.blockCount()}
+        self._set_breakpoint_lines(
+            {int(n) for n in lines if 1 <= int(n) <= self.blockCount()}
+        )
+
+    def setPlainText(self, text: str) -> None:  # noqa: N802 (Qt API)
+        """A whole new text (a file, a demo): its breakpoints start empty."""
+        self._breakpoint_anchors = []
+        super().setPlainText(text)
+        if self._breakpoints:
+            self._set_breakpoint_lines(set())
+
+    def _set_breakpoint_lines(self, wanted: set[int]) -> None:
+        anchors = []
+        for line in sorted(wanted):
+            cursor = QTextCursor(self.document().findBlockByNumber(line - 1))
+            anchors.append(cursor)
+        self._breakpoint_anchors = anchors
         if wanted != self._breakpoints:
-            self._breakpoints = wanted
+            self._breakpoints = set(wanted)
             self._gutter.update()
             self.breakpoints_changed.emit(self.breakpoints())
+
+    def _follow_breakpoints(self) -> None:
+        """After an edit: each breakpoint's line is where its anchor went (two that
+        meet, when the lines between them are deleted, become one)."""
+        if not self._breakpoint_anchors:
+            return
+        lines = {c.blockNumber() + 1 for c in self._breakpoint_anchors}
+        if lines != self._breakpoints:
+            self._set_breakpoint_lines(lines)
 
     def breakpoints(self) -> list[int]:
         return sorted(self._breakpoints)
