@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.chain_rule import chain_rule, fmt_number, scalar_of
 from . import theme
 from .text import SafeTextBrowser, esc, plain_tooltip
 
@@ -43,27 +44,6 @@ ERROR_TEXT = theme.BACKWARD
 WARNING_TEXT = "#c45f00"
 
 # --- formatting ---------------------------------------------------------------------------
-
-
-def fmt_number(value: Any) -> str:
-    """Numbers the way a learner reads them: 0.6, 1.2, 1.6094, 0.008, 14.0."""
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return str(value)
-        if value == 0:
-            return "0.0"
-        if value.is_integer() and abs(value) < 1e15:
-            return f"{value:.1f}"
-        if 1e-4 <= abs(value) < 1e6:
-            text = f"{value:.4f}".rstrip("0").rstrip(".")
-            if text not in ("0", "-0"):
-                return text
-        return f"{value:.4g}"
-    return str(value)
 
 
 def fmt_value(value: Any, limit: int = 400) -> str:
@@ -114,17 +94,6 @@ def fmt_shape(shape: Any) -> str:
     if shape is None:
         return ""
     return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-def scalar_of(value: Any) -> float | None:
-    """The number in a 0-d (or one-element) value, else None."""
-    while isinstance(value, list) and len(value) == 1:
-        value = value[0]
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (int, float)):
-        return float(value)
-    return None
 
 
 def norm_of(value: Any) -> float | None:
@@ -1277,96 +1246,6 @@ class InspectorPanel(QWidget):
             out.append("<div class='sec'>Chain rule</div>")
             out.append("<div class='mono'>" + "<br>".join(_esc(c) for c in chain) + "</div>")
         return out
-
-
-def _first_number(values: list[Any]) -> float | None:
-    for v in values:
-        s = scalar_of(v)
-        if s is not None:
-            return s
-    return None
-
-
-def _compact(value: float) -> str:
-    """Chain-rule factors: ``1``, ``75``, ``0.008`` (no trailing ``.0``)."""
-    text = fmt_number(value)
-    return text[:-2] if text.endswith(".0") else text
-
-
-def chain_rule(bpass: dict[str, Any], target: str, max_paths: int = 6) -> list[str]:
-    """Lines like ``dz/dx = 1 × 0.008 × 75 = 0.6`` for a scalar backward pass.
-
-    Each factor is a local derivative, read off the recorded pass as the
-    gradient a node passed on divided by the gradient it received; the first
-    factor is the seed gradient of the root. Empty for non-scalar passes.
-    """
-    steps = bpass.get("steps") or []
-    by_node: dict[str, dict[str, Any]] = {}
-    for step in steps:
-        by_node.setdefault(step["node"], step)
-        for g in list(step.get("grad_outputs", [])) + list(step.get("grad_inputs", [])):
-            if g is not None and scalar_of(g) is None:
-                return []
-    roots = [r for r in bpass.get("root", []) if r in by_node]
-    if not roots or target not in by_node:
-        return []
-    root = roots[0]
-
-    def name_of(node_id: str) -> str:
-        step = by_node.get(node_id) or {}
-        names = step.get("vars") or []
-        return names[0] if names else f"({step.get('label', node_id)} output)"
-
-    seed = _first_number(by_node[root].get("grad_outputs", []))
-    if seed is None:
-        return []
-    # iterative DFS over (node, factors, path)
-    paths: list[tuple[list[float], list[str]]] = []
-    stack: list[tuple[str, list[float], list[str]]] = [(root, [seed], [by_node[root]["label"]])]
-    truncated = False
-    while stack:
-        node_id, factors, names = stack.pop()
-        if node_id == target:
-            if len(paths) >= max_paths:
-                truncated = True
-                break
-            paths.append((factors, names))
-            continue
-        step = by_node.get(node_id)
-        if step is None:
-            continue
-        g_out = _first_number(step.get("grad_outputs", []))
-        for g_in, nxt in reversed(list(zip(step.get("grad_inputs", []), step.get("targets", [])))):
-            if nxt is None or g_in is None:
-                continue
-            g_in_value = scalar_of(g_in)
-            if g_in_value is None:
-                continue
-            local = g_in_value / g_out if g_out else math.nan
-            nxt_label = by_node.get(nxt, {}).get("label", nxt)
-            stack.append((nxt, [*factors, local], [*names, nxt_label]))
-    if not paths:
-        return []
-    wrt = name_of(target)
-    of = name_of(root)
-    lines = []
-    totals = []
-    for factors, names in paths:
-        product = math.prod(factors)
-        totals.append(product)
-        text = " × ".join("?" if math.isnan(f) else _compact(f) for f in factors)
-        if len(paths) > 1:
-            lines.append(f"via {' → '.join(names)}:")
-            lines.append(f"  {text} = {_compact(product)}")
-        else:
-            lines.append(f"d{of}/d{wrt} = {text} = {_compact(product)}")
-    if len(paths) > 1:
-        sum_text = " + ".join(_compact(t) for t in totals)
-        lines.append(f"d{of}/d{wrt} = {sum_text} = {_compact(sum(totals))} (the paths add up)")
-    if truncated:
-        lines.append(f"(first {max_paths} paths shown)")
-    lines.append("factors: seed gradient, then each node's local derivative (grad out / grad in)")
-    return lines
 
 
 # --- output ---------------------------------------------------------------------------------
