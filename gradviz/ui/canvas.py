@@ -1245,7 +1245,7 @@ class GraphCanvas(QGraphicsView):
 
     def fit_to_view(self) -> None:
         """Zoom and scroll so the whole graph is visible (at most FIT_MAX_ZOOM)."""
-        rect = self._nodes_rect()
+        rect = QRectF(self._node_bounds)  # kept by set_graph, so a step re-fits cheaply
         if rect.isEmpty():
             self.setTransform(QTransform())
             self.view_changed.emit()
