@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from gradviz.core.debugger import Pause
-from gradviz.core.delta import StateEncoder
+from gradviz.core.delta import StateEncoder, StateHint
 from gradviz.core.guards import Limits
 from gradviz.core.layout import IncrementalLayout, layout
 from gradviz.core.report import json_report, statement_json
@@ -29,6 +29,9 @@ class Kernel:
         self.out = out
         #: the last state sent, so a window that asks gets only what changed
         self.encoder = StateEncoder()
+        #: positions as the last state sent them, and what changed since (for the encoder)
+        self._positions_json: dict[str, list[float]] | None = None
+        self._hint: StateHint | None = None
         #: the picture's layout, kept between steps (new nodes are placed around it)
         self.layout = IncrementalLayout()
         self.session = self._new_session("", "cpu")
@@ -60,8 +63,27 @@ class Kernel:
         graph = self.session.graph  # the captured networkx graph itself: no JSON round trip
         self.phase("layout", {"nodes": graph.number_of_nodes()})
         started = time.perf_counter()
-        positions = self.layout.update(graph)
-        snap["positions"] = {k: [float(x), float(y)] for k, (x, y) in positions.items()}
+        changes = self.session.take_graph_changes()
+        positions = self.layout.update(
+            graph, changes.nodes if changes else None, changes.removed if changes else None
+        )
+        moved = self.layout.moved if changes is not None else None
+        if moved is None or self._positions_json is None:
+            self._positions_json = {k: [float(x), float(y)] for k, (x, y) in positions.items()}
+        else:
+            for k in changes.removed:
+                self._positions_json.pop(k, None)
+            for k in moved:
+                x, y = positions[k]
+                self._positions_json[k] = [float(x), float(y)]
+        snap["positions"] = dict(self._positions_json)
+        store = self.session._json_store
+        self._hint = None
+        if changes is not None and store is not None:
+            self._hint = StateHint(
+                nodes=store[1], edges=store[2], changed=changes.nodes, removed=changes.removed,
+                changed_edges=changes.edges, removed_edges=changes.removed_edges, moved=moved,
+            )
         snap["layout_s"] = time.perf_counter() - started
         snap["new_results"] = [r.to_json() for r in (results or [])]
         snap["at_end"] = self.session.at_end
@@ -157,6 +179,7 @@ class Kernel:
         gc.unfreeze()  # the old session's objects may be collected again (see serve)
         self.session = Session(source, device=device, limits=limits)
         self.layout.reset()
+        self._positions_json = None
         # A reset (step back, device switch, replay) starts a new picture.
         self.session.events.connect("reset", self._forget_positions)
         self.session.events.connect("phase", self.phase)
@@ -165,6 +188,7 @@ class Kernel:
     def _forget_positions(self) -> None:
         gc.unfreeze()  # a replay from the start: what the last run kept is garbage now
         self.layout.reset()
+        self._positions_json = None
 
     def _run_to(self, index: int | None) -> list[Any]:
         return [] if index is None else self.session.run_to(index, self.progress)
@@ -200,10 +224,17 @@ class Kernel:
                 self.send({"event": "reply", "id": self._request_id, "ok": True, "state": None})
                 return
             try:
-                state = self.handle(request)
+                try:
+                    state = self.handle(request)
+                except BaseException:
+                    # no state goes out: the next one goes whole (what changed since
+                    # the last one sent is not known any more)
+                    self.encoder.reset()
+                    raise
                 self.phase("encode")
                 if request["cmd"] not in ("report", "ping"):
-                    state = self.encoder.encode(state, bool(request.get("delta")))
+                    hint, self._hint = self._hint, None
+                    state = self.encoder.encode(state, bool(request.get("delta")), hint)
                 self.send({"event": "reply", "id": self._request_id, "ok": True, "state": state})
                 # What the kernel keeps from step to step (the graph, the layout, the
                 # script's objects) leaves the cyclic collector's work: without this a

@@ -52,7 +52,31 @@ f.data = torch.zeros(3)
 k = h * 2
 """
 
+# names moving between nodes of a graph that stays: the in-place capture path
+NAMES = """\
+x = torch.ones(3, requires_grad=True)
+w = torch.randn(3, requires_grad=True)
+y = x * w
+z = y.exp()
+y2 = y
+del y
+q = z * x
+x2 = x
+x = None
+r = q.sum() + w.sum()
+h = z
+z = None
+lin = torch.nn.Linear(3, 2)
+o = lin(q)
+p = o.sum() * r
+lin2 = lin
+o2 = o
+o = None
+s = p.sin()
+"""
+
 SCRIPTS = {
+    "names": NAMES,
     "training": TRAINING,
     "inplace": (ROOT / "resources/demos/08_inplace_memory.py").read_text(),
     "shared": (ROOT / "resources/demos/10_shared_storage.py").read_text(),
@@ -87,12 +111,29 @@ def _strip_new(graph: dict) -> dict:
 def test_capture_cache_reads_what_a_fresh_capture_reads(name):
     session = Session(SCRIPTS[name])
     steps = 0
+    before: set = set()
+    before_edges: set = set()
+    in_place = 0
     while not session.at_end and steps < 200:
         session.step()
         steps += 1
+        in_place += session._capture.changes is not None
         cached = graph_to_json(session.graph)
         assert _strip_new(cached) == _strip_new(_uncached(session)), f"after step {steps}"
+        # "new": what the step added to the graph, on nodes and edges alike
+        assert {n["id"]: n["new"] for n in cached["nodes"]} == {
+            n["id"]: n["id"] not in before for n in cached["nodes"]
+        }, f"after step {steps}"
+        assert {(e["source"], e["target"]): e["new"] for e in cached["edges"]} == {
+            (e["source"], e["target"]): (e["source"], e["target"]) not in before_edges
+            for e in cached["edges"]
+        }, f"after step {steps}"
+        before = {n["id"] for n in cached["nodes"]}
+        before_edges = {(e["source"], e["target"]) for e in cached["edges"]}
+        assert session._last_graph_nodes == before
     assert session.at_end
+    if name in ("training", "double", "names"):
+        assert in_place > 3, "the in-place update path ran"
 
 
 def test_capture_cache_sees_a_stale_saved_tensor():
@@ -240,3 +281,56 @@ def test_value_summaries_share_a_budget_and_read_a_storage_once():
     # outside a capture (the inspector's one-off reads) there is no budget
     assert capture_module._STATS.left is None
     assert "mean" in capture_module.summarize(big)
+
+
+def _served_pairs(source: str, steps: int = 60) -> list[tuple[dict, dict]]:
+    """(whole state, state the window rebuilds) for each reply of a kernel asked for
+    deltas, as Kernel.serve encodes them (with the in-place capture's hints)."""
+    from gradviz.kernel_server import Kernel
+
+    requests = [{"cmd": "load", "source": source}] + [{"cmd": "step"}] * steps + [
+        {"cmd": "step_back"}, {"cmd": "zero_grad"}, {"cmd": "run_to_end"}, {"cmd": "reset"},
+        {"cmd": "run_to", "index": 4}, {"cmd": "step"}, {"cmd": "step"},
+    ]
+    kernel = Kernel(io.StringIO())
+    decoder = StateDecoder()
+    pairs = []
+    hinted = 0
+    for request in requests:
+        state = kernel.handle(request)
+        hint, kernel._hint = kernel._hint, None
+        hinted += hint is not None
+        whole = json.loads(json.dumps(state))  # before the encoder keeps it
+        wire = json.loads(json.dumps(kernel.encoder.encode(state, True, hint)))
+        rebuilt, _ = decoder.decode(wire)
+        pairs.append((whole, rebuilt))
+    assert hinted > 3, "the in-place capture's hints were used"
+    return pairs
+
+
+@pytest.mark.parametrize("name", ["names", "training"])
+def test_served_deltas_rebuild_exactly_the_whole_states(name):
+    """The kernel's hinted deltas (from the in-place capture) against whole states."""
+    pairs = _served_pairs(SCRIPTS[name])
+    for i, (whole, rebuilt) in enumerate(pairs):
+        assert rebuilt == whole, f"state {i}"
+
+
+def test_debugger_pauses_send_the_whole_change():
+    """A pause takes two snapshots (pause_snapshot, then the kernel's state): the delta
+    must still carry everything since the state sent before."""
+    from gradviz.kernel_server import Kernel
+
+    kernel = Kernel(io.StringIO())
+    decoder = StateDecoder()
+    requests = [{"cmd": "load", "source": SCRIPTS["training"]}] + [
+        {"cmd": "debug", "mode": "into", "breakpoints": []}
+    ] * 40
+    for i, request in enumerate(requests):
+        state = kernel.handle(request)
+        hint, kernel._hint = kernel._hint, None
+        whole = json.loads(json.dumps(state))
+        rebuilt, _ = decoder.decode(
+            json.loads(json.dumps(kernel.encoder.encode(state, True, hint)))
+        )
+        assert rebuilt == whole, f"request {i}"

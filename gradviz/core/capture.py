@@ -61,6 +61,37 @@ class GraphCapture:
     saved_bytes: int
     live_bytes: int
     node_objects: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: what differs from the previous capture, when it was updated in place (see
+    #: CaptureCache); None when the graph was built whole
+    changes: GraphDelta | None = None
+
+
+@dataclass
+class GraphDelta:
+    """Nodes and edges a capture added, changed or removed (ids and (u, v) keys).
+
+    Each is an ordered set (a dict of None): what was added is appended in the
+    order it came, so every run of a script lists its nodes in the same order."""
+
+    nodes: dict[str, None] = field(default_factory=dict)
+    removed: dict[str, None] = field(default_factory=dict)
+    edges: dict[tuple[str, str], None] = field(default_factory=dict)
+    removed_edges: dict[tuple[str, str], None] = field(default_factory=dict)
+
+    def merge(self, later: GraphDelta) -> None:
+        """Fold in the changes of a later capture."""
+        for n in later.removed:
+            self.nodes.pop(n, None)
+            self.removed[n] = None
+        for n in later.nodes:
+            self.removed.pop(n, None)
+            self.nodes[n] = None
+        for e in later.removed_edges:
+            self.edges.pop(e, None)
+            self.removed_edges[e] = None
+        for e in later.edges:
+            self.removed_edges.pop(e, None)
+            self.edges[e] = None
 
 
 class IdRegistry:
@@ -407,7 +438,11 @@ def named_tensors(variables: dict[str, Any]) -> dict[str, torch.Tensor]:
             out[name] = value
         elif isinstance(value, torch.nn.Module):
             # nn.Module's own method: a script class cannot change what capture walks
-            for pname, p in torch.nn.Module.named_parameters(value):
+            try:
+                params = list(torch.nn.Module.named_parameters(value))
+            except AttributeError:
+                continue  # a module paused inside its __init__, before super().__init__()
+            for pname, p in params:
                 out[f"{name}.{pname}"] = p
     return out
 
@@ -473,10 +508,34 @@ class CaptureCache:
     def __init__(self) -> None:
         self.token: Any = None
         self.entries: dict[int, _NodeEntry] = {}
+        self.last: _LastCapture | None = None
 
     def clear(self) -> None:
         self.token = None
         self.entries = {}
+        self.last = None
+
+
+@dataclass
+class _LastCapture:
+    """The previous capture and the indexes that let the next one update it in place."""
+
+    graph: nx.DiGraph
+    fn_ids: dict[int, str]
+    node_objects: dict[str, Any]
+    #: id(tensor) -> its tensor node, for the named tensors
+    tensor_nodes: dict[int, str]
+    #: id(leaf) -> the AccumulateGrad node of that leaf
+    acc_of_leaf: dict[int, str]
+    #: id(saved tensor) -> (saved node id, weak reference), for saved tensors alive
+    saved_by_tensor: dict[int, list[tuple[str, Any]]]
+    #: fn node ids that are the grad_fn of a named tensor
+    roots: set[str]
+    names_by_fn: dict[int, list[str]]
+    names_by_tensor: dict[int, list[str]]
+    new_nodes: set[str]
+    new_edges: set[tuple[str, str]]
+    saved_storages: dict[int, int]
 
 
 def _node_entry(
@@ -551,6 +610,12 @@ def _capture(
         # numpy writes into shared memory bypass every op: no reuse while arrays exist
         and not any(isinstance(v, np.ndarray) for v in variables.values())
     )
+    if reuse and cache is not None and cache.last is not None:
+        fast = _capture_in_place(
+            variables, registry, statement, include_saved, module_of or {}, cache
+        )
+        if fast is not None:
+            return fast
     tensors = named_tensors(variables)
     names_by_fn: dict[int, list[str]] = {}
     names_by_tensor: dict[int, list[str]] = {}
@@ -620,6 +685,8 @@ def _capture(
 
     saved_storages: dict[int, int] = {}
     entries = cache.entries if reuse and cache is not None else {}
+    acc_of_leaf: dict[int, str] = {}
+    saved_by_tensor: dict[int, list[tuple[str, Any]]] = {}
     while stack:
         fn = stack.pop()
         key = id(fn)
@@ -628,6 +695,7 @@ def _capture(
         cls_name = type(fn).__name__
         if cls_name == "AccumulateGrad":
             leaf = fn.variable
+            acc_of_leaf[id(leaf)] = node_id
             leaf_names = names_by_tensor.get(id(leaf), [])
             nodes[node_id].update(
                 kind="accumulate_grad", label="AccumulateGrad", vars=list(leaf_names),
@@ -649,6 +717,8 @@ def _capture(
             saved = nodes.setdefault(sid, {})
             saved.update(attrs)
             saved["vars"] = list(names_by_tensor.get(id(st), ())) if st is not None else []
+            if st is not None:
+                saved_by_tensor.setdefault(id(st), []).append((sid, ref))
             edges.append((node_id, sid, {"kind": "saved"}))
         for ptr, nbytes in entry.storages:
             saved_storages[ptr] = max(saved_storages.get(ptr, 0), nbytes)
@@ -674,12 +744,265 @@ def _capture(
         node_data[n].update(data)
     graph.add_edges_from(edges)
     _apply_modules(graph, module_of or {})
+    if cache is not None:
+        cache.last = _LastCapture(
+            graph=graph, fn_ids={k: v for k, v in fn_ids.items()}, node_objects=dict(node_objects),
+            tensor_nodes={k: v for k, v in tensor_nodes.items()}, acc_of_leaf=acc_of_leaf,
+            saved_by_tensor=saved_by_tensor,
+            roots={fn_ids[id(t.grad_fn)] for t in tensors.values() if t.grad_fn is not None},
+            names_by_fn=names_by_fn, names_by_tensor=names_by_tensor,
+            new_nodes={n for n, d in nodes.items() if d["new"]},
+            new_edges={(u, v) for u, v, d in edges if d["new"]},
+            saved_storages=saved_storages,
+        )
     return GraphCapture(
         graph=graph,
         tensors=infos,
         saved_bytes=sum(saved_storages.values()),
         live_bytes=live_bytes,
         node_objects=node_objects,
+    )
+
+
+def _capture_in_place(
+    variables: dict[str, Any],
+    registry: IdRegistry,
+    statement: int | None,
+    include_saved: bool,
+    module_of: dict[str, str],
+    cache: CaptureCache,
+) -> GraphCapture | None:
+    """Update the last capture's graph in place with what the statement added.
+
+    Autograd nodes never change their inputs, so a node met before has the same
+    subgraph below it: the walk stops there. When every grad_fn a name held
+    before is still reachable (the usual ``y = f(y)``), no node went, and the
+    work is the new nodes plus the names that moved. Anything else (a graph the
+    script let go, a missing index) returns None: the caller captures whole.
+    """
+    last = cache.last
+    assert last is not None
+    graph = last.graph
+    node_data, succ = graph._node, graph._succ
+    tensors = named_tensors(variables)
+    names_by_fn: dict[int, list[str]] = {}
+    names_by_tensor: dict[int, list[str]] = {}
+    for name, t in tensors.items():
+        names_by_tensor.setdefault(id(t), []).append(name)
+        if t.grad_fn is not None:
+            names_by_fn.setdefault(id(t.grad_fn), []).append(name)
+    fn_ids, objects = last.fn_ids, last.node_objects
+
+    # Which grad_fns are new: walk from the named tensors, stopping at known nodes.
+    new_fns: list[Any] = []
+    hits: set[str] = set()
+    roots: set[str] = set()
+    pending: dict[int, Any] = {}
+    stack = [t.grad_fn for t in tensors.values() if t.grad_fn is not None]
+    for fn in stack:
+        known = fn_ids.get(id(fn))
+        if known is not None and objects.get(known) is fn:
+            roots.add(known)
+    while stack:
+        fn = stack.pop()
+        key = id(fn)
+        known = fn_ids.get(key)
+        if known is not None and objects.get(known) is fn:
+            hits.add(known)
+            continue
+        if key in pending:
+            continue
+        pending[key] = fn
+        new_fns.append(fn)
+        if type(fn).__name__ != "AccumulateGrad":
+            stack.extend(nxt for nxt, _nr in fn.next_functions if nxt is not None)
+    if not last.roots <= (roots | hits):
+        return None  # a graph the script let go of: nodes leave, capture whole
+    delta = GraphDelta()
+    infos: dict[str, TensorInfo] = {}
+    storages: dict[int, int] = {}
+
+    def set_attrs(node: str, attrs: dict[str, Any]) -> None:
+        data = node_data.get(node)
+        if data is None:
+            graph.add_node(node)
+            node_data[node].update(attrs)
+            delta.nodes[node] = None
+        elif any(data.get(k) != v for k, v in attrs.items()):
+            data.update(attrs)
+            delta.nodes[node] = None
+
+    def set_module(node: str) -> None:
+        """As _apply_modules: the module that built it, else a parameter's module."""
+        data = node_data[node]
+        module = module_of.get(node)
+        if module is None:
+            qualified = next((v for v in data.get("vars", ()) if "." in v), None)
+            module = qualified.rsplit(".", 1)[0] if qualified else None
+        if data.get("module") != module:
+            if module is None:
+                del data["module"]
+            else:
+                data["module"] = module
+            delta.nodes[node] = None
+
+    added: set[str] = set()
+    added_edges: set[tuple[str, str]] = set()
+
+    def add_edge(u: str, v: str, attrs: dict[str, Any]) -> None:
+        old = succ.get(u, {}).get(v)
+        if old is None:
+            graph.add_edge(u, v)
+            succ[u][v].update(attrs, new=True)
+            delta.edges[(u, v)] = None
+            added_edges.add((u, v))
+        elif any(old.get(k) != val for k, val in attrs.items()):
+            old.update(attrs)
+            delta.edges[(u, v)] = None
+
+    # New grad_fn nodes, children before parents is not needed: ids come first.
+    new_ids: dict[int, str] = {}
+    for fn in new_fns:
+        node_id, created = registry.node_id(fn, statement)
+        new_ids[id(fn)] = node_id
+        fn_ids[id(fn)] = node_id
+        objects[node_id] = fn
+    added.update(new_ids.values())
+    for fn in new_fns:
+        node_id = new_ids[id(fn)]
+        created = registry.node_id(fn, statement)[1]
+        cls_name = type(fn).__name__
+        if cls_name == "AccumulateGrad":
+            leaf = fn.variable
+            last.acc_of_leaf[id(leaf)] = node_id
+            set_attrs(node_id, {
+                "kind": "accumulate_grad", "label": "AccumulateGrad",
+                "vars": list(names_by_tensor.get(id(leaf), ())), "shape": list(leaf.shape),
+                "statement": created, "new": True,
+            })
+            continue
+        entry = cache.entries.get(id(fn))
+        if entry is None or entry.fn is not fn:
+            entry = _node_entry(fn, node_id, cls_name, created, registry, include_saved)
+            cache.entries[id(fn)] = entry
+        set_attrs(node_id, {**entry.attrs, "vars": list(names_by_fn.get(id(fn), ())),
+                            "new": True})
+        for sid, attrs, ref in entry.saved:
+            st = ref() if ref is not None else None
+            added.add(sid)
+            set_attrs(sid, {**attrs, "new": True, "vars": (
+                list(names_by_tensor.get(id(st), ())) if st is not None else []
+            )})
+            if st is not None:
+                last.saved_by_tensor.setdefault(id(st), []).append((sid, ref))
+            add_edge(node_id, sid, {"kind": "saved"})
+        for ptr, nbytes in entry.storages:
+            last.saved_storages[ptr] = max(last.saved_storages.get(ptr, 0), nbytes)
+        for index, nxt in entry.inputs:
+            add_edge(node_id, fn_ids[id(nxt)], {"kind": "grad", "input": index})
+    for node in added:
+        if node_data[node].get("kind") in ("grad_fn", "saved"):
+            module = module_of.get(node)
+            if module is not None:
+                node_data[node]["module"] = module
+        else:
+            set_module(node)
+
+    # The named tensors: their nodes, and the edges to their grad_fns.
+    tensor_nodes: dict[int, str] = {}
+    for name, t in tensors.items():
+        info = tensor_info(name, t, registry)
+        ptr = storage_ptr(t)
+        if ptr:
+            storages[ptr] = max(storages.get(ptr, 0), info.nbytes)
+        if id(t) not in tensor_nodes:
+            node_id, created = registry.tensor_id(t, statement)
+            tensor_nodes[id(t)] = node_id
+            vars_ = list(names_by_tensor[id(t)])
+            attrs = {
+                "kind": "tensor", "label": " = ".join(vars_), "vars": vars_,
+                "shape": list(t.shape), "dtype": info.dtype, "device": info.device,
+                "is_leaf": t.is_leaf, "requires_grad": t.requires_grad, "storage": info.storage,
+                "statement": created,
+            }
+            if node_id not in node_data:
+                attrs["new"] = True
+                added.add(node_id)
+            set_attrs(node_id, attrs)
+            set_module(node_id)
+            if t.grad_fn is not None:
+                add_edge(node_id, fn_ids[id(t.grad_fn)], {"kind": "output"})
+        info.node = tensor_nodes[id(t)]
+        infos[name] = info
+    current = set(tensor_nodes.values())
+    for node_id in [n for n in last.tensor_nodes.values() if n not in current]:
+        if node_id in node_data:
+            for v in succ[node_id]:
+                delta.removed_edges[(node_id, v)] = None
+            for u in graph._pred[node_id]:
+                delta.removed_edges[(u, node_id)] = None
+            graph.remove_node(node_id)
+            delta.removed[node_id] = None
+            delta.nodes.pop(node_id, None)
+
+    # Names that moved: grad_fn and AccumulateGrad vars, saved tensors that are named,
+    # and the AccumulateGrad -> leaf edges.
+    for key in [*names_by_fn, *(k for k in last.names_by_fn if k not in names_by_fn)]:
+        node = fn_ids.get(key)
+        if node is not None and node in node_data and node_data[node].get("kind") == "grad_fn":
+            set_attrs(node, {"vars": list(names_by_fn.get(key, ()))})
+    for key in [
+        *names_by_tensor, *(k for k in last.names_by_tensor if k not in names_by_tensor)
+    ]:
+        names = list(names_by_tensor.get(key, ()))
+        acc = last.acc_of_leaf.get(key)
+        if acc is not None and acc in node_data:
+            leaf = objects[acc].variable
+            if id(leaf) == key:
+                set_attrs(acc, {"vars": names})
+                set_module(acc)
+                if key in tensor_nodes:
+                    add_edge(acc, tensor_nodes[key], {"kind": "leaf"})
+        for sid, ref in last.saved_by_tensor.get(key, ()):
+            st = ref() if ref is not None else None
+            if sid in node_data and st is not None and id(st) == key:
+                set_attrs(sid, {"vars": names})
+
+    # "new" marks: last step's go off, this step's are on (set above)
+    for node in last.new_nodes:
+        if node in node_data and node not in added and node_data[node].get("new"):
+            node_data[node]["new"] = False
+            delta.nodes[node] = None
+    for u, v in last.new_edges:
+        data = succ.get(u, {}).get(v)
+        if data is not None and (u, v) not in added_edges and data.get("new"):
+            data["new"] = False
+            delta.edges[(u, v)] = None
+    for node in delta.nodes:
+        node_data[node].setdefault("new", False)
+    for u, v in delta.edges:
+        succ[u][v].setdefault("new", False)
+    for e in delta.removed_edges:
+        delta.edges.pop(e, None)
+    delta.removed_edges = {
+        (u, v): None for u, v in delta.removed_edges if v not in succ.get(u, {})
+    }
+
+    last.tensor_nodes = tensor_nodes
+    last.roots = roots | {fn_ids[id(t.grad_fn)] for t in tensors.values() if t.grad_fn is not None}
+    last.names_by_fn, last.names_by_tensor = names_by_fn, names_by_tensor
+    last.new_nodes = {n for n in added if n in node_data}
+    last.new_edges = {e for e in added_edges if e[1] in succ.get(e[0], {})}
+    for name, value in variables.items():
+        if isinstance(value, np.ndarray):  # not reached: arrays disable reuse
+            infos[name] = array_info(name, value, registry, storages)
+    return GraphCapture(
+        graph=graph,
+        tensors=infos,
+        saved_bytes=sum(last.saved_storages.values()),
+        live_bytes=sum(storages.values()),
+        node_objects=objects,
+        changes=delta,
     )
 
 

@@ -46,30 +46,44 @@ class GraphChanges:
     moved: set[str] = field(default_factory=set)
     #: the node order changed beyond removals and appended new nodes
     reordered: bool = False
+    #: the new nodes, in the order the state lists them (appended after the old)
+    added: list[str] = field(default_factory=list)
+    #: node id -> attributes, for every node of the new state
+    node_attrs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: edge -> attributes, for every edge of the new state
+    edge_attrs: dict[EdgeKey, dict[str, Any]] = field(default_factory=dict)
 
 
 def _edge_key(edge: dict[str, Any]) -> EdgeKey:
     return (str(edge["source"]), str(edge["target"]))
 
 
-def _arranged(
-    node_order: Any, kept: dict[EdgeKey, dict[str, Any]], changed: list[dict[str, Any]],
-    removed: Any,
+def _kept_then_added(
+    kept: dict[EdgeKey, dict[str, Any]], changed: list[dict[str, Any]], removed: Any,
 ) -> dict[EdgeKey, dict[str, Any]]:
-    """The edges as networkx lists them: grouped by source in node order, each
-    source's edges in the order they came (old ones first, then the new)."""
+    """The edges in the order both ends keep them: the old ones that stay, in their
+    order, then the new ones as the delta lists them."""
     edges = dict(kept)
     for key in removed:
         edges.pop(key, None)
     for e in changed:
         edges[_edge_key(e)] = e
-    by_source: dict[str, list[tuple[EdgeKey, dict[str, Any]]]] = {}
-    for key, e in edges.items():
-        by_source.setdefault(key[0], []).append((key, e))
-    out = {key: e for n in node_order for key, e in by_source.pop(n, ())}
-    for rest in by_source.values():  # edges from a node that is not in the graph
-        out.update(rest)
-    return out
+    return edges
+
+
+@dataclass
+class StateHint:
+    """What the kernel knows changed since the state it sent last: the graph's JSON
+    nodes and edges by key (as the state lists them), the keys changed or added and
+    removed, and the nodes whose positions were set (None: maybe all)."""
+
+    nodes: dict[str, dict[str, Any]]
+    edges: dict[EdgeKey, dict[str, Any]]
+    changed: set[str]
+    removed: set[str]
+    changed_edges: set[EdgeKey]
+    removed_edges: set[EdgeKey]
+    moved: set[str] | None
 
 
 class StateEncoder:
@@ -87,9 +101,16 @@ class StateEncoder:
         self._last = None
         self._nodes, self._edges, self._positions = {}, {}, {}
 
-    def encode(self, state: dict[str, Any], delta: bool) -> dict[str, Any]:
+    def encode(
+        self, state: dict[str, Any], delta: bool, hint: StateHint | None = None
+    ) -> dict[str, Any]:
         """``state`` whole (with ``seq``), or, when ``delta`` and a base exists, as
-        ``{"seq", "base", "delta": {...}}``. Either way it becomes the new base."""
+        ``{"seq", "base", "delta": {...}}``. Either way it becomes the new base.
+
+        With a ``hint`` the graph's part of the delta is read off it (the work is
+        what changed, not the graph's size); without, it is found by comparing."""
+        if hint is not None and delta and self._last is not None:
+            return self._encode_hinted(state, hint)
         graph = state.get("graph") or {}
         nodes = {str(n["id"]): n for n in graph.get("nodes") or []}
         edges = {_edge_key(e): e for e in graph.get("edges") or []}
@@ -105,21 +126,10 @@ class StateEncoder:
             added_order = [n for n in old_nodes if n in nodes] + [
                 n for n in nodes if n not in old_nodes
             ]
-            changed = {
-                k: v for k, v in state.items()
-                if k not in ITEMISED and (k not in last or last[k] != v)
-            }
             # a list that only grew (results, backward passes, statements run) sends
             # its new items
-            extend = {
-                k: v[len(last[k]):] for k, v in changed.items()
-                if isinstance(v, list) and isinstance(last.get(k), list)
-                and len(v) > len(last[k]) and v[: len(last[k])] == last[k]
-            }
             body: dict[str, Any] = {
-                "set": {k: v for k, v in changed.items() if k not in extend},
-                "extend": extend,
-                "drop": [k for k in last if k not in state and k not in ITEMISED],
+                **self._fields(state, last),
                 "nodes": [n for i, n in nodes.items() if old_nodes.get(i) != n],
                 "removed": removed,
                 "edges": [e for k, e in edges.items() if old_edges.get(k) != e],
@@ -131,8 +141,8 @@ class StateEncoder:
             }
             if added_order != list(nodes):
                 body["order"] = list(nodes)
-            arranged = _arranged(
-                nodes, old_edges, body["edges"], [tuple(k) for k in body["removed_edges"]]
+            arranged = _kept_then_added(
+                old_edges, body["edges"], [tuple(k) for k in body["removed_edges"]]
             )
             if list(arranged) != list(edges):
                 body["edge_order"] = [list(k) for k in edges]
@@ -142,6 +152,63 @@ class StateEncoder:
         self._last = state
         self._nodes, self._edges, self._positions = nodes, edges, dict(positions)
         return out
+
+
+    def _encode_hinted(self, state: dict[str, Any], hint: StateHint) -> dict[str, Any]:
+        last = self._last
+        assert last is not None
+        self.seq += 1
+        old_nodes, old_edges, old_pos = self._nodes, self._edges, self._positions
+        body = self._fields(state, last)
+        for n in hint.removed:
+            old_nodes.pop(n, None)
+        body["removed"] = list(hint.removed)
+        body["nodes"] = []
+        for n in hint.changed:
+            node = hint.nodes[n]
+            if old_nodes.get(n) != node:
+                body["nodes"].append(node)
+            old_nodes[n] = node
+        for key in hint.removed_edges:
+            old_edges.pop(key, None)
+        body["removed_edges"] = [list(k) for k in hint.removed_edges]
+        body["edges"] = []
+        for key in hint.changed_edges:
+            edge = hint.edges[key]
+            if old_edges.get(key) != edge:
+                body["edges"].append(edge)
+            old_edges[key] = edge
+        positions = state.get("positions") or {}
+        if hint.moved is None:
+            body["positions"] = {k: v for k, v in positions.items() if old_pos.get(k) != v}
+            body["removed_positions"] = [k for k in old_pos if k not in positions]
+            self._positions = dict(positions)
+        else:
+            body["removed_positions"] = [k for k in hint.removed if k in old_pos]
+            for k in hint.removed:
+                old_pos.pop(k, None)
+            body["positions"] = {k: positions[k] for k in hint.moved if k in positions}
+            old_pos.update(body["positions"])
+        self._last = state
+        return {"seq": self.seq, "base": self.seq - 1, "delta": body}
+
+    @staticmethod
+    def _fields(state: dict[str, Any], last: dict[str, Any]) -> dict[str, Any]:
+        """The top-level fields that changed (lists that only grew: their new items)."""
+        changed = {
+            k: v for k, v in state.items()
+            if k not in ITEMISED and (k not in last or last[k] != v)
+        }
+        extend = {
+            k: v[len(last[k]):] for k, v in changed.items()
+            if isinstance(v, list) and isinstance(last.get(k), list)
+            and len(v) > len(last[k]) and v[: len(last[k])] == last[k]
+        }
+        return {
+            "set": {k: v for k, v in changed.items() if k not in extend},
+            "extend": extend,
+            "drop": [k for k in last if k not in state and k not in ITEMISED],
+        }
 
 
 class StateDecoder:
@@ -181,8 +248,11 @@ class StateDecoder:
             nodes.pop(n, None)
             changes.removed.add(n)
         for n in body.get("nodes") or ():
-            nodes[str(n["id"])] = n
-            changes.nodes.add(str(n["id"]))
+            key = str(n["id"])
+            if key not in nodes:
+                changes.added.append(key)
+            nodes[key] = n
+            changes.nodes.add(key)
         if "order" in body:
             missing = [n for n in body["order"] if n not in nodes]
             if missing or len(body["order"]) != len(nodes):
@@ -193,7 +263,7 @@ class StateDecoder:
         changes.removed_edges.update(removed_edges)
         changed_edges = list(body.get("edges") or ())
         changes.edges.update(_edge_key(e) for e in changed_edges)
-        edges = _arranged(nodes, self._edges, changed_edges, removed_edges)
+        edges = _kept_then_added(self._edges, changed_edges, removed_edges)
         if "edge_order" in body:
             order = [(str(p[0]), str(p[1])) for p in body["edge_order"]]
             if len(order) != len(edges) or any(k not in edges for k in order):
@@ -213,6 +283,7 @@ class StateDecoder:
         if "positions" in old or moved:
             state["positions"] = positions
         self._remember(state, wire.get("seq"), nodes, edges)
+        changes.node_attrs, changes.edge_attrs = nodes, edges
         return state, changes
 
     def _remember(

@@ -1039,6 +1039,8 @@ class IncrementalLayout:
         self._occ: _Occupancy | None = None
         #: how the last call went: "full", "incremental" or "fallback" (for benchmarks)
         self.last = ""
+        #: the nodes the last call placed (None: it laid out everything)
+        self.moved: set[Hashable] | None = None
 
     def reset(self) -> None:
         self.positions = {}
@@ -1046,17 +1048,31 @@ class IncrementalLayout:
         self._keys = {}
         self._occ = None
 
-    def update(self, graph: nx.DiGraph) -> dict[Hashable, Point]:
-        """Positions for every node of ``graph``; old nodes keep theirs."""
+    def update(
+        self,
+        graph: nx.DiGraph,
+        changed: set[Hashable] | None = None,
+        removed: set[Hashable] | None = None,
+    ) -> dict[Hashable, Point]:
+        """Positions for every node of ``graph``; old nodes keep theirs.
+
+        ``changed``/``removed``: the nodes added or changed and the nodes gone since
+        the last call, when the caller knows (a capture updated in place); then
+        nothing else is looked at. :attr:`moved` says which positions are new
+        (None: maybe all of them)."""
         gc_was_enabled = gc.isenabled()
         gc.disable()  # as layout_with_routes: many small lists, nothing cyclic
         try:
-            placed = self._place_new(graph) if self.positions else None
+            placed = None
+            if self.positions:
+                placed = self._place_new(graph, changed, removed)
             if placed is None:
                 self.last = "fallback" if self.positions else "full"
+                self.moved = None
                 self._rebuild(graph, layout(graph, self.positions or None, spacing=self.sp))
             else:
                 self.last = "incremental"
+                self.moved = placed
             return self.positions
         finally:
             if gc_was_enabled:
@@ -1072,13 +1088,28 @@ class IncrementalLayout:
             occ.add(x, y, *self._sizes[v])
         self._occ = occ
 
-    def _place_new(self, graph: nx.DiGraph) -> bool | None:
+    def _place_new(
+        self,
+        graph: nx.DiGraph,
+        changed: set[Hashable] | None = None,
+        removed: set[Hashable] | None = None,
+    ) -> set[Hashable] | None:
         sp, occ, pos, sizes = self.sp, self._occ, self.positions, self._sizes
         assert occ is not None
         node_data = graph._node
-        gone = [v for v in pos if v not in node_data]
+        known = changed is not None and removed is not None
+        if known:
+            assert changed is not None and removed is not None
+            gone = [v for v in removed if v in pos]
+            new = [v for v in changed if v not in pos and v in node_data]
+            look_at: Iterable[Hashable] = [v for v in changed if v in node_data]
+            if len(pos) - len(gone) + len(new) != len(node_data):
+                known = False  # the hint does not add up: read the whole graph
+        if not known:
+            gone = [v for v in pos if v not in node_data]
+            new = [v for v in node_data if v not in pos]
+            look_at = node_data
         kept = len(pos) - len(gone)
-        new = [v for v in node_data if v not in pos]
         # the same thresholds as _incremental
         if not kept or kept < len(pos) / 2 or len(new) > 2 * kept + 50:
             return None
@@ -1087,7 +1118,8 @@ class IncrementalLayout:
             occ.remove(*pos.pop(v), *sizes.pop(v))
             self._keys.pop(v, None)
         keys = self._keys
-        for v, data in node_data.items():
+        for v in look_at:
+            data = node_data[v]
             key = _size_key(data)
             if keys.get(v) != key:
                 keys[v] = key
@@ -1097,7 +1129,7 @@ class IncrementalLayout:
                     occ.add(*pos[v], *size)
                 sizes[v] = size
         if not new:
-            return True
+            return set()
         succ_all, pred_all = graph._succ, graph._pred
 
         def sides(v: Hashable) -> tuple[list, list, list, list, bool]:
@@ -1166,9 +1198,7 @@ class IncrementalLayout:
         if len(placed_now) < len(new):
             undo()  # a new component with no tie to the picture: layout() places it
             return None
-        # graph order, as layout() returns it
-        self.positions = {v: pos[v] for v in node_data}
-        return True
+        return set(placed_now)
 
 
 def _size_key(data: Mapping[str, Any]) -> tuple[Any, ...]:

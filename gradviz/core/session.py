@@ -25,7 +25,15 @@ import numpy as np
 import torch
 
 from .backward import BackwardPass, _WithTrace, record_backward
-from .capture import CaptureCache, IdRegistry, capture, graph_to_json, named_tensors, tensor_value
+from .capture import (
+    CaptureCache,
+    GraphDelta,
+    IdRegistry,
+    capture,
+    graph_to_json,
+    named_tensors,
+    tensor_value,
+)
 from .debugger import Debugger, Pause
 from .errors import LimitExceeded, SandboxError
 from .explain import explain
@@ -211,6 +219,11 @@ class Session:
         self.cursor = 0
         self.results: list[StatementResult] = []
         self.passes: list[BackwardPass] = []
+        #: (graph, node id -> JSON, edge -> JSON) as the last snapshot sent them, the
+        #: changes captured since (None: rebuild), and what the last snapshot changed
+        self._json_store: tuple[Any, dict[str, Any], dict[Any, Any]] | None = None
+        self._pending_changes: GraphDelta | None = None
+        self._unsent: GraphDelta | None = None
         #: id(pass) -> (pass, its JSON): see _pass_json
         self._passes_json: dict[int, tuple[BackwardPass, dict[str, Any]]] = {}
         self.grad_events: dict[str, list[GradEvent]] = {}
@@ -568,9 +581,17 @@ class Session:
             )
         finally:
             self.interpreter.capturing = False
-        self.module_of = {n: m for n, m in self.module_of.items() if n in cap.graph}
-        self._last_graph_nodes = set(cap.graph.nodes)
-        self._last_graph_edges = set(cap.graph.edges)
+        self._note_changes(cap)
+        delta = cap.changes
+        if delta is None:
+            self.module_of = {n: m for n, m in self.module_of.items() if n in cap.graph}
+            self._last_graph_nodes = set(cap.graph.nodes)
+            self._last_graph_edges = set(cap.graph.edges)
+        else:  # updated in place: only tensor nodes went, and what was added came
+            self._last_graph_nodes.difference_update(delta.removed)
+            self._last_graph_nodes.update(delta.nodes)
+            self._last_graph_edges.difference_update(delta.removed_edges)
+            self._last_graph_edges.update(delta.edges)
         self._capture = cap
         return cap
 
@@ -898,7 +919,7 @@ class Session:
             "statements": statements,
             "results": [r.to_json() for r in self.results],
             "tensors": {name: info.to_json() for name, info in cap.tensors.items()},
-            "graph": graph_to_json(cap.graph),
+            "graph": self._graph_json(cap),
             "backward_passes": [self._pass_json(p) for p in self.passes],
             "make_dot": dot_graphs,
             "paused": self.paused.to_json() if self.paused is not None else None,
@@ -914,6 +935,50 @@ class Session:
                 "totals": totals,
             },
         }
+
+    def _graph_json(self, cap: Any) -> dict[str, Any]:
+        """The graph as JSON lists, kept between snapshots: after captures that updated
+        the graph in place only their changed nodes and edges are rewritten; what they
+        added comes last, in the order it came (:meth:`take_graph_changes` says what
+        changed since the kernel last asked)."""
+        store = self._json_store
+        pending = self._pending_changes
+        if store is None or store[0] is not cap.graph or pending is None:
+            data = graph_to_json(cap.graph)
+            nodes = {n["id"]: n for n in data["nodes"]}
+            edges = {(e["source"], e["target"]): e for e in data["edges"]}
+            self._json_store = (cap.graph, nodes, edges)
+            self._unsent = None
+        else:
+            _, nodes, edges = store
+            node_data, succ = cap.graph._node, cap.graph._succ
+            for n in pending.removed:
+                nodes.pop(n, None)
+            for n in pending.nodes:
+                nodes[n] = {"id": n, **node_data[n]}
+            for key in pending.removed_edges:
+                edges.pop(key, None)
+            for u, v in pending.edges:
+                edges[(u, v)] = {"source": u, "target": v, **succ[u][v]}
+            if self._unsent is not None:
+                self._unsent.merge(pending)
+        self._pending_changes = GraphDelta()
+        return {"nodes": list(nodes.values()), "edges": list(edges.values())}
+
+    def take_graph_changes(self) -> GraphDelta | None:
+        """What the snapshots since the last call changed in the graph's JSON (None:
+        they rebuilt it whole), for the kernel's delta to the state it sent last."""
+        out, self._unsent = self._unsent, GraphDelta()
+        return out
+
+    def _note_changes(self, cap: Any) -> None:
+        """Add a capture's changes to those the next snapshot will apply."""
+        delta = cap.changes
+        pending = self._pending_changes
+        if delta is None or pending is None:
+            self._pending_changes = None  # built whole: the next snapshot rebuilds too
+            return
+        pending.merge(delta)
 
     def _pass_json(self, trace: BackwardPass) -> dict[str, Any]:
         """A pass's JSON, made once: a pass is complete when it joins self.passes."""

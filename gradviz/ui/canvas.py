@@ -1070,55 +1070,66 @@ class GraphCanvas(QGraphicsView):
         Returns the items added, moved or resized."""
         scene = self._scene
         nodes = graph.get("nodes") or []
-        wanted = changes.nodes | changes.moved
-        attrs_of = {str(a["id"]): a for a in nodes if a["id"] in wanted} if wanted else {}
+        index = changes.node_attrs
+        if len(index) != len(nodes):  # not the decoder's index of this graph
+            index = {str(a["id"]): a for a in nodes}
         dirty: set[str] = set()
         storage = False
-        added = False
+        touched: list[str] = []
         for node_id in changes.removed:
             item = self._nodes.get(node_id)
             if item is not None:
                 storage = storage or item.kind in ("tensor", "saved")
                 self._drop_node(node_id)
                 dirty.add(node_id)
-        for node_id, attrs in attrs_of.items():
+                touched.append(node_id)
+        # new nodes in the state's order, so the canvas keeps the graph's order
+        for node_id in [*changes.added, *(n for n in changes.nodes if n not in self._nodes)]:
+            if node_id in self._nodes or node_id not in index:
+                continue
+            attrs = index[node_id]
+            item = NodeItem(node_id, attrs)
+            self._nodes[node_id] = item
+            scene.addItem(item)
+            dirty.add(node_id)
+            touched.append(node_id)
+            storage = storage or item.kind in ("tensor", "saved")
+        for node_id in changes.nodes:
             item = self._nodes.get(node_id)
-            if item is None:
-                item = NodeItem(node_id, attrs)
-                self._nodes[node_id] = item
-                scene.addItem(item)
+            attrs = index.get(node_id)
+            if item is None or attrs is None or item.attrs == attrs:
+                continue
+            size = (item.width, item.height)
+            storage = storage or item.kind in ("tensor", "saved") or (
+                attrs.get("kind") in ("tensor", "saved")
+            )
+            item.set_attrs(attrs)
+            touched.append(node_id)
+            if (item.width, item.height) != size:
                 dirty.add(node_id)
-                added = True
-                storage = storage or item.kind in ("tensor", "saved")
-            elif node_id in changes.nodes and item.attrs != attrs:
-                size = (item.width, item.height)
-                storage = storage or item.kind in ("tensor", "saved") or (
-                    attrs.get("kind") in ("tensor", "saved")
-                )
-                item.set_attrs(attrs)
-                if (item.width, item.height) != size:
-                    dirty.add(node_id)
+        for node_id in [*changes.moved, *changes.added]:
+            item = self._nodes.get(node_id)
             pos = positions.get(node_id)
-            if pos is not None and node_id in changes.moved:
+            if item is not None and pos is not None:
                 if (float(pos[0]), float(pos[1])) != (item.cx, item.cy):
                     item.set_center(float(pos[0]), float(pos[1]))
                     dirty.add(node_id)
-        if added or changes.removed or changes.reordered:
+        if changes.reordered or len(self._nodes) != len(nodes):
             # graph order, as the whole path keeps it
             self._nodes = {str(a["id"]): self._nodes[str(a["id"])] for a in nodes}
         if storage:
-            self._update_storage(changes.removed | set(attrs_of))
+            self._update_storage(touched)
         elif dirty and self._groups:
             self._update_storage_links()  # a moved member moves its links
         edge_attrs: dict[EdgeKey, Mapping[str, Any]] = {}
         if changes.edges:
-            for e in graph.get("edges") or []:
-                key = (str(e["source"]), str(e["target"]))
-                if key in changes.edges:
-                    edge_attrs[key] = e
+            eindex = changes.edge_attrs
+            if len(eindex) != len(graph.get("edges") or []):
+                eindex = {(str(e["source"]), str(e["target"])): e for e in graph.get("edges") or []}
+            edge_attrs = {k: eindex[k] for k in changes.edges if k in eindex}
         grown = [self._nodes[n] for n in dirty if n in self._nodes]
         self._update_edges_changed(
-            graph.get("edges") or [], edge_attrs, changes.removed_edges, dirty
+            graph.get("edges") or [], edge_attrs, set(changes.removed_edges), dirty
         )
         return grown
 

@@ -416,6 +416,8 @@ class MainWindow(QMainWindow):
         self._display: Display | None = None
         #: what the state being applied changed (the kernel's delta), for the canvas
         self._state_changes: GraphChanges | None = None
+        #: (state seq, module tree) of the graph shown: kept while a delta touches no module
+        self._modules_cache: tuple[int | None, Any] | None = None
         self._canvas_passes_cache: list[Any] | None = None
         self._after_display: Callable[[], None] | None = None
         self._layout_nodes = 0
@@ -2289,14 +2291,30 @@ class MainWindow(QMainWindow):
         """
         state = self.state or {}
         nodes = self._raw_graph_data.get("nodes") or []
-        modules = module_tree_of_nodes(nodes)
+        delta = self._state_changes
+        cached = self._modules_cache
+        if (
+            delta is not None and cached is not None and cached[0] == delta.base
+            and not delta.removed
+            and not any(delta.node_attrs[n].get("module") for n in delta.nodes
+                        if n in delta.node_attrs)
+        ):
+            modules = cached[1]  # no node of a module changed: the same tree
+        else:
+            modules = module_tree_of_nodes(nodes)
+        self._modules_cache = (delta.seq if delta is not None else None, modules)
         self._collapsed &= set(modules)
         collapsed = frozenset(self._collapsed)
         chains = self.act_chains.isChecked()
         self.modules_panel.set_modules(modules, collapsed)
         given = None if self.read_only else state.get("positions")
         count = len(nodes)
-        if not collapsed and not chains and given and all(n["id"] in given for n in nodes):
+        if delta is not None and given:
+            # the kernel sent a position with every node it added
+            placed = len(given) == len(nodes) and all(n in given for n in delta.nodes)
+        else:
+            placed = bool(given) and all(n["id"] in given for n in nodes)
+        if not collapsed and not chains and placed:
             # The kernel laid it out already and nothing is grouped: no graph work here.
             self.layout_runner.invalidate()
             changes, self._state_changes = self._state_changes, None
