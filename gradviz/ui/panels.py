@@ -530,6 +530,9 @@ GRAD_EVENT_TEXT = {
 class AccumulationPanel(QWidget):
     """Each leaf's .grad after every backward pass, zero_() and assignment, plus a plot."""
 
+    #: what the table and plot show now (a state that changes none of it redraws nothing)
+    _shown_key: Any = None
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.table = _table(("leaf", "after", "line", ".grad"))
@@ -554,6 +557,11 @@ class AccumulationPanel(QWidget):
     def set_state(self, state: dict[str, Any] | None) -> None:
         state = state or {}
         events: dict[str, list[dict[str, Any]]] = state.get("grad_events") or {}
+        key = (events, [s.get("line") for s in state.get("statements") or []],
+               len(state.get("backward_passes") or []))
+        if key == self._shown_key:
+            return  # a step that changed no gradient: the table and plot stand
+        self._shown_key = key
         self._rows = []
         for name, items in events.items():
             for number, event in enumerate(items):
@@ -633,6 +641,9 @@ class AccumulationPanel(QWidget):
 class MemoryPanel(QWidget):
     """Bytes per statement: allocated by it, held by the graph, alive in variables."""
 
+    #: what the table shows now (the same figures again redraw nothing)
+    _shown_key: Any = None
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.table = _table(())
@@ -656,6 +667,11 @@ class MemoryPanel(QWidget):
     def set_state(self, state: dict[str, Any] | None) -> None:
         state = state or {}
         memory = state.get("memory") or {}
+        key = (memory, state.get("device"), bool(state.get("read_only")),
+               [(s.get("line"), s.get("source")) for s in state.get("statements") or []])
+        if key == self._shown_key:
+            return  # the same figures: the table stands
+        self._shown_key = key
         rows = memory.get("statements") or []
         totals = memory.get("totals") or {}
         cuda = str(state.get("device", "cpu")).startswith("cuda")
