@@ -496,3 +496,35 @@ def test_stale_saved_tensor_is_marked(qtbot):
     assert "version 1" in canvas.node_item(stale[0]).toolTip()
     sigmoid = [n["id"] for n in snap["graph"]["nodes"] if n["label"] == "SigmoidBackward0"][0]
     assert "stale" in canvas.node_item(sigmoid).state
+
+
+def test_a_fitted_graph_is_fitted_again_when_the_view_shrinks(qtbot):
+    """The guide above the canvas grows a line, the window gets smaller: a graph the
+    view had fitted stays whole; one the user zoomed into is left as they set it."""
+    from gradviz.core.session import Session
+    from gradviz.ui.canvas import GraphCanvas
+
+    session = Session("x = torch.ones(3, requires_grad=True)\n" + "x = x.sin() * 2\n" * 12)
+    session.run_to_end()
+    data = json.loads(json.dumps(session.snapshot()["graph"]))
+    positions = {k: list(v) for k, v in layout(graph_from_json(data)).items()}
+    canvas = GraphCanvas()
+    qtbot.addWidget(canvas)
+    canvas.resize(900, 700)
+    canvas.show()
+    qtbot.waitExposed(canvas)
+    canvas.set_graph(data, positions)
+    canvas.fit_to_view()
+
+    def whole_graph_visible() -> bool:
+        visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+        return visible.contains(canvas.graph_rect())
+
+    assert whole_graph_visible()
+    canvas.resize(500, 300)
+    QApplication.processEvents()
+    assert whole_graph_visible()
+    canvas.set_zoom(2.0)  # the user zooms in: a resize keeps their zoom
+    canvas.resize(520, 320)
+    QApplication.processEvents()
+    assert canvas.zoom_level() == pytest.approx(2.0)

@@ -297,6 +297,16 @@ class NodeItem(QGraphicsItem):
         return self._badge
 
     def set_attrs(self, attrs: Mapping[str, Any]) -> None:
+        old = self.attrs
+        if old and old.keys() == attrs.keys() and all(
+            old[k] == v for k, v in attrs.items() if k != "new"
+        ):
+            # only the "new" glow changed (every node, the step after a run): no text,
+            # size or tooltip to redo
+            self.attrs = dict(attrs)
+            self._update_z()
+            self.update()
+            return
         self.attrs = dict(attrs)
         self._key = _style_key(self.attrs)
         sized = sizing_attrs(self.attrs)  # a group's second line: "65 nodes"
@@ -945,6 +955,9 @@ class GraphCanvas(QGraphicsView):
         self._fitted_once = False
         self._press_on_node = False
         self._pending_fit = False
+        #: the view shows the graph as fit_to_view left it (no zoom or pan since): a
+        #: resize (the guide above growing, the window shrinking) fits it again
+        self._fitted = False
 
         self.setRenderHints(
             QPainter.RenderHint.Antialiasing
@@ -1267,6 +1280,7 @@ class GraphCanvas(QGraphicsView):
         scale = max(MIN_ZOOM, min(scale, FIT_MAX_ZOOM, MAX_ZOOM))
         self.setTransform(QTransform.fromScale(scale, scale))
         self.centerOn(rect.center())
+        self._fitted = True
         self.view_changed.emit()
 
     # --- public API: export -------------------------------------------------------------
@@ -1754,6 +1768,7 @@ class GraphCanvas(QGraphicsView):
     # --- internals: zoom and overlays -------------------------------------------------------
 
     def _zoom_by(self, factor: float, anchor: QPointF | None = None) -> None:
+        self._fitted = False
         current = self.zoom_level()
         target = max(MIN_ZOOM, min(MAX_ZOOM, current * factor))
         if math.isclose(target, current, rel_tol=1e-9):
@@ -1796,6 +1811,8 @@ class GraphCanvas(QGraphicsView):
         super().mousePressEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802 (Qt API)
+        if not self._press_on_node and event.button() == Qt.MouseButton.LeftButton:
+            self._fitted = False  # the user panned
         if self._press_on_node and event.button() == Qt.MouseButton.LeftButton:
             self._press_on_node = False
             event.accept()
@@ -1857,7 +1874,7 @@ class GraphCanvas(QGraphicsView):
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt API)
         super().resizeEvent(event)
         self._update_overlays()
-        if self._pending_fit and self.isVisible():
+        if (self._pending_fit or self._fitted) and self.isVisible() and self._nodes:
             self._pending_fit = False
             self.fit_to_view()
         self.view_changed.emit()
