@@ -684,7 +684,9 @@ class _PathItem(QGraphicsItem):
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawPath(self._path)
-        if detailed and not self._arrows.isEmpty():
+        if not self._arrows.isEmpty():
+            # zoomed out too: a line stops where its arrowhead starts, so without the
+            # head it would end short of the box it points at
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(colour)
             painter.drawPath(self._arrows)
