@@ -250,3 +250,34 @@ def test_signal_emit_does_not_exhaust_true(qtbot):
     for _ in range(before + 10):
         emitter.fired.emit()
     assert sys.getrefcount(True) > 0
+
+
+def test_accumulation_plot_labels_never_overlap_and_the_legend_is_whole(qtbot):
+    """Four leaves with close gradients (the training lesson): value labels that would
+    collide are left out, and the legend fits in two rows rather than cutting names off."""
+    from gradviz.ui.panels import MiniPlot, Series
+
+    plot = MiniPlot()
+    qtbot.addWidget(plot)
+    names = ["net.fc1.bias.grad", "net.fc1.weight.grad", "net.fc2.bias.grad", "net.fc2.weight.grad"]
+    values = [[0.5298, 0.4219, 0.4494], [0.4357, 0.4212, 0.3588],
+              [0.2068, 0.1707, 0.1872], [-0.5374, -0.3376, -0.2095]]
+    colours = ["#1c7ed6", "#ae3ec9", "#37b24d", "#f59f00"]
+    plot.set_series([
+        Series(n, c, [(f"#{i + 1}", v) for i, v in enumerate(vs)])
+        for n, c, vs in zip(names, colours, values, strict=True)
+    ], "||.grad||")
+    for width in (364, 240):
+        plot.resize(width, 170)
+        plot.grab()  # paints
+        boxes = plot.drawn_labels
+        assert boxes, "some values are labelled"
+        assert not any(a.intersects(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+        # every leaf named (shortened with "…" when its column is narrow), inside the plot
+        shown = [name for _, name in plot.drawn_legend]
+        assert len(shown) == 4 and all(
+            n == full or ("…" in n and n.replace("…", "") != full)
+            for n, full in zip(shown, names, strict=True)
+        )
+        assert all(rect.right() <= width for rect, _ in plot.drawn_legend)
+        assert max(rect.bottom() for rect, _ in plot.drawn_legend) < 50  # two rows at most

@@ -362,6 +362,8 @@ class MiniPlot(QWidget):
         self.empty_text = "nothing to plot yet"
         self.y_format: Callable[[float], str] = fmt_number
         self.markers: dict[int, str] = {}  # x slot -> label drawn under the axis (e.g. "zero")
+        self.drawn_labels: list[QRectF] = []
+        self.drawn_legend: list[tuple[QRectF, str]] = []
         self.binary_units = False  # ticks at round KiB/MiB/GiB values
         self.setMinimumHeight(120)
 
@@ -397,7 +399,24 @@ class MiniPlot(QWidget):
             # room for the value labels above the top points
             hi += (hi - lo) * 0.15
         left = max(fm.horizontalAdvance(self.y_format(t)) for t in ticks) + 14
-        top, right, bottom = (36 if len(self.series) > 1 else 22), 12, 26
+        right, bottom = 12, 26
+        # the legend: a grid of at most two rows, names shortened (with "…") to fit
+        # their column rather than cut off at the edge or pushing the plot away
+        legend: list[tuple[float, int, Series, str]] = []
+        if len(self.series) > 1:
+            room = self.width() - right - left
+            widths = [fm.horizontalAdvance(s.name) + 26 for s in self.series]
+            rows = 1 if sum(widths) <= room else 2
+            columns = math.ceil(len(self.series) / rows)
+            column_w = room / columns
+            for i, s in enumerate(self.series):
+                row, col = divmod(i, columns)
+                name = s.name
+                if rows > 1 or widths[i] > column_w:
+                    name = fm.elidedText(s.name, Qt.TextElideMode.ElideMiddle, int(column_w - 22))
+                legend.append((left + col * column_w, row, s, name))
+        legend_rows = legend[-1][1] + 1 if legend else 0
+        top = 22 + 14 * legend_rows
         plot = QRectF(
             left, top, max(self.width() - left - right, 10), max(self.height() - top - bottom, 10)
         )
@@ -410,11 +429,15 @@ class MiniPlot(QWidget):
         def xpos(i: int) -> float:
             return plot.left() + slot_w * (i + 0.5)
 
-        # grid and y ticks
+        # grid and y ticks (a label only where it clears the one before: a short plot)
+        last_label_y = math.inf
         for t in ticks:
             y = ypos(t)
             p.setPen(QPen(QColor("#eef1f6"), 1))
             p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
+            if abs(last_label_y - y) < fm.height() + 2:
+                continue
+            last_label_y = y
             p.setPen(QColor(theme.MUTED_TEXT))
             label = self.y_format(t)
             p.drawText(
@@ -457,6 +480,13 @@ class MiniPlot(QWidget):
                 x0 = xpos(i) - bar_w * len(bars) / 2 + b * bar_w
                 r = QRectF(x0, min(ypos(y), ypos(0)), bar_w - 1, abs(ypos(y) - ypos(0)))
                 p.drawRect(r)
+        # value labels drawn so far: no two may overlap, and none may cover a point
+        placed: list[QRectF] = []
+        dots = [
+            QRectF(xpos(i) - 5, ypos(y) - 5, 10, 10)
+            for s in self.series if s.style != "bar"
+            for i, (_, y) in enumerate(s.points) if math.isfinite(y)
+        ]
         for s in self.series:
             if s.style == "bar" or not s.points:
                 continue
@@ -481,23 +511,36 @@ class MiniPlot(QWidget):
                 p.setPen(QPen(QColor("#ffffff"), 1.5))
                 p.drawEllipse(pt, 4, 4)
                 if s.style == "step" and i % label_every == 0:
+                    text = self.y_format(y)
+                    w = fm.horizontalAdvance(text) + 4
+                    box = QRectF(pt.x() - w / 2, pt.y() - 20, w, 14)
+                    def blocked(box: QRectF) -> bool:
+                        return any(box.intersects(b) for b in placed) or any(
+                            box.intersects(d) for d in dots
+                        )
+
+                    if blocked(box):
+                        box.moveTop(pt.y() + 6)  # below the point, if that is free
+                    if blocked(box) or not plot.adjusted(-8, -20, 8, 20).contains(box):
+                        continue  # no room: this point goes unlabelled (the table lists it)
+                    placed.append(box)
                     p.setPen(colour)
-                    p.drawText(
-                        QRectF(pt.x() - 40, pt.y() - 20, 80, 14),
-                        Qt.AlignmentFlag.AlignHCenter,
-                        self.y_format(y),
-                    )
+                    p.drawText(box, Qt.AlignmentFlag.AlignHCenter, text)
         # legend, under the title
-        if len(self.series) > 1:
-            x = plot.left()
-            for s in self.series:
-                p.setPen(Qt.PenStyle.NoPen)
-                p.setBrush(QColor(s.colour))
-                p.drawRect(QRectF(x, 21, 9, 9))
-                p.setPen(QColor(theme.MUTED_TEXT))
-                p.drawText(QPointF(x + 13, 30), s.name)
-                x += fm.horizontalAdvance(s.name) + 26
+        for x, row, s, name in legend:
+            y = 21 + 14 * row
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(QColor(s.colour))
+            p.drawRect(QRectF(x, y, 9, 9))
+            p.setPen(QColor(theme.MUTED_TEXT))
+            p.drawText(QPointF(x + 13, y + 9), name)
         p.end()
+        #: what the last paint drew (tests read them): value-label boxes, legend entries
+        self.drawn_labels = placed
+        self.drawn_legend = [
+            (QRectF(x, 21 + 14 * row, fm.horizontalAdvance(name) + 13, 10), name)
+            for x, row, _, name in legend
+        ]
 
 
 def nice_ticks(lo: float, hi: float, count: int = 4) -> list[float]:
