@@ -337,3 +337,20 @@ def test_zero_grad_button_survives_step_back():
     s.set_source(src)  # a new script forgets the presses
     s.run_to_end()
     assert grad(s, "x") == pytest.approx(20.0)
+
+
+def test_seeding_shows_no_generator_address():
+    """``torch.manual_seed(0)`` returns the generator; its repr is an address, not a
+    value the learner wants under the line. Other expression values still show."""
+    from gradviz.core.session import Session
+
+    session = Session("torch.manual_seed(0)\nx = torch.ones(2)\nx.sum()\n")
+    session.run_to_end()
+    values = [r.value for r in session.results]
+    assert values[0] is None and values[2] == repr(torch_sum_of_ones())
+
+
+def torch_sum_of_ones():
+    import torch
+
+    return torch.ones(2).sum()

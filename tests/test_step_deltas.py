@@ -334,3 +334,4 @@ def test_debugger_pauses_send_the_whole_change():
             json.loads(json.dumps(kernel.encoder.encode(state, True, hint)))
         )
         assert rebuilt == whole, f"request {i}"
+

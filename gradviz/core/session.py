@@ -428,7 +428,11 @@ class Session:
             memory.cuda_reserved = torch.cuda.memory_reserved()
 
         value_repr = None
-        if error is None and value is not None and isinstance(stmt.node, ast.Expr):
+        # torch.manual_seed(0) returns the generator: its repr (an address) says nothing
+        if (
+            error is None and value is not None and isinstance(stmt.node, ast.Expr)
+            and not isinstance(value, torch.Generator)
+        ):
             with paused(guard):
                 try:
                     # torch's reprs can call a script class's methods (a ModuleList
