@@ -264,7 +264,9 @@ def test_stop_request_ends_a_long_loop_and_keeps_its_work():
     assert not result.ok and result.error.type == "Stopped"
     assert "iteration" in result.error.message and result.error.line == 3
     done = int(session.globals["a"].item())
-    assert 1 <= done < 10**7 and session.globals["i"] == done - 1
+    # the stop lands at a loop iteration (i is the last one run) or just after the loop
+    # bound i for the next one, before its body ran (i is one further): a counts bodies
+    assert 1 <= done < 10**7 and session.globals["i"] in (done - 1, done)
     assert session.statements[session.cursor].line == 2  # the place is kept, not rewound
     assert session.interpreter.stop_requested is False
     assert torch.is_grad_enabled()
