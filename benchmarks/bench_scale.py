@@ -134,82 +134,6 @@ def bench_graph(name: str, make, app, use_dot: bool, dot_timeout: float) -> dict
     }
 
 
-def step_latency(app, base_ops: int = 990, steps: int = 20) -> tuple[float, int]:
-    """Median ms from Step to repaint for a statement adding ~10 nodes to a ~2,000-node graph."""
-    from gradviz.core.session import Session
-    from gradviz.ui.canvas import GraphCanvas
-
-    lines = ["x = torch.tensor(1., requires_grad=True)", "y = x"]
-    lines.append(f"for i in range({base_ops}):\n    y = y * 1.0001")
-    for _ in range(steps):
-        lines.append("y = (y * 1.0001).sin().cos().exp().tanh()")
-    session = Session("\n".join(lines))
-    session.run_to(3)
-    canvas = GraphCanvas()
-    canvas.resize(1400, 900)
-    canvas.show()
-    snap = session.snapshot()
-    positions = layout(graph_from_json(snap["graph"]))
-    canvas.set_graph(snap["graph"], {k: list(v) for k, v in positions.items()})
-    app.processEvents()
-    nodes = len(snap["graph"]["nodes"])
-    times = []
-    for _ in range(steps):
-        t = time.perf_counter()
-        session.step()
-        positions = layout(session.graph, positions)  # the kernel lays out its own graph
-        state = session.snapshot()
-        state["positions"] = {k: [float(x), float(y)] for k, (x, y) in positions.items()}
-        state = json.loads(json.dumps(state))  # what crosses from the kernel to the window
-        canvas.set_graph(state["graph"], state["positions"])
-        canvas.viewport().repaint()
-        times.append(time.perf_counter() - t)
-    canvas.close()
-    return statistics.median(times) * 1000, nodes
-
-
-def window_step_latency(app, steps: int = 20) -> tuple[float, int]:
-    """Median ms from pressing Step in the real window (kernel in its own process) to repaint."""
-    import gc
-
-    from PySide6.QtCore import QSettings
-
-    from gradviz.ui.main_window import MainWindow
-
-    tmp = tempfile.mkdtemp()
-    w = MainWindow(settings=QSettings(f"{tmp}/s.ini", QSettings.Format.IniFormat), data_dir=tmp)
-    w.resize(1400, 900)
-    w.show()
-    lines = ["x = torch.tensor(1., requires_grad=True)", "y = x", "for i in range(990):",
-             "    y = y * 1.0001"]
-    lines += ["y = (y * 1.0001).sin().cos().exp().tanh()"] * (steps + 2)
-    w.editor.setPlainText("\n".join(lines) + "\n")
-
-    def wait(cond, seconds=300.0):
-        end = time.time() + seconds
-        while time.time() < end and not cond():
-            app.processEvents()
-            time.sleep(0.0005)
-
-    wait(lambda: w.client.pid() is not None and not w.busy)
-    w._run_to_line(4)
-    wait(lambda: w.state is not None and w.state["cursor"] == 3 and not w.busy)
-    gc.collect()
-    gc.freeze()  # as run_app does after startup
-    times = []
-    for _ in range(steps):
-        cursor = w.state["cursor"]
-        t = time.perf_counter()
-        w.step()
-        wait(lambda cursor=cursor: w.state["cursor"] == cursor + 1 and not w.busy)
-        w.canvas.viewport().repaint()
-        times.append(time.perf_counter() - t)
-    nodes = len(w.canvas.node_ids())
-    w.close()
-    app.processEvents()
-    return statistics.median(times) * 1000, nodes
-
-
 MEMORY_PROBE = r"""
 import json, os, sys, tempfile, time
 from pathlib import Path
@@ -285,12 +209,12 @@ def main() -> None:
         print(f"{r['graph']:<24}{r['nodes']:>7}{r['edges']:>7}{r['capture_s']:>10.3f}{r['layout_s']:>10.3f}"
               f"{r['scene_s']:>9.3f}{r['first_paint_s']:>12.3f}{r['paint_full_ms']:>9.1f}"
               f"{r['paint_zoomed_ms']:>9.1f}{r['ours_s']:>9.3f}{fmt(r['dot_s']):>9}{ratio:>9}")
-    median_ms, nodes = step_latency(app)
-    print(f"\nstep latency, in process (session + layout + JSON + canvas, a statement adding ~10 "
-          f"nodes to a {nodes:,}-node graph): median {median_ms:.1f} ms")
-    median_ms, nodes = window_step_latency(app)
-    print(f"step latency, the real window and kernel process (Step to repaint, {nodes:,} nodes): "
-          f"median {median_ms:.1f} ms")
+    # the same window driver as bench_steps.py (which adds p90, other sizes, plain Python)
+    from bench_steps import CHAIN_STEP, chain_setup, window_steps
+
+    times, nodes = window_steps(app, chain_setup(990), CHAIN_STEP, 20)
+    print(f"\nstep latency, the real window and kernel process (Step to repaint, {nodes:,} "
+          f"nodes): median {statistics.median(times):.1f} ms")
     mem = window_memory()
     if "error" in mem:
         print(f"window memory probe failed: {mem['error']}")

@@ -335,3 +335,28 @@ def test_debugger_pauses_send_the_whole_change():
         )
         assert rebuilt == whole, f"request {i}"
 
+
+
+def test_modules_changed_says_when_the_module_tree_changes():
+    """The window keeps its module tree across a delta that says no module changed:
+    that must be exactly when the tree computed afresh is the same."""
+    from gradviz.core.grouping import module_tree_of_nodes
+    from gradviz.kernel_server import Kernel
+
+    kernel = Kernel(io.StringIO())
+    decoder = StateDecoder()
+    source = SCRIPTS["training"] + "del net\nlin = torch.nn.Linear(3, 1)\nq = lin(x).sum()\n"
+    previous = None
+    kept = changed = 0
+    for request in [{"cmd": "load", "source": source}] + [{"cmd": "step"}] * 60:
+        state = kernel.handle(request)
+        hint, kernel._hint = kernel._hint, None
+        wire = json.loads(json.dumps(kernel.encoder.encode(state, True, hint)))
+        decoded, changes = decoder.decode(wire)
+        tree = module_tree_of_nodes(decoded["graph"]["nodes"])
+        if changes is not None and previous is not None:
+            assert (tree != previous) <= changes.modules_changed
+            kept += not changes.modules_changed
+            changed += changes.modules_changed
+        previous = tree
+    assert kept and changed

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -584,6 +585,48 @@ def capture(*args: Any, **kwargs: Any) -> GraphCapture:
         _STATS.left, _STATS.memo = None, {}
 
 
+def _names_of(tensors: dict[str, torch.Tensor]) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
+    """The script's names by grad_fn (id) and by tensor (id)."""
+    names_by_fn: dict[int, list[str]] = {}
+    names_by_tensor: dict[int, list[str]] = {}
+    for name, t in tensors.items():
+        names_by_tensor.setdefault(id(t), []).append(name)
+        if t.grad_fn is not None:
+            names_by_fn.setdefault(id(t.grad_fn), []).append(name)
+    return names_by_fn, names_by_tensor
+
+
+def _tensor_attrs(
+    t: torch.Tensor, info: TensorInfo, names: list[str], created: int | None
+) -> dict[str, Any]:
+    """A named tensor's node."""
+    return {
+        "kind": "tensor", "label": " = ".join(names), "vars": list(names),
+        "shape": list(t.shape), "dtype": info.dtype, "device": info.device,
+        "is_leaf": t.is_leaf, "requires_grad": t.requires_grad, "storage": info.storage,
+        "statement": created,
+    }
+
+
+def _accumulate_attrs(leaf: torch.Tensor, names: list[str], created: int | None) -> dict[str, Any]:
+    """An AccumulateGrad node: named as its leaf is."""
+    return {
+        "kind": "accumulate_grad", "label": "AccumulateGrad", "vars": list(names),
+        "shape": list(leaf.shape), "statement": created,
+    }
+
+
+def _module_for(node: str, data: Mapping[str, Any], module_of: Mapping[str, str]) -> str | None:
+    """The module whose forward built ``node``, else (a parameter, its AccumulateGrad) the
+    module its qualified name says."""
+    module = module_of.get(node)
+    if module is None and data.get("kind") in ("accumulate_grad", "tensor"):
+        qualified = next((v for v in data.get("vars", ()) if "." in v), None)
+        if qualified:
+            module = qualified.rsplit(".", 1)[0]
+    return module
+
+
 def _capture(
     variables: dict[str, Any],
     registry: IdRegistry,
@@ -617,12 +660,7 @@ def _capture(
         if fast is not None:
             return fast
     tensors = named_tensors(variables)
-    names_by_fn: dict[int, list[str]] = {}
-    names_by_tensor: dict[int, list[str]] = {}
-    for name, t in tensors.items():
-        names_by_tensor.setdefault(id(t), []).append(name)
-        if t.grad_fn is not None:
-            names_by_fn.setdefault(id(t.grad_fn), []).append(name)
+    names_by_fn, names_by_tensor = _names_of(tensors)
 
     infos: dict[str, TensorInfo] = {}
     storages: dict[int, int] = {}
@@ -642,16 +680,7 @@ def _capture(
             node_id, created = registry.tensor_id(t, statement)
             tensor_nodes[id(t)] = node_id
             nodes.setdefault(node_id, {}).update(
-                kind="tensor",
-                label=" = ".join(names_by_tensor[id(t)]),
-                vars=list(names_by_tensor[id(t)]),
-                shape=list(t.shape),
-                dtype=info.dtype,
-                device=info.device,
-                is_leaf=t.is_leaf,
-                requires_grad=t.requires_grad,
-                storage=info.storage,
-                statement=created,
+                _tensor_attrs(t, info, names_by_tensor[id(t)], created)
             )
         info.node = tensor_nodes[id(t)]
         infos[name] = info
@@ -696,10 +725,8 @@ def _capture(
         if cls_name == "AccumulateGrad":
             leaf = fn.variable
             acc_of_leaf[id(leaf)] = node_id
-            leaf_names = names_by_tensor.get(id(leaf), [])
             nodes[node_id].update(
-                kind="accumulate_grad", label="AccumulateGrad", vars=list(leaf_names),
-                shape=list(leaf.shape), statement=created,
+                _accumulate_attrs(leaf, names_by_tensor.get(id(leaf), []), created)
             )
             if id(leaf) in tensor_nodes:
                 edges.append((node_id, tensor_nodes[id(leaf)], {"kind": "leaf"}))
@@ -746,8 +773,8 @@ def _capture(
     _apply_modules(graph, module_of or {})
     if cache is not None:
         cache.last = _LastCapture(
-            graph=graph, fn_ids={k: v for k, v in fn_ids.items()}, node_objects=dict(node_objects),
-            tensor_nodes={k: v for k, v in tensor_nodes.items()}, acc_of_leaf=acc_of_leaf,
+            graph=graph, fn_ids=fn_ids, node_objects=node_objects,
+            tensor_nodes=tensor_nodes, acc_of_leaf=acc_of_leaf,
             saved_by_tensor=saved_by_tensor,
             roots={fn_ids[id(t.grad_fn)] for t in tensors.values() if t.grad_fn is not None},
             names_by_fn=names_by_fn, names_by_tensor=names_by_tensor,
@@ -785,12 +812,7 @@ def _capture_in_place(
     graph = last.graph
     node_data, succ = graph._node, graph._succ
     tensors = named_tensors(variables)
-    names_by_fn: dict[int, list[str]] = {}
-    names_by_tensor: dict[int, list[str]] = {}
-    for name, t in tensors.items():
-        names_by_tensor.setdefault(id(t), []).append(name)
-        if t.grad_fn is not None:
-            names_by_fn.setdefault(id(t.grad_fn), []).append(name)
+    names_by_fn, names_by_tensor = _names_of(tensors)
     fn_ids, objects = last.fn_ids, last.node_objects
 
     # Which grad_fns are new: walk from the named tensors, stopping at known nodes.
@@ -833,12 +855,8 @@ def _capture_in_place(
             delta.nodes[node] = None
 
     def set_module(node: str) -> None:
-        """As _apply_modules: the module that built it, else a parameter's module."""
         data = node_data[node]
-        module = module_of.get(node)
-        if module is None:
-            qualified = next((v for v in data.get("vars", ()) if "." in v), None)
-            module = qualified.rsplit(".", 1)[0] if qualified else None
+        module = _module_for(node, data, module_of)
         if data.get("module") != module:
             if module is None:
                 del data["module"]
@@ -860,25 +878,23 @@ def _capture_in_place(
             old.update(attrs)
             delta.edges[(u, v)] = None
 
-    # New grad_fn nodes, children before parents is not needed: ids come first.
-    new_ids: dict[int, str] = {}
+    # The new grad_fn nodes: every one gets its id first, so edges between them resolve.
+    new_ids: dict[int, tuple[str, int | None]] = {}
     for fn in new_fns:
         node_id, created = registry.node_id(fn, statement)
-        new_ids[id(fn)] = node_id
+        new_ids[id(fn)] = (node_id, created)
         fn_ids[id(fn)] = node_id
         objects[node_id] = fn
-    added.update(new_ids.values())
+        added.add(node_id)
     for fn in new_fns:
-        node_id = new_ids[id(fn)]
-        created = registry.node_id(fn, statement)[1]
+        node_id, created = new_ids[id(fn)]
         cls_name = type(fn).__name__
         if cls_name == "AccumulateGrad":
             leaf = fn.variable
             last.acc_of_leaf[id(leaf)] = node_id
             set_attrs(node_id, {
-                "kind": "accumulate_grad", "label": "AccumulateGrad",
-                "vars": list(names_by_tensor.get(id(leaf), ())), "shape": list(leaf.shape),
-                "statement": created, "new": True,
+                **_accumulate_attrs(leaf, names_by_tensor.get(id(leaf), []), created),
+                "new": True,
             })
             continue
         entry = cache.entries.get(id(fn))
@@ -901,12 +917,7 @@ def _capture_in_place(
         for index, nxt in entry.inputs:
             add_edge(node_id, fn_ids[id(nxt)], {"kind": "grad", "input": index})
     for node in added:
-        if node_data[node].get("kind") in ("grad_fn", "saved"):
-            module = module_of.get(node)
-            if module is not None:
-                node_data[node]["module"] = module
-        else:
-            set_module(node)
+        set_module(node)
 
     # The named tensors: their nodes, and the edges to their grad_fns.
     tensor_nodes: dict[int, str] = {}
@@ -918,13 +929,7 @@ def _capture_in_place(
         if id(t) not in tensor_nodes:
             node_id, created = registry.tensor_id(t, statement)
             tensor_nodes[id(t)] = node_id
-            vars_ = list(names_by_tensor[id(t)])
-            attrs = {
-                "kind": "tensor", "label": " = ".join(vars_), "vars": vars_,
-                "shape": list(t.shape), "dtype": info.dtype, "device": info.device,
-                "is_leaf": t.is_leaf, "requires_grad": t.requires_grad, "storage": info.storage,
-                "statement": created,
-            }
+            attrs = _tensor_attrs(t, info, names_by_tensor[id(t)], created)
             if node_id not in node_data:
                 attrs["new"] = True
                 added.add(node_id)
@@ -993,9 +998,6 @@ def _capture_in_place(
     last.names_by_fn, last.names_by_tensor = names_by_fn, names_by_tensor
     last.new_nodes = {n for n in added if n in node_data}
     last.new_edges = {e for e in added_edges if e[1] in succ.get(e[0], {})}
-    for name, value in variables.items():
-        if isinstance(value, np.ndarray):  # not reached: arrays disable reuse
-            infos[name] = array_info(name, value, registry, storages)
     return GraphCapture(
         graph=graph,
         tensors=infos,
@@ -1009,10 +1011,6 @@ def _capture_in_place(
 def _apply_modules(graph: nx.DiGraph, module_of: dict[str, str]) -> None:
     """``module`` on nodes built by a module's forward, and on parameters by their names."""
     for node, data in graph.nodes(data=True):
-        module = module_of.get(node)
-        if module is None and data.get("kind") in ("accumulate_grad", "tensor"):
-            qualified = next((v for v in data.get("vars", []) if "." in v), None)
-            if qualified:
-                module = qualified.rsplit(".", 1)[0]
+        module = _module_for(node, data, module_of)
         if module is not None:
             data["module"] = module

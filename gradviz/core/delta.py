@@ -17,6 +17,7 @@ a whole state again. Torch-free and Qt-free: both processes import it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +47,8 @@ class GraphChanges:
     moved: set[str] = field(default_factory=set)
     #: the node order changed beyond removals and appended new nodes
     reordered: bool = False
+    #: a node joined, left or changed its module (the module tree must be redone)
+    modules_changed: bool = False
     #: the new nodes, in the order the state lists them (appended after the old)
     added: list[str] = field(default_factory=list)
     #: node id -> attributes, for every node of the new state
@@ -69,6 +72,20 @@ def _kept_then_added(
     for e in changed:
         edges[_edge_key(e)] = e
     return edges
+
+
+def _follow(index: dict[Any, Any], removed: Any, changed: Any, now: Mapping[Any, Any]) -> list[Any]:
+    """Bring ``index`` (what was sent) up to ``now`` for the keys named; the items that
+    really differ, to send."""
+    for key in removed:
+        index.pop(key, None)
+    out = []
+    for key in changed:
+        item = now[key]
+        if index.get(key) != item:
+            out.append(item)
+        index[key] = item
+    return out
 
 
 @dataclass
@@ -160,24 +177,10 @@ class StateEncoder:
         self.seq += 1
         old_nodes, old_edges, old_pos = self._nodes, self._edges, self._positions
         body = self._fields(state, last)
-        for n in hint.removed:
-            old_nodes.pop(n, None)
         body["removed"] = list(hint.removed)
-        body["nodes"] = []
-        for n in hint.changed:
-            node = hint.nodes[n]
-            if old_nodes.get(n) != node:
-                body["nodes"].append(node)
-            old_nodes[n] = node
-        for key in hint.removed_edges:
-            old_edges.pop(key, None)
+        body["nodes"] = _follow(old_nodes, hint.removed, hint.changed, hint.nodes)
         body["removed_edges"] = [list(k) for k in hint.removed_edges]
-        body["edges"] = []
-        for key in hint.changed_edges:
-            edge = hint.edges[key]
-            if old_edges.get(key) != edge:
-                body["edges"].append(edge)
-            old_edges[key] = edge
+        body["edges"] = _follow(old_edges, hint.removed_edges, hint.changed_edges, hint.edges)
         positions = state.get("positions") or {}
         if hint.moved is None:
             body["positions"] = {k: v for k, v in positions.items() if old_pos.get(k) != v}
@@ -245,12 +248,15 @@ class StateDecoder:
         changes = GraphChanges(base=int(wire["base"]), seq=int(wire["seq"]))
         nodes = dict(self._nodes)
         for n in body.get("removed") or ():
-            nodes.pop(n, None)
+            old_node = nodes.pop(n, None)
             changes.removed.add(n)
+            changes.modules_changed |= bool(old_node and old_node.get("module"))
         for n in body.get("nodes") or ():
             key = str(n["id"])
-            if key not in nodes:
+            old_node = nodes.get(key)
+            if old_node is None:
                 changes.added.append(key)
+            changes.modules_changed |= (old_node or {}).get("module") != n.get("module")
             nodes[key] = n
             changes.nodes.add(key)
         if "order" in body:

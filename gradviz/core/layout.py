@@ -876,6 +876,54 @@ class _Occupancy:
         return to_left if cx - to_left < to_right - cx else to_right
 
 
+def _place_one(
+    w: float,
+    h: float,
+    pos: Mapping[Any, Point],
+    sizes: Any,
+    pred: Sequence[Any],
+    succ: Sequence[Any],
+    und: Sequence[Any],
+    saved_in: Sequence[Any],
+    owned: bool,
+    occ: _Occupancy,
+    sp: LayoutSpacing,
+) -> Point | None:
+    """Where a new node of size ``w`` x ``h`` goes beside its placed neighbours (``pos``),
+    or None when it does not fit and the picture should be laid out afresh.
+
+    ``owned``: a pure saved tensor, drawn to the right of the grad_fn that saved it."""
+    anchors = [u for u in saved_in if u in pos]
+    if owned and anchors:
+        ax, ay = pos[anchors[0]]
+        want = ax + sizes[anchors[0]][0] / 2 + sp.saved_gap + w / 2
+        return occ.free_x(want, ay, w, h, right_only=True), ay
+    pitch = sp.pitch
+    ps = [pos[u] for u in pred if u in pos]
+    ss = [pos[u] for u in succ if u in pos]
+    near = ps + ss or [pos[u] for u in und if u in pos]
+    want = sum(p[0] for p in near) / len(near)
+    if ps and ss:
+        lo = max(p[1] for p in ps)
+        hi = min(p[1] for p in ss)
+        if hi - lo >= 2 * pitch:
+            y = lo + pitch
+        elif hi - lo > 1.0:
+            y = (lo + hi) / 2
+        else:
+            return None  # no room between them: the layering must change
+    elif ps:
+        y = max(p[1] for p in ps) + pitch  # below what feeds it gradients
+    elif ss:
+        y = min(p[1] for p in ss) - pitch  # above the root it hangs from
+    else:
+        y = near[0][1]  # tied by saved edges only: same row
+    x = occ.free_x(want, y, w, h)
+    if abs(x - want) > max(8 * (w + sp.node_gap), 800.0):
+        return None  # crowded: a fresh layout reads better than a far-flung node
+    return x, y
+
+
 def _incremental(
     prep: _Prepared, previous: Mapping[Any, Sequence[float]], sp: LayoutSpacing
 ) -> dict[Hashable, Point] | None:
@@ -909,38 +957,16 @@ def _incremental(
                 if not queued[j]:
                     queued[j] = True
                     queue.append(j)
-    pitch = sp.pitch
     while queue:
         v = queue.popleft()
         w, h = prep.sizes[v]
-        anchors = [u for u in prep.saved_in[v] if u in pos]
-        if prep.owner[v] >= 0 and anchors:
-            ax, ay = pos[anchors[0]]
-            want = ax + prep.sizes[anchors[0]][0] / 2 + sp.saved_gap + w / 2
-            x, y = occ.free_x(want, ay, w, h, right_only=True), ay
-        else:
-            ps = [pos[u] for u in prep.pred[v] if u in pos]
-            ss = [pos[u] for u in prep.succ[v] if u in pos]
-            near = ps + ss or [pos[u] for u in prep.und[v] if u in pos]
-            want = sum(p[0] for p in near) / len(near)
-            if ps and ss:
-                lo = max(p[1] for p in ps)
-                hi = min(p[1] for p in ss)
-                if hi - lo >= 2 * pitch:
-                    y = lo + pitch
-                elif hi - lo > 1.0:
-                    y = (lo + hi) / 2
-                else:
-                    return None  # no room between them: the layering must change
-            elif ps:
-                y = max(p[1] for p in ps) + pitch  # below what feeds it gradients
-            elif ss:
-                y = min(p[1] for p in ss) - pitch  # above the root it hangs from
-            else:
-                y = near[0][1]  # tied by saved edges only: same row
-            x = occ.free_x(want, y, w, h)
-            if abs(x - want) > max(8 * (w + sp.node_gap), 800.0):
-                return None  # crowded: a fresh layout reads better than a far-flung node
+        placed = _place_one(
+            w, h, pos, prep.sizes, prep.pred[v], prep.succ[v], prep.und[v], prep.saved_in[v],
+            prep.owner[v] >= 0, occ, sp,
+        )
+        if placed is None:
+            return None
+        x, y = placed
         pos[v] = (x, y)
         occ.add(x, y, w, h)
         for j in prep.und[v]:
@@ -1146,7 +1172,6 @@ class IncrementalLayout:
             if any(u in pos for u in succ_all[v]) or any(u in pos for u in pred_all[v]):
                 queued.add(v)
                 queue.append(v)
-        pitch = sp.pitch
         placed_now: list[Hashable] = []
 
         def undo() -> None:
@@ -1157,37 +1182,12 @@ class IncrementalLayout:
             v = queue.popleft()
             w, h = sizes[v]
             succ, pred, saved_in, und, saved_out = sides(v)
-            anchors = [u for u in saved_in if u in pos]
             owned = bool(saved_in) and not succ and not pred and not saved_out
-            if owned and anchors:
-                ax, ay = pos[anchors[0]]
-                want = ax + sizes[anchors[0]][0] / 2 + sp.saved_gap + w / 2
-                x, y = occ.free_x(want, ay, w, h, right_only=True), ay
-            else:
-                ps = [pos[u] for u in pred if u in pos]
-                ss = [pos[u] for u in succ if u in pos]
-                near = ps + ss or [pos[u] for u in und if u in pos]
-                want = sum(p[0] for p in near) / len(near)
-                if ps and ss:
-                    lo = max(p[1] for p in ps)
-                    hi = min(p[1] for p in ss)
-                    if hi - lo >= 2 * pitch:
-                        y = lo + pitch
-                    elif hi - lo > 1.0:
-                        y = (lo + hi) / 2
-                    else:
-                        undo()
-                        return None
-                elif ps:
-                    y = max(p[1] for p in ps) + pitch
-                elif ss:
-                    y = min(p[1] for p in ss) - pitch
-                else:
-                    y = near[0][1]
-                x = occ.free_x(want, y, w, h)
-                if abs(x - want) > max(8 * (w + sp.node_gap), 800.0):
-                    undo()
-                    return None
+            placed = _place_one(w, h, pos, sizes, pred, succ, und, saved_in, owned, occ, sp)
+            if placed is None:
+                undo()
+                return None
+            x, y = placed
             pos[v] = (x, y)
             placed_now.append(v)
             occ.add(x, y, w, h)

@@ -2295,11 +2295,9 @@ class MainWindow(QMainWindow):
         cached = self._modules_cache
         if (
             delta is not None and cached is not None and cached[0] == delta.base
-            and not delta.removed
-            and not any(delta.node_attrs[n].get("module") for n in delta.nodes
-                        if n in delta.node_attrs)
+            and not delta.modules_changed
         ):
-            modules = cached[1]  # no node of a module changed: the same tree
+            modules = cached[1]  # no node joined, left or changed a module: the same tree
         else:
             modules = module_tree_of_nodes(nodes)
         self._modules_cache = (delta.seq if delta is not None else None, modules)
