@@ -29,28 +29,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from .fmt import fmt_number
+
 __all__ = ["ChainPath", "ChainRule", "chain_rule", "chain_rule_result", "fmt_number", "scalar_of"]
-
-
-def fmt_number(value: Any) -> str:
-    """Numbers the way a learner reads them: 0.6, 1.2, 1.6094, 0.008, 14.0."""
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return str(value)
-        if value == 0:
-            return "0.0"
-        if value.is_integer() and abs(value) < 1e15:
-            return f"{value:.1f}"
-        if 1e-4 <= abs(value) < 1e6:
-            text = f"{value:.4f}".rstrip("0").rstrip(".")
-            if text not in ("0", "-0"):
-                return text
-        return f"{value:.4g}"
-    return str(value)
 
 
 def scalar_of(value: Any) -> float | None:

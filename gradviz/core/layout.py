@@ -49,6 +49,8 @@ from typing import Any, cast
 import networkx as nx
 import numpy as np
 
+from .fmt import fmt_shape
+
 __all__ = [
     "DEFAULT_SPACING",
     "LayoutResult",
@@ -134,13 +136,7 @@ def _clip(text: str, max_chars: int) -> str:
     return text[: max(1, max_chars - 1)] + "\u2026"
 
 
-def shape_text(shape: Any) -> str:
-    """``[2, 3]`` -> ``2×3``; a 0-d tensor reads ``scalar``."""
-    try:
-        dims = [str(int(d)) for d in shape]
-    except (TypeError, ValueError):
-        return str(shape)
-    return "\u00d7".join(dims) if dims else "scalar"
+shape_text = fmt_shape
 
 
 def node_lines(attrs: Mapping[str, Any], spacing: LayoutSpacing | None = None) -> list[str]:
