@@ -22,7 +22,9 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "snapshot-example.json"
 def _plain(obj):
     """A model as the wire writes it: dataclasses as dicts, tuples as lists."""
     if dataclasses.is_dataclass(obj):
-        return {f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        return {
+            f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.name != "raw"
+        }
     if isinstance(obj, Mapping):
         return {k: _plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -93,6 +95,7 @@ def test_every_demo_state_decodes_with_the_wire_fields(demo):
     assert [p.leaf_grads for p in state.backward_passes] == [
         p["leaf_grads"] for p in snap["backward_passes"]
     ]
+    assert [p.raw for p in state.backward_passes] == snap["backward_passes"]
     assert [s.line for s in state.statements] == [s["line"] for s in snap["statements"]]
     # ...and every state the kernel sends on the way, through the window's delta decoder
     encoder, decoder = StateEncoder(), StateDecoder()
@@ -131,8 +134,13 @@ def test_states_decoded_from_deltas_share_what_did_not_change():
 def test_decoding_the_same_dict_twice_shares_the_objects():
     raw = json.loads(EXAMPLE.read_text())
     a = AppState.from_wire(raw)
-    assert AppState.from_wire(raw) is a
-    assert AppState.of(raw) is a and AppState.of(a) is a
+    again = AppState.from_wire(raw)
+    assert again == a and again.tensors is a.tensors and again.results is a.results
+    assert again.backward_passes is a.backward_passes and again.grad_events is a.grad_events
+    assert AppState.of(a) is a
+    # a field set on the dict itself is read (the top level is never taken from a memo)
+    raw["cursor"] = 5
+    assert AppState.of(raw).cursor == 5 and AppState.of(raw).tensors is a.tensors
     # a new top-level dict over the same sub-dicts (the window's {**state, "graph": g})
     b = AppState.of({**raw, "cursor": 3, "graph": {"nodes": [], "edges": []}})
     assert b is not a and b.cursor == 3 and not b.graph_nodes

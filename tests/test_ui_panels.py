@@ -96,7 +96,7 @@ def test_tensors_panel_puts_leaves_first_and_highlights_what_changed(qtbot, exam
     assert set(panel.names()) == {"x", "y", "w", "z"}
     assert panel.cell("z", "grad_fn") == "AddBackward0"
     assert panel.cell("x", "value") == "5.0"
-    assert panel.cell("x", "shape") == "()"
+    assert panel.cell("x", "shape") == "scalar"
     after = copy.deepcopy(example_state)
     after["tensors"]["x"]["grad"] = 1.600000023841858
     after["tensors"]["x"]["version"] = 1
@@ -129,7 +129,7 @@ def test_accumulation_panel_lists_every_pass_and_marks_zeroing(qtbot, example_st
         ("x", "zeroed", "0.0"),
     ]
     assert panel.table.item(2, 0).font().italic()
-    assert panel.plot.y_title == ".grad after each event"
+    assert panel.plot.y_title == ".grad of each leaf"
     state["grad_events"] = {"w": [{"kind": "backward", "statement": 1, "value": [[3.0, 4.0]]}]}
     panel.set_state(state)
     assert "norm" in panel.plot.y_title
@@ -146,9 +146,12 @@ def test_memory_panel_formats_bytes_per_statement_with_a_totals_row(qtbot, examp
     panel.set_state(state)
     rows = panel.row_texts()
     assert rows[4][0] == "9" and rows[4][1].startswith("z = torch.log(y)")
-    assert rows[4][2] == "400,000,000 B (381.5 MiB)"
+    assert rows[4][2] == "400,000,000 B (381.5 MiB)"  # exact, as the tooltip gives it
     assert rows[-1][1] == "total / now"
     assert len(rows) == len(state["memory"]["statements"]) + 1
+    shown = panel.shown_texts()  # the cells: short
+    assert shown[4][2] == "381.5 MiB" and shown[0][2] == "0 B"
+    assert "400,000,000 B (381.5 MiB)" in panel.table.item(4, 2).toolTip()
     panel.resize(700, 250)
     assert not panel.grab().isNull()
 

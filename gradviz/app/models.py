@@ -16,8 +16,10 @@ state from the previous one, sharing every sub-dict that did not change (the
 tensors when no tensor changed, each old result and backward pass when the
 lists only grew). Sub-objects are therefore memoized by identity: a small
 cache keyed by ``id()`` that holds the source object alive (so the id cannot
-be reused), and a shared sub-dict decodes to the very same typed object. The
-wire dicts are treated as immutable once decoded.
+be reused), and a shared sub-dict decodes to the very same typed object. A
+sub-dict is treated as immutable once decoded (change a state by building new
+dicts, as the delta decoder does); the top-level dict is read afresh on every
+decode, so a field set on it is seen.
 
 The graph is not converted: the canvas reads its node and edge dicts as
 networkx attributes, so :attr:`AppState.graph_data` is the wire's own dict
@@ -225,11 +227,9 @@ class _Memo:
         self._items.clear()
 
 
-#: one memo per kind of sub-object: the whole-state and top-level ones hold the last
-#: few states' (a timeline jump back finds them), the per-item ones every result and
-#: pass of a long loop
+#: one memo per kind of sub-object: the top-level parts of the last few dozen states (a
+#: timeline jump back finds them), and the items of every result and pass of a long loop
 _MEMOS: dict[str, _Memo] = {
-    "state": _Memo(32),
     "part": _Memo(256),
     "tensor": _Memo(8192),
     "result": _Memo(8192),
@@ -522,6 +522,18 @@ class PassInfo:
     edges: tuple[tuple[str, str], ...] = ()
     #: node id -> the script's names for it
     names: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _EMPTY)
+    #: the wire dict it was decoded from (for the core's functions that read passes as
+    #: JSON: gradviz.core.chain_rule)
+    raw: Mapping[str, Any] = field(
+        default_factory=lambda: _EMPTY, compare=False, repr=False
+    )
+
+    @classmethod
+    def of(cls, bpass: PassInfo | Mapping[str, Any]) -> PassInfo:
+        """``bpass`` typed: a wire dict is decoded once (the state's own passes share it)."""
+        if isinstance(bpass, PassInfo):
+            return bpass
+        return _memo("pass", bpass, lambda d: cls.from_wire(d, "pass"))
 
     def step_of(self, node: str) -> StepInfo | None:
         """The step that ran ``node`` (None when the pass did not reach it)."""
@@ -575,6 +587,7 @@ class PassInfo:
             labels=_strs(d, "labels", path),
             edges=tuple(edges),
             names=MappingProxyType(names),
+            raw=d,
         )
 
 
@@ -704,6 +717,13 @@ class PauseInfo:
             iterations=_opt_int(d, "iterations", path),
             frames=tuple(frames),
         )
+
+    @classmethod
+    def of(cls, pause: PauseInfo | Mapping[str, Any] | None) -> PauseInfo | None:
+        """``pause`` typed (a wire dict decoded once); None stays None."""
+        if pause is None or isinstance(pause, PauseInfo):
+            return pause
+        return _memo("part", pause, PauseInfo.from_wire, "paused")
 
     @classmethod
     def from_state(cls, state: Any) -> PauseInfo | None:
@@ -894,11 +914,13 @@ class AppState:
 
     @classmethod
     def from_wire(cls, raw: Mapping[str, Any]) -> AppState:
-        """Decode (and check) a wire state; the same dict decodes to the same object, and
-        sub-dicts shared with an earlier state to the same sub-objects."""
+        """Decode (and check) a wire state: sub-dicts already decoded (shared with an
+        earlier state, or this one decoded again) give the very same sub-objects, so a
+        decode costs a lookup per top-level field plus the work on what changed. The
+        top-level dict itself is read afresh each time (a caller may set a field on it)."""
         if isinstance(raw, AppState):
             return raw
-        return _memo("state", _obj(raw, "state"), cls._decode)
+        return cls._decode(_obj(raw, "state"))
 
     @classmethod
     def of(cls, state: AppState | Mapping[str, Any] | None) -> AppState:

@@ -1,8 +1,16 @@
 """Side panels: tensors, .grad accumulation, memory, inspector, output, modules.
 
-Every panel is handed the kernel's ``state`` dict (see
-``docs/snapshot-example.json``) and renders it. No autograd logic lives here:
-the numbers come from the kernel; the panels only format, sort and colour.
+Every panel is handed the kernel's state, as a typed :class:`~gradviz.app.models.AppState`
+or as the wire dict (``AppState.of`` decodes it once; see
+``docs/snapshot-example.json``), and renders it. No autograd logic lives here:
+the numbers come from the kernel; the panels only format (through
+:mod:`gradviz.core.fmt`, the one formatter), sort and colour.
+
+The panels are read at 1024x700 as well as at 1400x900: tables fit their
+columns to what they show (the numbers a learner reads first get their room,
+long values are elided with the whole value in the tooltip), byte counts use the
+short form in cells and the full one in tooltips, and every widget has an
+accessible name.
 """
 
 from __future__ import annotations
@@ -14,7 +22,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPaintEvent, QPen
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPainterPath,
+    QPaintEvent,
+    QPen,
+    QResizeEvent,
+    QShowEvent,
+    QTextOption,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -31,9 +51,36 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.chain_rule import chain_rule, fmt_number, scalar_of
+from ..app.models import AppState, PassInfo, StepInfo, TensorInfo
+from ..core.chain_rule import chain_rule, scalar_of
+from ..core.fmt import fmt_bytes, fmt_number, fmt_shape, fmt_value, short_bytes
 from . import theme
 from .text import SafeTextBrowser, esc, plain_tooltip
+
+__all__ = [
+    "AccumulationPanel",
+    "InspectorPanel",
+    "MemoryPanel",
+    "MiniPlot",
+    "ModulesPanel",
+    "OutputEntry",
+    "OutputPanel",
+    "Series",
+    "TensorsPanel",
+    # the one formatter, re-exported for the modules that import it from here
+    "chain_rule",
+    "fmt_bytes",
+    "fmt_number",
+    "fmt_shape",
+    "fmt_value",
+    "leaf_title",
+    "nice_ticks",
+    "norm_of",
+    "scalar_of",
+    "short_bytes",
+    "statement_line",
+    "statement_source",
+]
 
 CHANGED = "#fff3bf"
 #: the name of a local variable of the paused frame
@@ -43,57 +90,11 @@ TOTAL_ROW = "#f1f3f5"
 ERROR_TEXT = theme.BACKWARD
 WARNING_TEXT = "#c45f00"
 
-# --- formatting ---------------------------------------------------------------------------
+#: a cell's text needs this much more than its advance: the item style's padding
+#: (4 px a side), the view's text margins (3 px a side) and 2 px of air
+CELL_PAD = 16
 
-
-def fmt_value(value: Any, limit: int = 400) -> str:
-    """A tensor value from the kernel: a number, nested lists, or torch's summary string."""
-    if value is None:
-        return "None"
-    if isinstance(value, list):
-        text = _fmt_list(value)
-    else:
-        text = fmt_number(value)
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return text
-
-
-def _fmt_list(value: list[Any]) -> str:
-    parts = [_fmt_list(v) if isinstance(v, list) else fmt_number(v) for v in value]
-    return "[" + ", ".join(parts) + "]"
-
-
-def fmt_bytes(n: int | float | None) -> str:
-    """``400,000,000 B (381.5 MiB)``; small counts stay plain (``12 B``)."""
-    if n is None:
-        return "–"
-    n = int(n)
-    text = f"{n:,} B"
-    size = float(abs(n))
-    for unit in ("KiB", "MiB", "GiB", "TiB"):
-        if size < 1024:
-            break
-        size /= 1024
-        if size < 1024 or unit == "TiB":
-            return f"{text} ({size:.1f} {unit})"
-    return text
-
-
-def short_bytes(n: float) -> str:
-    """Axis ticks: ``381.5 MiB``, ``12 B``."""
-    size = float(n)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if abs(size) < 1024 or unit == "GiB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} GiB"
-
-
-def fmt_shape(shape: Any) -> str:
-    if shape is None:
-        return ""
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+# --- reading the state ----------------------------------------------------------------------
 
 
 def norm_of(value: Any) -> float | None:
@@ -102,7 +103,7 @@ def norm_of(value: Any) -> float | None:
     stack = [value]
     while stack:
         v = stack.pop()
-        if isinstance(v, list):
+        if isinstance(v, (list, tuple)):
             stack.extend(v)
         elif isinstance(v, (int, float)) and not isinstance(v, bool):
             total += float(v) * float(v)
@@ -111,22 +112,19 @@ def norm_of(value: Any) -> float | None:
     return math.sqrt(total)
 
 
-def statement_line(state: dict[str, Any], index: int | None) -> int | None:
-    if index is None:
-        return None
-    statements = state.get("statements") or []
-    if 0 <= index < len(statements):
-        return statements[index].get("line")
-    return None
+def statement_line(state: AppState | Mapping[str, Any] | None, index: int | None) -> int | None:
+    return AppState.of(state).statement_line(index)
 
 
-def statement_source(state: dict[str, Any], index: int | None) -> str:
-    if index is None:
-        return ""
-    statements = state.get("statements") or []
-    if 0 <= index < len(statements):
-        return statements[index].get("source", "")
-    return ""
+def statement_source(state: AppState | Mapping[str, Any] | None, index: int | None) -> str:
+    return AppState.of(state).statement_source(index)
+
+
+def leaf_title(names: Sequence[str], label: str = "AccumulateGrad") -> str:
+    """How an AccumulateGrad reads everywhere: ``x.grad (AccumulateGrad)``, by its leaf."""
+    if not names:
+        return label
+    return f"{' and '.join(f'{n}.grad' for n in names)} ({label})"
 
 
 def _item(text: str, tooltip: str | None = None, *, align_right: bool = False) -> QTableWidgetItem:
@@ -139,9 +137,11 @@ def _item(text: str, tooltip: str | None = None, *, align_right: bool = False) -
     return item
 
 
-def _table(headers: Sequence[str]) -> QTableWidget:
+def _table(headers: Sequence[str], name: str = "") -> QTableWidget:
     table = QTableWidget(0, len(headers))
     table.setHorizontalHeaderLabels(list(headers))
+    if name:
+        table.setAccessibleName(name)
     table.verticalHeader().setVisible(False)
     table.verticalHeader().setDefaultSectionSize(22)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -149,10 +149,13 @@ def _table(headers: Sequence[str]) -> QTableWidget:
     table.setAlternatingRowColors(False)
     table.setShowGrid(False)
     table.setWordWrap(False)
+    table.setTextElideMode(Qt.TextElideMode.ElideRight)
+    table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
     table.horizontalHeader().setHighlightSections(False)
     table.horizontalHeader().setDefaultAlignment(
         Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
     )
+    table.horizontalHeader().setMinimumSectionSize(28)
     table.setStyleSheet(
         "QTableWidget { background: #ffffff; border: none; gridline-color: #eef1f6; }"
         "QTableWidget::item { padding: 0 4px; border-bottom: 1px solid #f1f3f5; }"
@@ -163,30 +166,91 @@ def _table(headers: Sequence[str]) -> QTableWidget:
     return table
 
 
-def _hint(text: str) -> QLabel:
+def _hint(text: str, name: str = "") -> QLabel:
     label = QLabel(text)
     label.setWordWrap(True)
     label.setStyleSheet(f"color: {theme.MUTED_TEXT}; padding: 4px 6px;")
+    label.setAccessibleName(name or "Hint")
     return label
+
+
+def text_width(item: QTableWidgetItem | None) -> int:
+    """The advance of an item's text in its own font (what the view needs to show it whole)."""
+    if item is None:
+        return 0
+    return QFontMetrics(item.font()).horizontalAdvance(item.text())
+
+
+def content_width(table: QTableWidget, col: int) -> int:
+    """The width column ``col`` needs to show its header and every cell unelided."""
+    width = table.horizontalHeader().sectionSizeHint(col)
+    for row in range(table.rowCount()):
+        width = max(width, text_width(table.item(row, col)) + CELL_PAD)
+    return width
+
+
+def share(needs: Sequence[int], room: int, floor: int) -> list[int]:
+    """Split ``room`` between columns that need ``needs``: all get theirs when they fit;
+    else the narrow ones get theirs and the wide ones split the rest (never under ``floor``)."""
+    widths = list(needs)
+    if sum(needs) <= room:
+        return widths
+    left, count = room, len(needs)
+    for idx in sorted(range(len(needs)), key=needs.__getitem__):
+        widths[idx] = max(floor, min(needs[idx], left // max(1, count)))
+        left -= widths[idx]
+        count -= 1
+    return widths
+
+
+class _FittedTable:
+    """Columns fitted to the viewport by ``fit`` until the user drags one (then theirs
+    stay until the rows change)."""
+
+    def __init__(self, table: QTableWidget, fit: Callable[[], None]):
+        self.table = table
+        self._fit = fit
+        self._fitting = False
+        self.user_sized = False
+        table.horizontalHeader().sectionResized.connect(self._on_section_resized)
+
+    def refit(self, *, rows_changed: bool = False) -> None:
+        if rows_changed:
+            self.user_sized = False
+        if self.user_sized or self.table.rowCount() == 0:
+            return
+        self._fitting = True
+        try:
+            self._fit()
+        finally:
+            self._fitting = False
+
+    def _on_section_resized(self, index: int, old: int, new: int) -> None:
+        if not self._fitting and self.table.isVisible():
+            self.user_sized = True
 
 
 # --- tensors ------------------------------------------------------------------------------
 
-#: what the learner reads first (value, grad) comes first; the rest as get_tensor_info prints it
+#: what the learner reads first (value, grad, shape) comes first; the less used after
 TENSOR_COLUMNS = (
     "name",
     "value",
     "grad",
+    "shape",
     "grad_fn",
     "requires_grad",
     "is_leaf",
     "retains_grad",
-    "shape",
     "dtype",
     "device",
     "version",
     "storage",
 )
+
+#: widest a fitted column gets before its text is elided (the tooltip has it whole)
+TENSOR_CAPS = {"name": 220, "shape": 110, "grad_fn": 170, "storage": 200}
+OTHER_CAP = 150
 
 
 class TensorsPanel(QWidget):
@@ -194,25 +258,34 @@ class TensorsPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.table = _table(TENSOR_COLUMNS)
+        self.setAccessibleName("Tensors")
+        self.table = _table(TENSOR_COLUMNS, "Tensors table")
+        self.table.setObjectName("tensorsTable")
+        self.table.setAccessibleDescription(
+            "One row per variable holding a tensor: value, .grad, shape, grad_fn and flags"
+        )
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        self._previous: dict[str, dict[str, Any]] = {}
+        self._fitter = _FittedTable(self.table, self._fit_columns)
+        self._previous: Mapping[str, TensorInfo] = {}
         self._rows: dict[str, int] = {}
         self._changed: set[tuple[str, str]] = set()
-        self.hint = _hint("No tensors yet: step (F10) through a script to create some.")
+        self.hint = _hint("No tensors yet: step (F10) through a script to create some.",
+                          "Tensors hint")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.hint)
         layout.addWidget(self.table)
 
-    def set_state(self, state: dict[str, Any] | None) -> None:
-        tensors: dict[str, dict[str, Any]] = dict((state or {}).get("tensors") or {})
+    def set_state(self, state: AppState | Mapping[str, Any] | None) -> None:
+        st = AppState.of(state)
+        tensors = st.tensors
         order = list(tensors)
+        position = {n: i for i, n in enumerate(order)}
         # a paused statement's frame: its locals (``Net.forward.x``) come first, marked
-        frame_locals = [str(n) for n in (state or {}).get("frame_locals") or []]
+        frame_locals = list(st.frame_locals)
         self._locals = {
             n for n in order if any(n == f or n.startswith(f + ".") for f in frame_locals)
         }
@@ -222,13 +295,13 @@ class TensorsPanel(QWidget):
             key=lambda n: (
                 n not in self._locals,
                 n.count(".") if n in self._locals else 0,
-                not tensors[n].get("is_leaf"),
-                order.index(n),
+                not tensors[n].is_leaf,
+                position[n],
             ),
         )
         groups: dict[str, list[str]] = {}
         for name in names:
-            group = tensors[name].get("storage")
+            group = tensors[name].storage
             if group:
                 groups.setdefault(group, []).append(name)
         self._changed = set()
@@ -253,27 +326,25 @@ class TensorsPanel(QWidget):
                         item.setForeground(QColor(LOCAL_TEXT))
                         font.setItalic(True)
                         item.setFont(font)
-                        item.setToolTip(
+                        item.setToolTip(plain_tooltip(
                             f"{name}: a local variable of the paused frame "
                             f"({frame.rsplit('.', 1)[0]}), listed before the script's globals"
-                        )
+                        ))
                 changed = before is None or self._cell_changed(key, before, info)
-                if changed and self._previous is not None and self._has_previous:
+                if changed and self._has_previous:
                     item.setBackground(QColor(CHANGED))
                     self._changed.add((name, key))
-                if key == "storage" and len(groups.get(info.get("storage") or "", [])) > 1:
-                    item.setForeground(QColor(theme.storage_colour(info["storage"])))
+                if key == "storage" and len(groups.get(info.storage or "", [])) > 1:
+                    item.setForeground(QColor(theme.storage_colour(info.storage or "")))
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)
                 self.table.setItem(row, col, item)
         self.table.setUpdatesEnabled(True)
-        if names and names != self._sized_for:
-            # fit the columns when rows come or go (a user's own widths survive value changes)
-            self.table.resizeColumnsToContents()
-            for col, key in enumerate(TENSOR_COLUMNS[:-1]):
-                cap = 260 if key == "value" else 170
-                self.table.setColumnWidth(col, min(self.table.columnWidth(col), cap))
+        if names:
+            # refit when rows come or go or a value grows (a user's own widths survive
+            # value changes until the rows change)
+            self._fitter.refit(rows_changed=names != self._sized_for)
             self._sized_for = list(names)
         self.hint.setVisible(not names)
         self._previous = tensors
@@ -282,45 +353,69 @@ class TensorsPanel(QWidget):
     _has_previous = False
     _sized_for: list[str] = []
 
+    def _fit_columns(self) -> None:
+        """Name, value, grad and shape in the viewport's width when they can be: value and
+        grad share what name and shape leave; the rest take their content's width."""
+        table = self.table
+        col = {key: i for i, key in enumerate(TENSOR_COLUMNS)}
+        need = {key: content_width(table, i) for key, i in col.items()}
+        widths = {
+            key: min(need[key], TENSOR_CAPS.get(key, OTHER_CAP)) for key in TENSOR_COLUMNS
+        }
+        room = table.viewport().width() - widths["name"] - widths["shape"]
+        widths["value"], widths["grad"] = share(
+            [need["value"], need["grad"]], max(room, 0), floor=90
+        )
+        for key, width in widths.items():
+            table.setColumnWidth(col[key], width)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._fitter.refit()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self._fitter.refit()
+
     def reset_changes(self) -> None:
         """Forget the previous state (after a load): nothing is highlighted next time."""
         self._previous = {}
         self._has_previous = False
 
     @staticmethod
-    def _cell_changed(key: str, before: dict[str, Any], after: dict[str, Any]) -> bool:
+    def _cell_changed(key: str, before: TensorInfo, after: TensorInfo) -> bool:
         if key == "name":
             return False
-        return before.get(key) != after.get(key)
+        return getattr(before, key) != getattr(after, key)
 
     @staticmethod
-    def _texts(info: dict[str, Any], groups: dict[str, list[str]]) -> dict[str, tuple[str, str]]:
-        name = info.get("name", "")
-        group = info.get("storage") or ""
+    def _texts(info: TensorInfo, groups: dict[str, list[str]]) -> dict[str, tuple[str, str]]:
+        name = info.name
+        group = info.storage or ""
         sharing = [n for n in groups.get(group, []) if n != name]
         storage = group
         tip = ""
         if sharing:
             storage = f"{group} ⇄ {', '.join(sharing)}"
             tip = f"{name} shares memory with {', '.join(sharing)}: writing one changes the other"
-        grad = info.get("grad")
-        value = fmt_value(info.get("value"), 2000)
+        value = fmt_value(info.value, 200)
+        grad = fmt_value(info.grad, 200)
         return {
             "name": (name, ""),
-            "shape": (fmt_shape(info.get("shape")), ""),
-            "dtype": (str(info.get("dtype", "")), ""),
-            "device": (str(info.get("device", "")), ""),
-            "requires_grad": (str(info.get("requires_grad")), ""),
-            "is_leaf": (str(info.get("is_leaf")), ""),
-            "retains_grad": (str(info.get("retains_grad")), ""),
-            "grad_fn": (str(info.get("grad_fn") or "None"), ""),
-            "grad": (fmt_value(grad, 200), fmt_value(grad, 2000) if grad is not None else ""),
+            "shape": (fmt_shape(info.shape), f"shape {list(info.shape or ())}"),
+            "dtype": (info.dtype, ""),
+            "device": (info.device, ""),
+            "requires_grad": (str(info.requires_grad), ""),
+            "is_leaf": (str(info.is_leaf), ""),
+            "retains_grad": (str(info.retains_grad), ""),
+            "grad_fn": (info.grad_fn or "None", ""),
+            "grad": (grad, _whole(info.grad, grad, f"{name}.grad")),
             "version": (
-                "—" if info.get("version") is None else str(info["version"]),
+                "—" if info.version is None else str(info.version),
                 "t._version: in-place writes bump it (inference tensors keep none)",
             ),
             "storage": (storage, tip),
-            "value": (value.replace("\n", " ")[:200], value if len(value) > 60 else ""),
+            "value": (value, _whole(info.value, value, name)),
         }
 
     # test and inspector helpers
@@ -334,11 +429,24 @@ class TensorsPanel(QWidget):
     _locals: set[str] = set()
 
     def cell(self, name: str, column: str) -> str:
-        item = self.table.item(self._rows[name], TENSOR_COLUMNS.index(column))
+        item = self.item(name, column)
         return item.text() if item else ""
+
+    def item(self, name: str, column: str) -> QTableWidgetItem | None:
+        return self.table.item(self._rows[name], TENSOR_COLUMNS.index(column))
 
     def is_highlighted(self, name: str, column: str) -> bool:
         return (name, column) in self._changed
+
+
+def _whole(value: Any, shown: str, name: str) -> str:
+    """A value's tooltip: the whole value (up to 2,000 characters) unless the cell is short."""
+    if value is None:
+        return ""
+    whole = fmt_value(value, 2000)
+    if len(whole) <= 12 and whole == shown:
+        return ""
+    return f"{name} = {whole}"
 
 
 # --- a small plot -------------------------------------------------------------------------
@@ -350,6 +458,11 @@ class Series:
     colour: str
     points: list[tuple[str, float]]  # (x label, y)
     style: str = "step"  # "step", "line" or "bar"
+    #: each point's x in slot units (slot i is centred on x = i); None: point i at slot i
+    xs: list[float] | None = None
+
+    def x(self, i: int) -> float:
+        return self.xs[i] if self.xs is not None else float(i)
 
 
 class MiniPlot(QWidget):
@@ -357,15 +470,27 @@ class MiniPlot(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        self.setAccessibleName("Plot")
         self.series: list[Series] = []
         self.y_title = ""
+        #: what the x axis counts (``backward pass``), written under its labels
+        self.x_title = ""
+        #: the x slots' labels; None: the longest series' point labels
+        self.slot_labels: list[str] | None = None
         self.empty_text = "nothing to plot yet"
         self.y_format: Callable[[float], str] = fmt_number
-        self.markers: dict[int, str] = {}  # x slot -> label drawn under the axis (e.g. "zero")
+        #: x (slot units) -> a dashed line there, labelled under the axis where it has room
+        self.markers: dict[float, str] = {}
         self.drawn_labels: list[QRectF] = []
         self.drawn_legend: list[tuple[QRectF, str]] = []
+        #: what the last paint drew (tests read them): each point (series name, centre)
+        #: and each x label (its box, its text)
+        self.drawn_points: list[tuple[str, QPointF]] = []
+        self.drawn_x_labels: list[tuple[QRectF, str]] = []
         self.binary_units = False  # ticks at round KiB/MiB/GiB values
-        self.setMinimumHeight(120)
+        self._plot_rect = QRectF()
+        self._slot_w = 0.0
+        self.setMinimumHeight(140)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         return QSize(320, 160)
@@ -373,21 +498,43 @@ class MiniPlot(QWidget):
     def set_series(self, series: list[Series], y_title: str = "") -> None:
         self.series = series
         self.y_title = y_title
+        self.setAccessibleDescription(self.describe())
         self.update()
+
+    def describe(self) -> str:
+        """The plot in words (its accessible description)."""
+        if not self.series:
+            return self.empty_text
+        parts = [
+            f"{s.name}: " + ", ".join(f"{label} {self.y_format(y)}" for label, y in s.points)
+            for s in self.series
+        ]
+        return f"{self.y_title}. " + "; ".join(parts)
+
+    def slot_count(self) -> int:
+        if self.slot_labels is not None:
+            return len(self.slot_labels)
+        return max((len(s.points) for s in self.series), default=0)
+
+    def slot_x(self, x: float) -> float:
+        """The pixel x of slot position ``x`` in the last paint."""
+        return self._plot_rect.left() + self._slot_w * (x + 0.5)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.fillRect(self.rect(), QColor("#ffffff"))
-        font = theme.label_font(10)
+        font = theme.label_font(11)
         p.setFont(font)
         fm = p.fontMetrics()
-        slots = max((len(s.points) for s in self.series), default=0)
+        slots = self.slot_count()
         values = [y for s in self.series for _, y in s.points if math.isfinite(y)]
+        self.drawn_points, self.drawn_x_labels = [], []
         if not slots or not values:
             p.setPen(QColor(theme.HINT_TEXT))
             p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.empty_text)
             p.end()
+            self.drawn_labels, self.drawn_legend = [], []
             return
         lo, hi = min(0.0, min(values)), max(0.0, max(values))
         unit = 1.0
@@ -399,10 +546,12 @@ class MiniPlot(QWidget):
             # room for the value labels above the top points
             hi += (hi - lo) * 0.15
         left = max(fm.horizontalAdvance(self.y_format(t)) for t in ticks) + 14
-        right, bottom = 12, 26
+        right = 12
+        bottom = 22 + (fm.height() if self.x_title else 0)
         # the legend: a grid of at most two rows, names shortened (with "…") to fit
         # their column rather than cut off at the edge or pushing the plot away
         legend: list[tuple[float, int, Series, str]] = []
+        row_h = fm.height() + 2
         if len(self.series) > 1:
             room = self.width() - right - left
             widths = [fm.horizontalAdvance(s.name) + 26 for s in self.series]
@@ -416,7 +565,7 @@ class MiniPlot(QWidget):
                     name = fm.elidedText(s.name, Qt.TextElideMode.ElideMiddle, int(column_w - 22))
                 legend.append((left + col * column_w, row, s, name))
         legend_rows = legend[-1][1] + 1 if legend else 0
-        top = 22 + 14 * legend_rows
+        top = 22 + row_h * legend_rows
         plot = QRectF(
             left, top, max(self.width() - left - right, 10), max(self.height() - top - bottom, 10)
         )
@@ -425,9 +574,10 @@ class MiniPlot(QWidget):
             return plot.bottom() - (v - lo) / (hi - lo) * plot.height()
 
         slot_w = plot.width() / slots
+        self._plot_rect, self._slot_w = QRectF(plot), slot_w
 
-        def xpos(i: int) -> float:
-            return plot.left() + slot_w * (i + 0.5)
+        def xpos(x: float) -> float:
+            return plot.left() + slot_w * (x + 0.5)
 
         # grid and y ticks (a label only where it clears the one before: a short plot)
         last_label_y = math.inf
@@ -450,26 +600,51 @@ class MiniPlot(QWidget):
         p.drawLine(QPointF(plot.left(), plot.top()), QPointF(plot.left(), plot.bottom()))
         # title
         p.setPen(QColor(theme.MUTED_TEXT))
-        title_font = theme.label_font(10, bold=True)
+        title_font = theme.label_font(11, bold=True)
         p.setFont(title_font)
         p.drawText(QRectF(left, 2, plot.width(), 16), Qt.AlignmentFlag.AlignLeft, self.y_title)
         p.setFont(font)
-        # x labels (thinned when crowded)
-        labels = next(
-            (s.points for s in self.series if len(s.points) == slots), self.series[0].points
+        # x labels (thinned when crowded: never closer than the widest label)
+        labels = (
+            self.slot_labels
+            if self.slot_labels is not None
+            else [
+                label
+                for label, _ in next(
+                    (s.points for s in self.series if len(s.points) == slots),
+                    self.series[0].points,
+                )
+            ]
         )
-        step = max(1, math.ceil(slots / max(1, plot.width() / 46)))
-        for i, (label, _) in enumerate(labels):
-            if i % step:
+        widest = max((fm.horizontalAdvance(label) for label in labels), default=0) + 10
+        step = max(1, math.ceil(slots / max(1.0, plot.width() / max(widest, 24))))
+        p.setPen(QColor(theme.MUTED_TEXT))
+        for i, label in enumerate(labels):
+            if i % step and i != slots - 1:
                 continue
-            colour = ERROR_TEXT if i in self.markers else theme.MUTED_TEXT
-            p.setPen(QColor(colour))
-            text = self.markers.get(i, label)
+            w = max(fm.horizontalAdvance(label) + 6, slot_w)
+            box = QRectF(xpos(i) - w / 2, plot.bottom() + 3, w, fm.height())
+            if any(box.intersects(b) for b, _ in self.drawn_x_labels):
+                continue
+            p.drawText(box, Qt.AlignmentFlag.AlignHCenter, label)
+            self.drawn_x_labels.append((box, label))
+        if self.x_title:
             p.drawText(
-                QRectF(xpos(i) - slot_w / 2 - 20, plot.bottom() + 4, slot_w + 40, 16),
+                QRectF(plot.left(), plot.bottom() + 3 + fm.height(), plot.width(), fm.height()),
                 Qt.AlignmentFlag.AlignHCenter,
-                text,
+                self.x_title,
             )
+        # markers: a dashed line at their x, named under the axis where that is free
+        for x, text in sorted(self.markers.items()):
+            px = xpos(x)
+            p.setPen(QPen(QColor(ERROR_TEXT), 1, Qt.PenStyle.DashLine))
+            p.drawLine(QPointF(px, plot.top()), QPointF(px, plot.bottom()))
+            w = fm.horizontalAdvance(text) + 4
+            box = QRectF(px - w / 2, plot.bottom() + 3, w, fm.height())
+            if not any(box.intersects(b) for b, _ in self.drawn_x_labels):
+                p.setPen(QColor(ERROR_TEXT))
+                p.drawText(box, Qt.AlignmentFlag.AlignHCenter, text)
+                self.drawn_x_labels.append((box, text))
         # series
         bars = [s for s in self.series if s.style == "bar"]
         bar_w = min(slot_w * 0.7, 28) / max(1, len(bars))
@@ -477,27 +652,43 @@ class MiniPlot(QWidget):
             p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(QColor(s.colour))
             for i, (_, y) in enumerate(s.points):
-                x0 = xpos(i) - bar_w * len(bars) / 2 + b * bar_w
+                x0 = xpos(s.x(i)) - bar_w * len(bars) / 2 + b * bar_w
                 r = QRectF(x0, min(ypos(y), ypos(0)), bar_w - 1, abs(ypos(y) - ypos(0)))
                 p.drawRect(r)
         # value labels drawn so far: no two may overlap, and none may cover a point
         placed: list[QRectF] = []
         dots = [
-            QRectF(xpos(i) - 5, ypos(y) - 5, 10, 10)
+            QRectF(xpos(s.x(i)) - 5, ypos(y) - 5, 10, 10)
             for s in self.series if s.style != "bar"
             for i, (_, y) in enumerate(s.points) if math.isfinite(y)
         ]
+
+        # the legend and the x labels are no place for a value either
+        fixed = [
+            QRectF(x, 21 + row_h * row, fm.horizontalAdvance(name) + 13, fm.height())
+            for x, row, _, name in legend
+        ] + [b for b, _ in self.drawn_x_labels]
+        room = plot.adjusted(-8, -4, 8, 0)
+
+        def blocked(box: QRectF) -> bool:
+            return (
+                any(box.intersects(b) for b in placed)
+                or any(box.intersects(d) for d in dots)
+                or any(box.intersects(f) for f in fixed)
+                or not room.contains(box)
+            )
+
         for s in self.series:
             if s.style == "bar" or not s.points:
                 continue
             colour = QColor(s.colour)
             path = QPainterPath()
             for i, (_, y) in enumerate(s.points):
-                pt = QPointF(xpos(i), ypos(y))
+                pt = QPointF(xpos(s.x(i)), ypos(y))
                 if i == 0:
                     path.moveTo(pt)
                 elif s.style == "step":
-                    path.lineTo(QPointF(xpos(i), path.currentPosition().y()))
+                    path.lineTo(QPointF(pt.x(), path.currentPosition().y()))
                     path.lineTo(pt)
                 else:
                     path.lineTo(pt)
@@ -507,40 +698,47 @@ class MiniPlot(QWidget):
             p.setBrush(QBrush(colour))
             label_every = max(1, math.ceil(len(s.points) / max(1, plot.width() / 46)))
             for i, (_, y) in enumerate(s.points):
-                pt = QPointF(xpos(i), ypos(y))
+                pt = QPointF(xpos(s.x(i)), ypos(y))
                 p.setPen(QPen(QColor("#ffffff"), 1.5))
                 p.drawEllipse(pt, 4, 4)
+                self.drawn_points.append((s.name, pt))
                 if s.style == "step" and i % label_every == 0:
                     text = self.y_format(y)
-                    w = fm.horizontalAdvance(text) + 4
-                    box = QRectF(pt.x() - w / 2, pt.y() - 20, w, 14)
-                    def blocked(box: QRectF) -> bool:
-                        return any(box.intersects(b) for b in placed) or any(
-                            box.intersects(d) for d in dots
-                        )
-
-                    if blocked(box):
-                        box.moveTop(pt.y() + 6)  # below the point, if that is free
-                    if blocked(box) or not plot.adjusted(-8, -20, 8, 20).contains(box):
+                    w, h = fm.horizontalAdvance(text) + 4, fm.height()
+                    # above the point, else right of it, left of it, below it
+                    box = next(
+                        (
+                            b for b in (
+                                QRectF(pt.x() - w / 2, pt.y() - h - 6, w, h),
+                                QRectF(pt.x() + 7, pt.y() - h / 2, w, h),
+                                QRectF(pt.x() - 7 - w, pt.y() - h / 2, w, h),
+                                QRectF(pt.x() - w / 2, pt.y() + 6, w, h),
+                            )
+                            if not blocked(b)
+                        ),
+                        None,
+                    )
+                    if box is None:
                         continue  # no room: this point goes unlabelled (the table lists it)
                     placed.append(box)
                     p.setPen(colour)
                     p.drawText(box, Qt.AlignmentFlag.AlignHCenter, text)
         # legend, under the title
+        drawn_legend = []
         for x, row, s, name in legend:
-            y = 21 + 14 * row
+            y = 21 + row_h * row
             p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(QColor(s.colour))
-            p.drawRect(QRectF(x, y, 9, 9))
-            p.setPen(QColor(theme.MUTED_TEXT))
-            p.drawText(QPointF(x + 13, y + 9), name)
+            p.drawRect(QRectF(x, y + 2, 9, 9))
+            p.setPen(QColor(theme.TEXT))
+            p.drawText(QPointF(x + 13, y + fm.ascent()), name)
+            drawn_legend.append(
+                (QRectF(x, y, fm.horizontalAdvance(name) + 13, fm.height()), name)
+            )
         p.end()
         #: what the last paint drew (tests read them): value-label boxes, legend entries
         self.drawn_labels = placed
-        self.drawn_legend = [
-            (QRectF(x, 21 + 14 * row, fm.horizontalAdvance(name) + 13, 10), name)
-            for x, row, _, name in legend
-        ]
+        self.drawn_legend = drawn_legend
 
 
 def nice_ticks(lo: float, hi: float, count: int = 4) -> list[float]:
@@ -571,63 +769,72 @@ GRAD_EVENT_TEXT = {
 
 
 class AccumulationPanel(QWidget):
-    """Each leaf's .grad after every backward pass, zero_() and assignment, plus a plot."""
+    """Each leaf's .grad after every backward pass, zero_() and assignment, plus a plot
+    whose x axis is the backward pass (1, 2, … over the script's passes), the same for
+    every leaf."""
 
     #: what the table and plot show now (a state that changes none of it redraws nothing)
     _shown_key: Any = None
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.table = _table(("leaf", "after", "line", ".grad"))
+        self.setAccessibleName("Gradient accumulation")
+        self.table = _table(("leaf", "after", "line", ".grad"), "Gradient accumulation table")
+        self.table.setObjectName("accumulationTable")
         self.table.horizontalHeader().setStretchLastSection(True)
         self.plot = MiniPlot()
+        self.plot.setObjectName("accumulationPlot")
+        self.plot.setAccessibleName("Gradient accumulation plot")
         self.plot.empty_text = "x.grad after each backward() shows here"
         self.hint = _hint(
-            "backward() adds into .grad: run it twice (retain_graph=True) and the value doubles."
+            "backward() adds into .grad: run it twice (retain_graph=True) and the value doubles.",
+            "Gradient accumulation hint",
         )
         splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.setAccessibleName("Gradient accumulation table and plot")
         splitter.addWidget(self.table)
         splitter.addWidget(self.plot)
-        splitter.setSizes([140, 160])
+        # the plot gets the larger share: the table scrolls, the plot should not be flat
+        splitter.setStretchFactor(0, 2)
+        splitter.setStretchFactor(1, 3)
+        splitter.setSizes([120, 180])
         splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self.hint)
         layout.addWidget(splitter)
-        self._rows: list[dict[str, Any]] = []
+        self._rows: list[tuple[str, str, str]] = []
 
-    def set_state(self, state: dict[str, Any] | None) -> None:
-        state = state or {}
-        events: dict[str, list[dict[str, Any]]] = state.get("grad_events") or {}
-        key = (events, [s.get("line") for s in state.get("statements") or []],
-               len(state.get("backward_passes") or []))
+    def set_state(self, state: AppState | Mapping[str, Any] | None) -> None:
+        st = AppState.of(state)
+        events = st.grad_events
+        passes = st.backward_passes
+        key = (events, tuple(s.line for s in st.statements), len(passes))
         if key == self._shown_key:
             return  # a step that changed no gradient: the table and plot stand
         self._shown_key = key
+        rows = [(name, event) for name, items in events.items() for event in items]
         self._rows = []
-        for name, items in events.items():
-            for number, event in enumerate(items):
-                self._rows.append({"leaf": name, "order": number, **event})
-        self.table.setRowCount(len(self._rows))
-        for row, event in enumerate(self._rows):
-            kind = event.get("kind", "")
+        self.table.setRowCount(len(rows))
+        for row, (name, event) in enumerate(rows):
+            kind = event.kind
             after = GRAD_EVENT_TEXT.get(kind, kind)
-            line = statement_line(state, event.get("statement"))
-            passes = state.get("backward_passes") or []
-            if kind == "backward" and event.get("pass_index") is not None:
-                after = f"backward #{event['pass_index'] + 1}"
-                if 0 <= event["pass_index"] < len(passes):
-                    bpass = passes[event["pass_index"]]
+            line = st.statement_line(event.statement)
+            if kind == "backward" and event.pass_index is not None:
+                after = f"backward #{event.pass_index + 1}"
+                if 0 <= event.pass_index < len(passes):
+                    bpass = passes[event.pass_index]
                     # the backward() call's own line (inside a loop body too)
-                    line = bpass.get("line") or line
-                    if bpass.get("iteration") is not None:
-                        after += f" (iteration {bpass['iteration']})"
+                    line = bpass.line or line
+                    if bpass.iteration is not None:
+                        after += f" (iteration {bpass.iteration})"
+            value = fmt_value(event.value, 200)
             items = [
-                _item(event["leaf"]),
+                _item(name, f"{name}.grad"),
                 _item(after),
-                _item(str(line) if line else "", statement_source(state, event.get("statement"))),
-                _item(fmt_value(event.get("value"), 200), fmt_value(event.get("value"), 2000)),
+                _item(str(line) if line else "", st.statement_source(event.statement)),
+                _item(value, fmt_value(event.value, 2000)),
             ]
             for col, item in enumerate(items):
                 if kind == "zero":
@@ -636,43 +843,72 @@ class AccumulationPanel(QWidget):
                     font.setItalic(True)
                     item.setFont(font)
                 self.table.setItem(row, col, item)
+            self._rows.append((name, after, value))
         self.table.resizeColumnsToContents()
-        self.hint.setVisible(not self._rows)
-        self._plot(events)
+        self.hint.setVisible(not rows)
+        self._plot(st)
 
-    def _plot(self, events: dict[str, list[dict[str, Any]]]) -> None:
+    def _plot(self, st: AppState) -> None:
+        """One step series per leaf over the backward passes: a pass's value at its pass
+        number, a zero_() or assignment between the passes it came between."""
+        events = st.grad_events
+        passes = st.backward_passes
+        by_pass = any(e.pass_index is not None for items in events.values() for e in items)
         series = []
         any_norm = False
-        markers: dict[int, str] = {}
+        markers: dict[float, str] = {}
+        slots = 0
         for n, (name, items) in enumerate(events.items()):
-            points = []
+            points: list[tuple[str, float]] = []
+            xs: list[float] = []
+            previous = -0.5
             for i, event in enumerate(items):
-                value = event.get("value")
-                y = scalar_of(value)
-                if y is None and value is not None:
-                    y = norm_of(value)
+                y = scalar_of(event.value)
+                if y is None and event.value is not None:
+                    y = norm_of(event.value)
                     any_norm = True
                 if y is None:
                     y = 0.0
-                kind = event.get("kind")
+                if not by_pass:
+                    x = float(i)
+                elif event.kind == "backward" and event.pass_index is not None:
+                    x = float(event.pass_index)
+                else:
+                    # between the passes before it and the next one
+                    before = sum(
+                        1 for bp in passes
+                        if bp.statement is not None and event.statement is not None
+                        and bp.statement < event.statement
+                    )
+                    x = max(previous, before - 1.0) + 0.5
+                    if x <= previous:
+                        x = previous + 0.25
                 label = (
-                    f"#{event['pass_index'] + 1}" if event.get("pass_index") is not None else kind
+                    f"#{event.pass_index + 1}" if event.pass_index is not None else event.kind
                 )
-                if kind == "zero":
-                    markers[i] = "zero"
+                if event.kind == "zero":
+                    markers[x] = "zero"
                 points.append((label, y))
+                xs.append(x)
+                previous = x
+            slots = max(slots, len(points) if not by_pass else math.floor(max(xs, default=0)) + 1)
             colour = theme.STORAGE_COLOURS[(n + 5) % len(theme.STORAGE_COLOURS)]
-            series.append(Series(f"{name}.grad", colour, points, "step"))
+            # named by the leaf alone (the title says .grad): a narrow legend stays whole
+            series.append(Series(name, colour, points, "step", xs))
+        if by_pass:
+            slots = max(slots, len(passes))
+            self.plot.slot_labels = [str(i + 1) for i in range(slots)]
+            self.plot.x_title = "backward pass"
+        else:
+            self.plot.slot_labels = None
+            self.plot.x_title = "event"
         self.plot.markers = markers
-        title = "‖.grad‖ (norm: non-scalar grads)" if any_norm else ".grad after each event"
+        title = "‖.grad‖ of each leaf (norm)" if any_norm else ".grad of each leaf"
         self.plot.set_series(series, title)
 
     def rows(self) -> list[tuple[str, str, str]]:
         """(leaf, after, .grad) per row, as shown."""
-        out = []
-        for row in range(self.table.rowCount()):
-            out.append(tuple(self.table.item(row, c).text() for c in (0, 1, 3)))
-        return out
+        return list(self._rows)
 
     def values(self, leaf: str) -> list[str]:
         return [v for name, _, v in self.rows() if name == leaf]
@@ -680,44 +916,76 @@ class AccumulationPanel(QWidget):
 
 # --- memory ---------------------------------------------------------------------------------
 
+MEMORY_TIPS = {
+    "allocated_bytes": "bytes this statement allocated (new tensors, outputs)",
+    "saved_bytes": "bytes the autograd graph holds in saved tensors after it",
+    "live_bytes": "bytes of all tensors bound to variables after it",
+    "cuda_allocated": "torch.cuda.memory_allocated() after it",
+    "cuda_max_allocated": "torch.cuda.max_memory_allocated() after it",
+}
+
 
 class MemoryPanel(QWidget):
-    """Bytes per statement: allocated by it, held by the graph, alive in variables."""
+    """Bytes per statement: allocated by it, held by the graph, alive in variables.
+
+    Cells read the short form (``3.8 MiB``); the tooltip and :meth:`row_texts` give the
+    exact count (``4,000,000 B (3.8 MiB)``). The plot beside the table gives up its
+    width first: in a narrow dock it folds away (drag the splitter handle to open it).
+    """
 
     #: what the table shows now (the same figures again redraw nothing)
     _shown_key: Any = None
 
+    #: the statement column's narrowest (its text is elided, the tooltip has it whole), and
+    #: what it gets before the plot gets any room
+    STATEMENT_MIN = 90
+    STATEMENT_WANT = 170
+    #: the plot folds away when the table would get less than it needs
+    PLOT_MIN = 170
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.table = _table(())
+        self.setAccessibleName("Memory")
+        self.table = _table((), "Memory table")
+        self.table.setObjectName("memoryTable")
+        self.table.horizontalHeader().setStretchLastSection(False)
         self.plot = MiniPlot()
+        self.plot.setObjectName("memoryPlot")
+        self.plot.setAccessibleName("Memory plot")
         self.plot.y_format = short_bytes
         self.plot.binary_units = True
+        self.plot.x_title = "line"
         self.plot.empty_text = "allocated bytes per statement show here"
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.plot)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([640, 280])
-        splitter.setChildrenCollapsible(False)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setAccessibleName("Memory table and plot")
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.plot)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setCollapsible(0, False)
+        self.splitter.setCollapsible(1, True)
+        self.splitter.setSizes([640, 280])
+        self.splitter.splitterMoved.connect(self._on_splitter_moved)
         self.plot.setMaximumWidth(420)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(splitter)
+        layout.addWidget(self.splitter)
         self._columns: list[str] = []
+        self._keys: list[str] = []
+        self._full: list[list[str]] = []
+        self._fitter = _FittedTable(self.table, self._fit_columns)
+        self._user_split = False
 
-    def set_state(self, state: dict[str, Any] | None) -> None:
-        state = state or {}
-        memory = state.get("memory") or {}
-        key = (memory, state.get("device"), bool(state.get("read_only")),
-               [(s.get("line"), s.get("source")) for s in state.get("statements") or []])
+    def set_state(self, state: AppState | Mapping[str, Any] | None) -> None:
+        st = AppState.of(state)
+        memory = st.memory
+        key = (memory, st.device, st.read_only, tuple((s.line, s.source) for s in st.statements))
         if key == self._shown_key:
             return  # the same figures: the table stands
         self._shown_key = key
-        rows = memory.get("statements") or []
-        totals = memory.get("totals") or {}
-        cuda = str(state.get("device", "cpu")).startswith("cuda")
+        rows = memory.statements
+        totals = memory.totals
+        cuda = st.device.startswith("cuda")
         columns = ["line", "statement", "allocated", "held by graph", "live tensors"]
         keys = ["allocated_bytes", "saved_bytes", "live_bytes"]
         if cuda:
@@ -727,56 +995,48 @@ class MemoryPanel(QWidget):
             self.table.setColumnCount(len(columns))
             self.table.setHorizontalHeaderLabels(columns)
             self._columns = columns
-        tips = {
-            "allocated_bytes": "bytes this statement allocated (new tensors, outputs)",
-            "saved_bytes": "bytes the autograd graph holds in saved tensors after it",
-            "live_bytes": "bytes of all tensors bound to variables after it",
-        }
+        self._keys = keys
         # A snapshot has no statements, only what its graph holds now: show that row alone.
-        show_totals = bool(rows) or bool(state.get("read_only"))
+        show_totals = bool(rows) or st.read_only
         self.table.setRowCount(len(rows) + (1 if show_totals else 0))
+        self._full = []
         for r, row in enumerate(rows):
-            source = statement_source(state, row.get("index")).splitlines()
-            self.table.setItem(r, 0, _item(str(row.get("line", ""))))
-            self.table.setItem(r, 1, _item(source[0] if source else "", "\n".join(source)))
-            for c, key in enumerate(keys, start=2):
-                item = _item(fmt_bytes(row.get(key)), tips.get(key), align_right=True)
-                if key == "allocated_bytes" and row.get(key):
+            source = st.statement_source(row.index).splitlines()
+            first = source[0] if source else ""
+            self.table.setItem(r, 0, _item(str(row.line), f"line {row.line}"))
+            self.table.setItem(r, 1, _item(first, "\n".join(source)))
+            full = [str(row.line), first]
+            for c, k in enumerate(keys, start=2):
+                figure = row.get(k)
+                item = self._figure(figure, MEMORY_TIPS.get(k, ""))
+                if k == "allocated_bytes" and figure:
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)
                 self.table.setItem(r, c, item)
+                full.append(fmt_bytes(figure))
+            self._full.append(full)
         if show_totals:
             r = len(rows)
-            total_items = [_item(""), _item("total / now" if rows else "snapshot (now)")]
-            total_items.append(
-                _item(
-                    fmt_bytes(totals.get("allocated_bytes")),
-                    "sum over statements",
-                    align_right=True,
-                )
-            )
-            total_items.append(_item(fmt_bytes(totals.get("saved_bytes")), "now", align_right=True))
-            total_items.append(_item(fmt_bytes(totals.get("live_bytes")), "now", align_right=True))
-            if cuda:
-                total_items.append(_item(fmt_bytes(totals.get("cuda_allocated")), align_right=True))
-                total_items.append(
-                    _item(fmt_bytes(totals.get("cuda_max_allocated")), align_right=True)
-                )
+            label = "total / now" if rows else "snapshot (now)"
+            total_items = [_item(""), _item(label)]
+            full = ["", label]
+            for k in keys:
+                figure = totals.get(k)
+                tip = "sum over statements" if k == "allocated_bytes" else "now"
+                total_items.append(self._figure(figure, tip))
+                full.append(fmt_bytes(figure))
             for c, item in enumerate(total_items):
                 item.setBackground(QColor(TOTAL_ROW))
                 font = item.font()
                 font.setBold(True)
                 item.setFont(font)
                 self.table.setItem(r, c, item)
-        self.table.resizeColumnsToContents()
-        self.table.setColumnWidth(1, min(self.table.columnWidth(1), 200))
-        points_alloc = [
-            (str(row.get("line", "")), float(row.get("allocated_bytes") or 0)) for row in rows
-        ]
-        points_live = [
-            (str(row.get("line", "")), float(row.get("live_bytes") or 0)) for row in rows
-        ]
+            self._full.append(full)
+        self._fitter.refit(rows_changed=True)
+        self._place_plot()
+        points_alloc = [(str(row.line), float(row.allocated_bytes or 0)) for row in rows]
+        points_live = [(str(row.line), float(row.live_bytes or 0)) for row in rows]
         self.plot.set_series(
             [
                 Series("allocated", "#4c6ef5", points_alloc, "bar"),
@@ -784,10 +1044,71 @@ class MemoryPanel(QWidget):
             ]
             if rows
             else [],
-            "bytes per statement (x: line)",
+            "bytes per statement",
         )
 
+    @staticmethod
+    def _figure(figure: float | None, what: str) -> QTableWidgetItem:
+        """A byte count: short in the cell (``3.8 MiB``), exact in the tooltip."""
+        text = "–" if figure is None else short_bytes(figure)
+        tip = fmt_bytes(figure) + (f": {what}" if what else "")
+        return _item(text, tip, align_right=True)
+
+    def _needed(self) -> int:
+        """The table's width with every figure whole and the statement readable."""
+        widths = [content_width(self.table, c) for c in range(self.table.columnCount())]
+        if len(widths) > 1:
+            widths[1] = min(widths[1], self.STATEMENT_WANT)
+        return sum(widths) + 4
+
+    def _fit_columns(self) -> None:
+        """Figures whole; the statement takes what they leave (elided, whole in its tooltip)."""
+        table = self.table
+        count = table.columnCount()
+        widths = [content_width(table, c) for c in range(count)]
+        if count > 1:
+            others = sum(widths) - widths[1]
+            room = table.viewport().width() - others
+            widths[1] = max(self.STATEMENT_MIN, min(widths[1], room))
+        for c, w in enumerate(widths):
+            table.setColumnWidth(c, w)
+
+    def _place_plot(self) -> None:
+        """The table first: the plot keeps what the table leaves, or folds away."""
+        if self._user_split:
+            return
+        total = self.splitter.width()
+        if total <= 0:
+            return
+        needed = self._needed()
+        plot = min(max(total - needed, 0), 420)
+        if plot < self.PLOT_MIN:
+            plot = 0
+        self.splitter.blockSignals(True)
+        self.splitter.setSizes([total - plot, plot])
+        self.splitter.blockSignals(False)
+        self._fitter.refit()
+
+    def _on_splitter_moved(self, pos: int, index: int) -> None:
+        self._user_split = True
+        self._fitter.refit()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._place_plot()
+        self._fitter.refit()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self._place_plot()
+
     def row_texts(self) -> list[list[str]]:
+        """Each row's texts with every byte count exact (``4,000,000 B (3.8 MiB)``): what
+        the cells show in short form and their tooltips in full."""
+        return [list(row) for row in self._full]
+
+    def shown_texts(self) -> list[list[str]]:
+        """Each row's texts as the cells show them (byte counts short: ``3.8 MiB``)."""
         out = []
         for r in range(self.table.rowCount()):
             out.append(
@@ -813,12 +1134,15 @@ class ModulesPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        self.setAccessibleName("Modules")
         self.hint = _hint(
             "Tick a module (or double-click it) to collapse its nodes into one box. "
-            "Module names come from gradviz.record(model)."
+            "Module names come from gradviz.record(model).",
+            "Modules hint",
         )
         self.tree = QTreeWidget()
         self.tree.setObjectName("modulesTree")
+        self.tree.setAccessibleName("Module tree")
         self.tree.setColumnCount(2)
         self.tree.setHeaderLabels(["module", "nodes"])
         self.tree.setExpandsOnDoubleClick(False)
@@ -830,12 +1154,15 @@ class ModulesPanel(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.chains_box = QCheckBox("Collapse linear chains")
         self.chains_box.setObjectName("chainsBox")
+        self.chains_box.setAccessibleName("Collapse linear chains")
         self.chains_box.setToolTip("Draw each run of three or more one-to-one ops as one box")
         self.collapse_all_button = QPushButton("Collapse all")
+        self.collapse_all_button.setAccessibleName("Collapse all modules")
         self.collapse_all_button.setToolTip(
             "Collapse the top-level blocks (layers.0, layers.1, …) into one box each"
         )
         self.expand_all_button = QPushButton("Expand all")
+        self.expand_all_button.setAccessibleName("Expand all modules")
         buttons = QHBoxLayout()
         buttons.setContentsMargins(6, 4, 6, 4)
         buttons.addWidget(self.collapse_all_button)
@@ -1017,19 +1344,31 @@ KIND_TEXT = {
 _esc = esc  # every script-derived value in the panels' HTML goes through it
 
 
+@dataclass(frozen=True)
+class _SeenSaved:
+    """A node's saved tensors as a state showed them before backward freed them."""
+
+    label: str
+    statement: Any
+    saved: tuple[Mapping[str, Any], ...]
+
+
 class InspectorPanel(QWidget):
     """Everything about the node selected on the canvas, including its chain-rule product."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        self.setAccessibleName("Inspector")
         self.browser = SafeTextBrowser()
+        self.browser.setObjectName("inspectorBrowser")
+        self.browser.setAccessibleName("Inspector: the selected node")
         self.browser.setStyleSheet(
             "QTextBrowser { background: #ffffff; border: none; padding: 6px; }"
         )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
-        self.state: dict[str, Any] = {}
+        self.state: AppState = AppState.of(None)
         self.node_id: str | None = None
         #: the backward pass being stepped on the canvas (preferred over the latest one)
         self.focus_pass: int | None = None
@@ -1037,6 +1376,11 @@ class InspectorPanel(QWidget):
         self.groups: dict[str, dict[str, Any]] = {}
         #: the search text, so a group can say which of its members match
         self.search_text = ""
+        #: grad_fn id -> its saved tensors as last seen alive (a replayed pass shows the
+        #: values it used after backward freed them); forgotten when the script changes
+        self._seen_saved: dict[str, _SeenSaved] = {}
+        self._seen_graph: Any = None
+        self._seen_script: tuple[str, ...] = ()
         self._empty()
 
     def _empty(self) -> None:
@@ -1049,14 +1393,38 @@ class InspectorPanel(QWidget):
     def text(self) -> str:
         return self.browser.toPlainText()
 
-    def set_state(self, state: dict[str, Any] | None) -> None:
-        self.state = state or {}
-        nodes = {n["id"] for n in (self.state.get("graph") or {}).get("nodes", [])}
+    def set_state(self, state: AppState | Mapping[str, Any] | None) -> None:
+        self.state = AppState.of(state)
+        self._remember_saved(self.state)
+        nodes = self.state.nodes_by_id
         if self.node_id and (self.node_id in nodes or self.node_id in self.groups):
             self.show_node(self.node_id)
         else:
             self.node_id = None
             self._empty()
+
+    def _remember_saved(self, st: AppState) -> None:
+        """Keep each grad_fn's saved tensors while they are alive: after backward frees
+        them, a replay of that pass still shows the values it used."""
+        script = tuple(s.source for s in st.statements)
+        if script != self._seen_script:
+            self._seen_saved = {}
+            self._seen_script = script
+        if st.graph_data is self._seen_graph:
+            return
+        self._seen_graph = st.graph_data
+        nodes = st.nodes_by_id
+        saved: dict[str, list[Mapping[str, Any]]] = {}
+        for e in st.graph_edges:
+            if e.get("kind") == "saved" and e.get("target") in nodes:
+                saved.setdefault(str(e["source"]), []).append(nodes[e["target"]])
+        for node_id, items in saved.items():
+            node = nodes.get(node_id)
+            if node is None or node.get("freed"):
+                continue
+            self._seen_saved[node_id] = _SeenSaved(
+                str(node.get("label", "")), node.get("statement"), tuple(items)
+            )
 
     def set_groups(self, groups: Mapping[str, dict[str, Any]]) -> None:
         """The group nodes now on the canvas; a shown group that is gone clears the page."""
@@ -1073,8 +1441,7 @@ class InspectorPanel(QWidget):
         if not node_id:
             self._empty()
             return
-        graph = self.state.get("graph") or {}
-        nodes = {n["id"]: n for n in graph.get("nodes", [])}
+        nodes = self.state.nodes_by_id
         if node_id in self.groups:
             self.browser.setHtml(self._group_html(node_id, self.groups[node_id], nodes))
             return
@@ -1082,15 +1449,17 @@ class InspectorPanel(QWidget):
         if node is None:
             self._empty()
             return
-        edges = graph.get("edges", [])
-        self.browser.setHtml(self._html(node, nodes, edges))
+        self.browser.setHtml(self._html(node, nodes, self.state.graph_edges))
 
     # --- building the page ---------------------------------------------------------------
 
     def _html(
-        self, node: dict[str, Any], nodes: dict[str, Any], edges: list[dict[str, Any]]
+        self,
+        node: Mapping[str, Any],
+        nodes: Mapping[str, Mapping[str, Any]],
+        edges: Sequence[Mapping[str, Any]],
     ) -> str:
-        state = self.state
+        st = self.state
         kind = node.get("kind", "")
         parts = [
             f"<style>h3{{margin:0 0 2px 0;}} .k{{color:{theme.MUTED_TEXT};}}"
@@ -1105,14 +1474,17 @@ class InspectorPanel(QWidget):
             else kind,
             theme.NODE_STYLES["grad_fn"],
         )
+        title = str(node.get("label", node["id"]))
+        if kind == "accumulate_grad" and node.get("vars"):
+            title = leaf_title([str(v) for v in node["vars"]], title)
         parts.append(
             f"<h3><span style='color:{style.stroke}'>■</span>"
-            f" {_esc(node.get('label', node['id']))}</h3>"
+            f" {_esc(title)}</h3>"
             f"<div class='k'>{_esc(KIND_TEXT.get(kind, kind))} · id {_esc(node['id'])}</div>"
         )
         rows: list[tuple[str, str]] = []
         if node.get("vars"):
-            rows.append(("variables", ", ".join(node["vars"])))
+            rows.append(("variables", ", ".join(map(str, node["vars"]))))
         if "shape" in node:
             rows.append(("shape", fmt_shape(node.get("shape"))))
         for key in ("dtype", "device", "storage"):
@@ -1120,12 +1492,15 @@ class InspectorPanel(QWidget):
                 rows.append((key, str(node[key])))
         tensor = self._tensor_for(node)
         if tensor:
-            for key in ("requires_grad", "is_leaf", "retains_grad", "grad_fn", "version"):
-                rows.append((key, str(tensor.get(key))))
-            rows.append(("value", fmt_value(tensor.get("value"))))
-            rows.append(("grad", fmt_value(tensor.get("grad"))))
+            rows.append(("requires_grad", str(tensor.requires_grad)))
+            rows.append(("is_leaf", str(tensor.is_leaf)))
+            rows.append(("retains_grad", str(tensor.retains_grad)))
+            rows.append(("grad_fn", str(tensor.grad_fn)))
+            rows.append(("version", str(tensor.version)))
+            rows.append(("value", fmt_value(tensor.value, 400)))
+            rows.append(("grad", fmt_value(tensor.grad, 400)))
         elif kind == "saved" and "value" in node:
-            rows.append(("value", fmt_value(node.get("value"))))
+            rows.append(("value", fmt_value(node.get("value"), 400)))
         if kind == "saved" and node.get("stale") is True:
             rows.append(
                 (
@@ -1136,52 +1511,88 @@ class InspectorPanel(QWidget):
                 )
             )
         idx = node.get("statement")
-        line = statement_line(state, idx)
+        line = st.statement_line(idx)
         if line:
-            rows.append(("created by", f"line {line}: {statement_source(state, idx)}"))
+            rows.append(("created by", f"line {line}: {st.statement_source(idx)}"))
         parts.append(self._rows(rows))
 
+        target = self._autograd_node(node, edges)
+        found = self._pass_step(target) if target is not None else None
         if kind == "grad_fn":
-            saved = [
-                nodes[e["target"]]
-                for e in edges
-                if e["source"] == node["id"] and e.get("kind") == "saved" and e["target"] in nodes
-            ]
-            parts.append("<div class='sec'>Saved tensors</div>")
-            if node.get("freed"):
-                parts.append(
+            parts.extend(self._saved_html(node, nodes, edges, found))
+        parts.extend(self._backward_html(target, found, nodes))
+        return "".join(parts)
+
+    def _saved_html(
+        self,
+        node: Mapping[str, Any],
+        nodes: Mapping[str, Mapping[str, Any]],
+        edges: Sequence[Mapping[str, Any]],
+        found: tuple[int, PassInfo, StepInfo] | None,
+    ) -> list[str]:
+        """The node's saved tensors: alive now, or, once backward freed them, the values a
+        replayed pass used (recorded by the pass, else as this window last saw them)."""
+        out = ["<div class='sec'>Saved tensors</div>"]
+        saved = [
+            nodes[e["target"]]
+            for e in edges
+            if e["source"] == node["id"] and e.get("kind") == "saved" and e["target"] in nodes
+        ]
+        replay = found if self.focus_pass is not None and found is not None else None
+        if node.get("freed"):
+            recorded = replay[2].saved if replay is not None else None
+            seen = self._seen_saved.get(str(node["id"]))
+            if seen is not None and (
+                seen.label != node.get("label") or seen.statement != node.get("statement")
+            ):
+                seen = None
+            if replay is not None and (recorded or seen is not None):
+                pi = replay[0]
+                if recorded:
+                    srows = [
+                        (s.label, f"{fmt_value(s.value, 400)}  {fmt_shape(s.shape)}"
+                         + (f" — {', '.join(s.vars)}" if s.vars else ""))
+                        for s in recorded
+                    ]
+                else:
+                    assert seen is not None
+                    srows = [self._saved_row(s) for s in seen.saved]
+                out.append(
+                    f"<div class='k'>as backward pass #{pi + 1} used them (freed after it, "
+                    "since it ran without retain_graph=True)</div>"
+                )
+                out.append(self._rows(srows))
+            else:
+                out.append(
                     f"<div style='color:{theme.FREED}'>freed: backward() ran without "
                     "retain_graph=True, "
                     "so this node's saved tensors are gone (a second backward fails)</div>"
                 )
-            elif saved:
-                srows = []
-                for s in saved:
-                    owner = f" — same memory as {', '.join(s['vars'])}" if s.get("vars") else ""
-                    if s.get("stale") is True:
-                        owner += (
-                            f" — STALE (version {s.get('version')}, saved at version "
-                            f"{s.get('expected_version')})"
-                        )
-                    srows.append(
-                        (
-                            s.get("label", ""),
-                            f"{fmt_value(s.get('value'))}  {fmt_shape(s.get('shape'))}{owner}",
-                        )
-                    )
-                parts.append(self._rows(srows))
-            else:
-                parts.append("<div class='k'>none</div>")
-            scalars = node.get("saved") or {}
-            if scalars:
-                parts.append("<div class='sec'>Saved values</div>")
-                parts.append(self._rows([(k, fmt_value(v)) for k, v in scalars.items()]))
+        elif saved:
+            out.append(self._rows([self._saved_row(s) for s in saved]))
+        else:
+            out.append("<div class='k'>none</div>")
+        scalars = node.get("saved") or {}
+        if scalars:
+            out.append("<div class='sec'>Saved values</div>")
+            out.append(self._rows([(k, fmt_value(v, 400)) for k, v in scalars.items()]))
+        return out
 
-        parts.extend(self._backward_html(node, nodes, edges))
-        return "".join(parts)
+    @staticmethod
+    def _saved_row(s: Mapping[str, Any]) -> tuple[str, str]:
+        owner = f" — same memory as {', '.join(map(str, s['vars']))}" if s.get("vars") else ""
+        if s.get("stale") is True:
+            owner += (
+                f" — STALE (version {s.get('version')}, saved at version "
+                f"{s.get('expected_version')})"
+            )
+        return (
+            str(s.get("label", "")),
+            f"{fmt_value(s.get('value'), 400)}  {fmt_shape(s.get('shape'))}{owner}",
+        )
 
     def _group_html(
-        self, group_id: str, group: dict[str, Any], nodes: dict[str, dict[str, Any]]
+        self, group_id: str, group: dict[str, Any], nodes: Mapping[str, Mapping[str, Any]]
     ) -> str:
         members = [nodes[m] for m in group.get("members") or [] if m in nodes]
         chain = group_id.startswith("c:")
@@ -1233,50 +1644,73 @@ class InspectorPanel(QWidget):
         )
         return f"<table>{body}</table>"
 
-    def _tensor_for(self, node: dict[str, Any]) -> dict[str, Any] | None:
+    def _tensor_for(self, node: Mapping[str, Any]) -> TensorInfo | None:
         if node.get("kind") != "tensor":
             return None
-        tensors = self.state.get("tensors") or {}
+        tensors = self.state.tensors
         for name in node.get("vars") or [node.get("label")]:
             if name in tensors:
                 return tensors[name]
         return None
 
-    def _autograd_node(self, node: dict[str, Any], edges: list[dict[str, Any]]) -> str | None:
+    def _autograd_node(
+        self, node: Mapping[str, Any], edges: Sequence[Mapping[str, Any]]
+    ) -> str | None:
         """The node the engine runs for ``node``.
 
         Itself, a tensor's grad_fn or a leaf's AccumulateGrad.
         """
         kind = node.get("kind")
         if kind in ("grad_fn", "accumulate_grad"):
-            return node["id"]
+            return str(node["id"])
         if kind == "tensor":
             for e in edges:
                 if e.get("kind") == "output" and e["source"] == node["id"]:
-                    return e["target"]
+                    return str(e["target"])
                 if e.get("kind") == "leaf" and e["target"] == node["id"]:
-                    return e["source"]
+                    return str(e["source"])
         return None
 
-    def _backward_html(
-        self, node: dict[str, Any], nodes: dict[str, Any], edges: list[dict[str, Any]]
-    ) -> list[str]:
-        target = self._autograd_node(node, edges)
-        passes = self.state.get("backward_passes") or []
-        if target is None:
-            return []
-        found = None
+    def _pass_step(self, target: str) -> tuple[int, PassInfo, StepInfo] | None:
+        """The pass (the focused one first, else the latest) that ran ``target``, and its step."""
+        passes = self.state.backward_passes
         order = list(range(len(passes) - 1, -1, -1))
         if self.focus_pass is not None and 0 <= self.focus_pass < len(passes):
             order.remove(self.focus_pass)
             order.insert(0, self.focus_pass)
         for pi in order:
-            for step in passes[pi].get("steps", []):
-                if step.get("node") == target:
-                    found = (pi, step)
-                    break
-            if found:
-                break
+            step = passes[pi].step_of(target)
+            if step is not None:
+                return pi, passes[pi], step
+        return None
+
+    def _target_title(self, bpass: PassInfo, target: str, nodes: Mapping[str, Mapping[str, Any]]) -> str:
+        """What a gradient's target is called: ``x.grad (AccumulateGrad)`` for a leaf's
+        accumulator, ``PowBackward0 (y)`` for an op, by the script's names."""
+        node = nodes.get(target) or {}
+        label = str(node.get("label") or "")
+        names = [str(v) for v in node.get("vars") or []]
+        if not label:
+            label = next(
+                (lab for n, lab in zip(bpass.nodes, bpass.labels, strict=False) if n == target),
+                target,
+            )
+        if not names:
+            names = list(bpass.names.get(target, ()))
+        if label == "AccumulateGrad":
+            return leaf_title(names, label)
+        names = [n for n in names if n != label]
+        return f"{label} ({', '.join(names)})" if names else label
+
+    def _backward_html(
+        self,
+        target: str | None,
+        found: tuple[int, PassInfo, StepInfo] | None,
+        nodes: Mapping[str, Mapping[str, Any]],
+    ) -> list[str]:
+        passes = self.state.backward_passes
+        if target is None:
+            return []
         if not found:
             if passes:
                 return [
@@ -1284,23 +1718,23 @@ class InspectorPanel(QWidget):
                     "<div class='k'>not run by any backward pass yet</div>"
                 ]
             return []
-        pi, step = found
-        bpass = passes[pi]
+        pi, bpass, step = found
         # the call's own line (inside a loop body too), else its statement's
-        line = bpass.get("line") or statement_line(self.state, bpass.get("statement"))
+        line = bpass.where(self.state.statements)
         where = f" (line {line}" if line else ""
-        if bpass.get("iteration") is not None:
-            where += (", " if where else " (") + f"iteration {bpass['iteration']}"
+        if bpass.iteration is not None:
+            where += (", " if where else " (") + f"iteration {bpass.iteration}"
         where += ")" if where else ""
         out = [f"<div class='sec'>Backward pass #{pi + 1}{_esc(where)}</div>"]
-        rows = [("grad in", ", ".join(fmt_value(g) for g in step.get("grad_outputs", [])) or "–")]
-        labels = {n: nodes[n].get("label", n) for n in nodes}
-        for g, t in zip(step.get("grad_inputs", []), step.get("targets", [])):
+        rows = [("grad in", ", ".join(fmt_value(g, 400) for g in step.grad_outputs) or "–")]
+        for g, t in zip(step.grad_inputs, step.targets, strict=False):
             if t is None:
                 continue
-            rows.append((f"grad out → {labels.get(t, t)}", fmt_value(g)))
+            rows.append(("passes on", f"{fmt_value(g, 400)} → {self._target_title(bpass, t, nodes)}"))
+        if step.is_accumulate:
+            rows.append(("adds into", " and ".join(f"{v}.grad" for v in step.vars) or ".grad"))
         out.append(self._rows(rows))
-        chain = chain_rule(bpass, target)
+        chain = chain_rule(bpass.raw, target) if bpass.raw else []
         if chain:
             out.append("<div class='sec'>Chain rule</div>")
             out.append("<div class='mono'>" + "<br>".join(_esc(c) for c in chain) + "</div>")
@@ -1316,6 +1750,8 @@ class OutputEntry:
     kind: str  # "output", "value", "warning", "error", "note"
     text: str
     detail: str = ""
+    #: the statement (index) that wrote it; None for the window's notes
+    statement: int | None = None
 
     def plain(self) -> str:
         prefix = f"[line {self.line}] " if self.line else ""
@@ -1323,23 +1759,38 @@ class OutputEntry:
 
 
 class OutputPanel(QWidget):
-    """print output, expression values, warnings and errors, each with its line number."""
+    """print output, expression values, warnings and errors, each with its line number.
+
+    Text wraps at the panel's width (a long path or URL breaks anywhere); a reply that
+    ran statements scrolls to the first entry of the last one that wrote something, so
+    its output starts in view (not the end of a long warning)."""
+
+    #: under this width the line number goes inline rather than in its own column
+    NARROW = 380
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        self.setAccessibleName("Output")
         self.browser = SafeTextBrowser()
+        self.browser.setObjectName("outputBrowser")
+        self.browser.setAccessibleName("Output: print output, values, warnings and errors")
         font = QFont("DejaVu Sans Mono")
         font.setStyleHint(QFont.StyleHint.Monospace)
         font.setPointSize(9)
         self.browser.setFont(font)
+        self.browser.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.browser.setStyleSheet(
-            "QTextBrowser { background: #ffffff; border: none; padding: 4px; }"
+            "QTextBrowser { background: #ffffff; border: none; padding: 2px; }"
         )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
         self._entries: list[OutputEntry] = []
         self._notes: list[OutputEntry] = []
+        #: the entry to scroll to after the next render (None: the end)
+        self._focus: int | None = None
+        self._shown_key: Any = None
+        self._narrow: bool | None = None
 
     def entries(self) -> list[OutputEntry]:
         return list(self._entries) + list(self._notes)
@@ -1350,46 +1801,61 @@ class OutputPanel(QWidget):
     def add_note(self, text: str, line: int | None = None, kind: str = "note") -> None:
         """A message from the window (stopped, restarted); kept until the next reset/load."""
         self._notes.append(OutputEntry(line, kind, text))
+        self._focus = None
         self._render()
 
     def clear_notes(self) -> None:
         self._notes = []
         self._render()
 
-    def set_state(self, state: dict[str, Any] | None) -> None:
-        state = state or {}
+    def set_state(self, state: AppState | Mapping[str, Any] | None) -> None:
+        st = AppState.of(state)
+        key = (st.results, st.parse_error, st.new_results)
+        if key == self._shown_key:
+            return  # nothing new to say: the reader's scroll position stands
+        self._shown_key = key
         entries: list[OutputEntry] = []
-        parse_error = state.get("parse_error")
-        if parse_error:
+        pe = st.parse_error
+        if pe is not None:
             entries.append(
                 OutputEntry(
-                    parse_error.get("line"),
+                    pe.line,
                     "error",
-                    f"{parse_error.get('type', 'SyntaxError')}: {parse_error.get('message', '')}",
+                    f"{pe.type or 'SyntaxError'}: {pe.message}",
                     "Nothing ran: fix the script and press Step again.",
                 )
             )
-        for r in state.get("results") or []:
-            line = r.get("line")
-            out = (r.get("output") or "").rstrip("\n")
+        for r in st.results:
+            line = r.line
+            out = r.output.rstrip("\n")
             if out:
-                entries.append(OutputEntry(line, "output", out))
-            if r.get("value") is not None:
-                entries.append(OutputEntry(line, "value", f"= {r['value']}"))
-            for w in r.get("warnings") or []:
-                entries.append(OutputEntry(line, "warning", w))
-            err = r.get("error")
-            if err:
-                why = err.get("explanation")
+                entries.append(OutputEntry(line, "output", out, statement=r.index))
+            if r.value is not None:
+                entries.append(OutputEntry(line, "value", f"= {r.value}", statement=r.index))
+            for w in r.warnings:
+                entries.append(OutputEntry(line, "warning", w, statement=r.index))
+            err = r.error
+            if err is not None:
+                why = err.explanation
                 entries.append(
                     OutputEntry(
-                        err.get("line") or line,
+                        err.line or line,
                         "error",
-                        f"{err.get('type')}: {err.get('message')}",
+                        f"{err.type}: {err.message}",
                         f"Why: {why}" if why else "",
+                        statement=r.index,
                     )
                 )
         self._entries = entries
+        # scroll to where the last statement this reply ran starts writing
+        self._focus = None
+        for r in reversed(st.new_results):
+            first = next((i for i, e in enumerate(entries) if e.statement == r.index), None)
+            if first is not None:
+                self._focus = first
+                break
+        if self._focus is None and pe is not None:
+            self._focus = 0
         self._render()
 
     def _render(self) -> None:
@@ -1400,8 +1866,10 @@ class OutputPanel(QWidget):
             "error": ERROR_TEXT,
             "note": theme.MUTED_TEXT,
         }
+        narrow = self._is_narrow()
+        self._narrow = narrow
         blocks = []
-        for e in self.entries():
+        for i, e in enumerate(self.entries()):
             prefix = _esc(f"line {e.line}" if e.line else "gradviz")
             tag = {"warning": "warning", "error": "error"}.get(e.kind, "")
             body = _esc(e.text).replace("\n", "<br>")
@@ -1412,12 +1880,21 @@ class OutputPanel(QWidget):
             detail = (
                 f"<br><span style='color:{theme.TEXT}'>{_esc(e.detail)}</span>" if e.detail else ""
             )
-            blocks.append(
-                f"<table cellspacing=0 cellpadding=1 width='100%'><tr>"
-                f"<td width=62 style='color:{theme.HINT_TEXT}'>{prefix}</td>"
-                f"<td style='color:{colours.get(e.kind, theme.TEXT)}'>{body}{detail}</td>"
-                "</tr></table>"
-            )
+            colour = colours.get(e.kind, theme.TEXT)
+            anchor = f"<a name='e{i}'></a>"
+            if narrow:
+                blocks.append(
+                    f"<p style='margin:0 0 3px 0'>{anchor}"
+                    f"<span style='color:{theme.HINT_TEXT}'>{prefix}</span> "
+                    f"<span style='color:{colour}'>{body}{detail}</span></p>"
+                )
+            else:
+                blocks.append(
+                    f"{anchor}<table cellspacing=0 cellpadding=1 width='100%'><tr>"
+                    f"<td width=56 style='color:{theme.HINT_TEXT}'>{prefix}</td>"
+                    f"<td style='color:{colour}'>{body}{detail}</td>"
+                    "</tr></table>"
+                )
         if not blocks:
             blocks.append(
                 f"<span style='color:{theme.HINT_TEXT}'>print() output, expression values, "
@@ -1425,5 +1902,25 @@ class OutputPanel(QWidget):
                 "and errors appear here, each with its line number.</span>"
             )
         self.browser.setHtml("".join(blocks))
+        self._scroll()
+
+    def _scroll(self) -> None:
         bar = self.browser.verticalScrollBar()
-        bar.setValue(bar.maximum())
+        if self._focus is None:
+            bar.setValue(bar.maximum())
+        else:
+            self.browser.scrollToAnchor(f"e{self._focus}")
+
+    def _is_narrow(self) -> bool:
+        return self.browser.viewport().width() < self.NARROW
+
+    def focus_entry(self) -> int | None:
+        """The entry the last render scrolled to (None: the end)."""
+        return self._focus
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if self._narrow is not None and self._is_narrow() != self._narrow:
+            self._render()
+        elif self._focus is not None:
+            self._scroll()

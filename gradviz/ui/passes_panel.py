@@ -9,62 +9,84 @@ pass 1 draws :func:`pass_graph` instead, labelled with the script's names.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
+from ..app.models import PassInfo, StatementInfo
+from ..core.fmt import fmt_value
 from . import theme
-from .panels import fmt_value
+
+PassLike = PassInfo | Mapping[str, Any]
+StatementLike = StatementInfo | Mapping[str, Any]
 
 
-def pass_title(index: int, bpass: dict[str, Any], statements: Sequence[dict[str, Any]]) -> str:
+def as_pass(bpass: PassLike) -> PassInfo:
+    """A backward pass as the typed model (a wire dict is decoded, once per dict)."""
+    return PassInfo.of(bpass)
+
+
+def _line_of(statement: StatementLike) -> int | None:
+    if isinstance(statement, StatementInfo):
+        return statement.line
+    line = statement.get("line")
+    return line if isinstance(line, int) else None
+
+
+def pass_line(bpass: PassLike, statements: Sequence[StatementLike] = ()) -> int | None:
+    """The line of the pass's call: its own (inside loops and functions too), else its
+    statement's."""
+    p = as_pass(bpass)
+    if p.line is not None:
+        return p.line
+    if p.statement is not None and 0 <= p.statement < len(statements):
+        return _line_of(statements[p.statement])
+    return None
+
+
+def pass_title(index: int, bpass: PassLike, statements: Sequence[StatementLike] = ()) -> str:
     """``#2 · line 24 · iteration 2 · loss``: which call, where, and its root's name."""
+    p = as_pass(bpass)
     parts = [f"#{index + 1}"]
-    line = bpass.get("line")
-    if line is None and bpass.get("statement") is not None and bpass["statement"] < len(statements):
-        line = statements[bpass["statement"]]["line"]
+    line = pass_line(p, statements)
     if line is not None:
         parts.append(f"line {line}")
-    if bpass.get("iteration") is not None:
-        parts.append(f"iteration {bpass['iteration']}")
-    parts.append(root_name(bpass))
-    if bpass.get("kind") == "grad":
+    if p.iteration is not None:
+        parts.append(f"iteration {p.iteration}")
+    parts.append(root_name(p))
+    if p.kind == "grad":
         parts.append("autograd.grad")
-    if bpass.get("error"):
+    if p.error:
         parts.append("failed")
     return " · ".join(parts)
 
 
-def root_name(bpass: dict[str, Any]) -> str:
+def root_name(bpass: PassLike) -> str:
     """The script's name for the pass's root (``loss``), else its op's class name."""
-    names = bpass.get("names") or {}
-    labels = dict(zip(bpass.get("nodes") or [], bpass.get("labels") or []))
-    roots = [str(r) for r in bpass.get("root") or []]
+    p = as_pass(bpass)
+    labels = dict(zip(p.nodes, p.labels, strict=False))
     shown = []
-    for root in roots:
-        own = names.get(root) or []
+    for root in p.root:
+        own = p.names.get(root) or ()
         if own:
             shown.append(str(own[0]))
         elif root in labels:
             shown.append(labels[root])
-    if not shown:
-        steps = bpass.get("steps") or []
-        if steps and steps[0].get("vars"):
-            shown.append(str(steps[0]["vars"][0]))
-        elif steps:
-            shown.append(str(steps[0].get("label", "root")))
+    if not shown and p.steps:
+        first = p.steps[0]
+        shown.append(first.vars[0] if first.vars else (first.label or "root"))
     return ", ".join(shown) or "root"
 
 
-def pass_graph(bpass: dict[str, Any]) -> dict[str, Any]:
+def pass_graph(bpass: PassLike) -> dict[str, Any]:
     """The graph ``bpass`` ran over, as canvas data: one node per grad_fn, named as the
     script names it (an op with no name of its own shows its class name only)."""
-    names = bpass.get("names") or {}
+    p = as_pass(bpass)
     nodes = []
     seen: set[str] = set()
-    for node_id, label in zip(bpass.get("nodes") or [], bpass.get("labels") or []):
+    for node_id, label in zip(p.nodes, p.labels, strict=False):
         if node_id in seen:
             continue
         seen.add(node_id)
@@ -74,12 +96,12 @@ def pass_graph(bpass: dict[str, Any]) -> dict[str, Any]:
                 "id": node_id,
                 "kind": "accumulate_grad" if accumulate else "grad_fn",
                 "label": label,
-                "vars": [str(v) for v in names.get(node_id) or []],
+                "vars": [str(v) for v in p.names.get(node_id) or ()],
             }
         )
     edges = [
         {"source": u, "target": v, "kind": "grad"}
-        for u, v in bpass.get("edges") or []
+        for u, v in p.edges
         if u in seen and v in seen
     ]
     return {"nodes": nodes, "edges": edges}
@@ -92,18 +114,25 @@ class PassesPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        self.setAccessibleName("Backward passes")
         self.list = QListWidget()
         self.list.setObjectName("passesList")
+        self.list.setAccessibleName("Backward passes list")
+        self.list.setAccessibleDescription(
+            "One row per backward() call; pick one to replay it on the graph"
+        )
         self.list.itemClicked.connect(self._on_list_item_clicked)
         self.list.itemActivated.connect(self._on_list_item_clicked)
         self.hint = QLabel("No backward pass yet: each backward() call is listed here.")
         self.hint.setWordWrap(True)
         self.hint.setStyleSheet(f"color: {theme.MUTED_TEXT}; padding: 8px;")
+        self.hint.setAccessibleName("Backward passes hint")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         self.detail = QLabel()
         self.detail.setObjectName("passDetail")
+        self.detail.setAccessibleName("Gradients right after the picked pass")
         self.detail.setTextFormat(Qt.TextFormat.PlainText)
         self.detail.setWordWrap(True)
         self.detail.setStyleSheet(
@@ -115,15 +144,20 @@ class PassesPanel(QWidget):
         layout.addWidget(self.detail)
 
     def set_passes(
-        self, passes: Sequence[dict[str, Any]], statements: Sequence[dict[str, Any]], current: int | None
+        self,
+        passes: Sequence[PassLike],
+        statements: Sequence[StatementLike],
+        current: int | None,
     ) -> None:
+        """The passes (typed or wire dicts) and the one being replayed (None: none)."""
+        passes = [as_pass(p) for p in passes]
         self.list.blockSignals(True)
         self.list.clear()
         for index, bpass in enumerate(passes):
             item = QListWidgetItem(pass_title(index, bpass, statements))
             item.setToolTip(
-                f"{len(bpass.get('steps') or [])} engine steps over "
-                f"{len(set(bpass.get('nodes') or []))} nodes; click to replay this pass (F7 steps it)"
+                f"{len(bpass.steps)} engine steps over "
+                f"{len(set(bpass.nodes))} nodes; click to replay this pass (F7 steps it)"
             )
             self.list.addItem(item)
         if current is not None and 0 <= current < len(passes):
@@ -132,9 +166,9 @@ class PassesPanel(QWidget):
         self.hint.setVisible(not passes)
         self.show_grads(passes[current] if current is not None and 0 <= current < len(passes) else None)
 
-    def show_grads(self, bpass: dict[str, Any] | None) -> None:
+    def show_grads(self, bpass: PassLike | None) -> None:
         """Under the list: each leaf's .grad right after the picked pass (not the final one)."""
-        grads = (bpass or {}).get("leaf_grads") or {}
+        grads = as_pass(bpass).leaf_grads if bpass is not None else {}
         if not grads:
             self.detail.hide()
             return
