@@ -1,10 +1,10 @@
 """Export a (laid-out) autograd graph to SVG, PNG, DOT, GraphML, JSON or HTML.
 
-The SVG is written by hand from the same :mod:`gradviz.core.layout` boxes the
-canvas draws, so an export looks like the window without needing Qt.  Only
-PNG needs Qt (it renders that SVG with QtSvg), and Qt is imported inside that
-function alone so ``gradviz export x.svg`` works on a machine without a
-display or without the Qt libraries loaded.
+The SVG comes from :func:`gradviz.core.render_svg.render_svg`, the one renderer
+the window's export and the library use too, so an export looks like the window
+without needing Qt.  Only PNG needs Qt (it renders that SVG with QtSvg), and Qt
+is imported inside that function alone so ``gradviz export x.svg`` works on a
+machine without a display or without the Qt libraries loaded.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 import networkx as nx
 
+from gradviz.core.grouping import sizing_attrs
 from gradviz.core.layout import (
     DEFAULT_SPACING,
     LayoutSpacing,
@@ -27,9 +27,12 @@ from gradviz.core.layout import (
     node_lines,
     node_size,
 )
+from gradviz.core.render_svg import render_svg
+from gradviz.core.style import LIGHT, Theme, style_key
 
 __all__ = [
     "SUPPORTED_SUFFIXES",
+    "svg_to_png",
     "export_graph",
     "export_snapshot",
     "graph_to_dot",
@@ -40,105 +43,32 @@ __all__ = [
 
 Point = tuple[float, float]
 
-# kind -> (fill, stroke); tensors split into leaf / non-leaf below.
-_STYLE = {
-    "grad_fn": ("#d6ebff", "#3b7dd8"),
-    "accumulate_grad": ("#e4e4e4", "#777777"),
-    "leaf": ("#c9f2c7", "#2f9e44"),
-    "tensor": ("#fff3b0", "#c9a100"),
-    "saved": ("#ffd8a8", "#e8590c"),
-}
-_NEW_STROKE = "#d6336c"
-_EDGE_COLOUR = {"grad": "#555555", "output": "#999999", "leaf": "#2f9e44", "saved": "#e8590c"}
-_FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
-_FONT_SIZE = 12
-
-# XML 1.0 forbids most control characters even when escaped.
-_XML_BAD = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-
-
-def _xml(text: Any) -> str:
-    """Text safe inside an XML element or a double-quoted attribute."""
-    s = _XML_BAD.sub("\ufffd", str(text))
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-
 
 def _style_key(attrs: Mapping[str, Any]) -> str:
-    kind = attrs.get("kind")
-    if kind == "tensor":
-        return "leaf" if attrs.get("is_leaf") else "tensor"
-    return kind if kind in _STYLE else "grad_fn"
+    """The node's kind in the style table (kept for callers of the old name)."""
+    return style_key(attrs)
+
+
+def _sized(graph: nx.DiGraph) -> nx.DiGraph:
+    """The graph the layout measures: a collapsed group's box has its caption line."""
+    if not any(d.get("kind") == "group" for _, d in graph.nodes(data=True)):
+        return graph
+    sized = graph.copy()
+    for v, d in graph.nodes(data=True):
+        sized.nodes[v].clear()
+        sized.nodes[v].update(sizing_attrs(d))
+    return sized
 
 
 def _resolve_positions(
     graph: nx.DiGraph, positions: Mapping[Hashable, Sequence[float]] | None, sp: LayoutSpacing
-) -> tuple[dict[Hashable, Point], dict[tuple[Hashable, Hashable], list[Point]]]:
-    """Positions for every node (filling gaps incrementally) and long-edge bends.
-
-    Bends exist only when we lay out ourselves: with caller-supplied positions
-    the routes would no longer match, so edges are drawn straight.
-    """
+) -> dict[Hashable, Point]:
+    """Positions for every node: the given ones, with any missing node fitted in around them
+    (or, when that is not possible, everything laid out afresh)."""
     if positions is not None and all(v in positions for v in graph.nodes):
-        return {v: (float(positions[v][0]), float(positions[v][1])) for v in graph.nodes}, {}
-    if positions:
-        known = {v: p for v, p in positions.items() if v in graph}
-        result = layout_with_routes(graph, known, spacing=sp)
-    else:
-        result = layout_with_routes(graph, spacing=sp)
-    return result.positions, result.routes
-
-
-def _clip_to_box(center: Point, size: tuple[float, float], toward: Point) -> Point:
-    """Where the segment from a box's centre toward ``toward`` leaves the box."""
-    cx, cy = center
-    dx, dy = toward[0] - cx, toward[1] - cy
-    if dx == 0 and dy == 0:
-        return center
-    hw, hh = size[0] / 2, size[1] / 2
-    t = min(hw / abs(dx) if dx else math.inf, hh / abs(dy) if dy else math.inf)
-    t = min(t, 1.0)
-    return (cx + dx * t, cy + dy * t)
-
-
-def _saved_comb(
-    owner: Point, owner_size: tuple[float, float], saved: Point, saved_size: tuple[float, float]
-) -> list[Point] | None:
-    """Route for a saved tensor sitting in its grad_fn's row: under the row, then up.
-
-    Several saved tensors sit side by side; straight edges would run through
-    the first box and read as ``self -> other``.  None when the saved tensor
-    is elsewhere (caller-supplied positions), so it gets a plain edge.
-    """
-    if abs(owner[1] - saved[1]) > 1.0 or saved[0] <= owner[0] + owner_size[0] / 2:
-        return None
-    start_x = owner[0] + owner_size[0] / 2 - min(12.0, owner_size[0] / 4)
-    bottom = owner[1] + owner_size[1] / 2
-    below = bottom + 6.0
-    return [
-        (start_x, bottom),
-        (start_x, below),
-        (saved[0], below),
-        (saved[0], saved[1] + saved_size[1] / 2),
-    ]
-
-
-def edge_points(
-    kind: str,
-    u: Hashable,
-    v: Hashable,
-    pos: Mapping[Hashable, Point],
-    sizes: Mapping[Hashable, tuple[float, float]],
-    routes: Mapping[tuple[Hashable, Hashable], Sequence[Point]],
-) -> list[Point]:
-    """The polyline an edge is drawn along: a saved tensor's comb, else the layout's
-    route (its bends) clipped to the two boxes, else a straight box-to-box line."""
-    pts = _saved_comb(pos[u], sizes[u], pos[v], sizes[v]) if kind == "saved" else None
-    if pts is not None:
-        return pts
-    bends = list(routes.get((u, v), []))
-    first = bends[0] if bends else pos[v]
-    last = bends[-1] if bends else pos[u]
-    return [_clip_to_box(pos[u], sizes[u], first), *bends, _clip_to_box(pos[v], sizes[v], last)]
+        return {v: (float(positions[v][0]), float(positions[v][1])) for v in graph.nodes}
+    known = {v: p for v, p in (positions or {}).items() if v in graph}
+    return dict(layout_with_routes(_sized(graph), known or None, spacing=sp).positions)
 
 
 def graph_to_svg(
@@ -146,96 +76,16 @@ def graph_to_svg(
     positions: Mapping[Hashable, Sequence[float]] | None = None,
     *,
     spacing: LayoutSpacing | None = None,
+    theme: Theme = LIGHT,
 ) -> str:
-    """A standalone SVG document of the graph (laid out here when no positions are given)."""
+    """A standalone SVG document of the graph (laid out here when no positions are given).
+
+    Drawn by :func:`gradviz.core.render_svg.render_svg`, the renderer behind every
+    SVG gradviz writes, in the light theme.
+    """
     sp = spacing or DEFAULT_SPACING
-    pos, routes = _resolve_positions(graph, positions, sp)
-    sizes = {v: node_size(graph.nodes[v], sp) for v in graph.nodes}
-    pad = sp.margin
-    if pos:
-        x0 = min(pos[v][0] - sizes[v][0] / 2 for v in pos) - pad
-        y0 = min(pos[v][1] - sizes[v][1] / 2 for v in pos) - pad
-        x1 = max(pos[v][0] + sizes[v][0] / 2 for v in pos) + pad
-        y1 = max(pos[v][1] + sizes[v][1] / 2 for v in pos) + pad
-    else:
-        x0, y0, x1, y1 = 0.0, 0.0, 2 * pad, 2 * pad
-    width, height = x1 - x0, y1 - y0
-    out: list[str] = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.1f}" height="{height:.1f}" '
-        f'viewBox="{x0:.1f} {y0:.1f} {width:.1f} {height:.1f}" '
-        f'font-family="{_xml(_FONT)}" font-size="{_FONT_SIZE}">',
-        "<defs>",
-    ]
-    for name, colour in _EDGE_COLOUR.items():
-        out.append(
-            f'<marker id="arrow-{name}" viewBox="0 0 10 10" refX="10" refY="5" '
-            f'markerWidth="8" markerHeight="8" markerUnits="userSpaceOnUse" orient="auto">'
-            f'<path d="M0,0 L10,5 L0,10 z" fill="{colour}"/></marker>'
-        )
-    out.append("</defs>")
-    out.append(
-        f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{width:.1f}" height="{height:.1f}" '
-        'fill="#ffffff"/>'
-    )
-
-    out.append('<g class="edges" fill="none">')
-    for u, v, attrs in graph.edges(data=True):
-        if u == v:
-            continue
-        kind = attrs.get("kind", "grad")
-        colour = _EDGE_COLOUR.get(kind, _EDGE_COLOUR["grad"])
-        marker = kind if kind in _EDGE_COLOUR else "grad"
-        pts = edge_points(kind, u, v, pos, sizes, routes)
-        coords = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
-        dash = ' stroke-dasharray="5,3"' if kind == "saved" else ""
-        width_attr = "2" if attrs.get("new") else "1.2"
-        out.append(
-            f'<polyline points="{coords}" stroke="{colour}" stroke-width="{width_attr}"'
-            f'{dash} marker-end="url(#arrow-{marker})"/>'
-        )
-    out.append("</g>")
-
-    out.append('<g class="nodes">')
-    for v, attrs in graph.nodes(data=True):
-        x, y = pos[v]
-        w, h = sizes[v]
-        key = _style_key(attrs)
-        fill, stroke = _STYLE[key]
-        if attrs.get("new"):
-            stroke = _NEW_STROKE
-        stroke_w = 2.5 if attrs.get("new") else 1.2
-        rx = {"grad_fn": 8.0, "accumulate_grad": 2.0, "saved": 3.0}.get(key, h / 2)
-        dash = ' stroke-dasharray="4,3"' if attrs.get("freed") else ""
-        out.append(f'<g class="node {_xml(key)}" id="{_xml(v)}">')
-        out.append(f"<title>{_xml(_tooltip(v, attrs))}</title>")
-        out.append(
-            f'<rect x="{x - w / 2:.1f}" y="{y - h / 2:.1f}" width="{w:.1f}" '
-            f'height="{h:.1f}" rx="{rx:.1f}" fill="{fill}" stroke="{stroke}" '
-            f'stroke-width="{stroke_w}"{dash}/>'
-        )
-        lines = node_lines(attrs, sp)
-        # Baselines set explicitly: QtSvg (used for PNG) ignores dominant-baseline.
-        top = y - (len(lines) - 1) * sp.line_height / 2 + 0.36 * _FONT_SIZE
-        for i, line in enumerate(lines):
-            weight = ' font-weight="bold"' if i == 0 and key != "saved" else ""
-            colour = "#000000" if i == 0 else "#444444"
-            out.append(
-                f'<text x="{x:.1f}" y="{top + i * sp.line_height:.1f}" '
-                f'text-anchor="middle" fill="{colour}"{weight}>{_xml(line)}</text>'
-            )
-        out.append("</g>")
-    out.append("</g>")
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
-
-
-def _tooltip(node: Hashable, attrs: Mapping[str, Any]) -> str:
-    parts = [str(node)]
-    for key in ("kind", "label", "vars", "shape", "dtype", "device", "storage", "saved"):
-        if attrs.get(key) not in (None, [], {}, ""):
-            parts.append(f"{key}: {attrs[key]}")
-    return "\n".join(parts)
+    pos = _resolve_positions(graph, positions, sp)
+    return render_svg(graph.nodes(data=True), graph.edges(data=True), pos, theme, spacing=sp)
 
 
 def _dot_quote(value: Any) -> str:
@@ -250,7 +100,9 @@ _DOT_SHAPES = {
     "accumulate_grad": 'shape=box, style="filled"',
     "leaf": 'shape=ellipse, style="filled"',
     "tensor": 'shape=ellipse, style="filled"',
+    "no_grad": 'shape=ellipse, style="filled"',
     "saved": 'shape=box, style="filled", fontsize=10',
+    "group": 'shape=box3d, style="filled"',
 }
 
 
@@ -271,14 +123,15 @@ def graph_to_dot(
         "digraph autograd {",
         '  graph [rankdir=TB, fontname="monospace"];',
         '  node [fontname="monospace", fontsize=12];',
-        '  edge [color="#555555"];',
+        f'  edge [color="{LIGHT.forward}"];',
     ]
     pinned = [float(positions[v][1]) for v in graph.nodes if v in positions] if positions else []
     top = max(pinned, default=0.0)
     for v, attrs in graph.nodes(data=True):
-        key = _style_key(attrs)
-        fill, stroke = _STYLE[key]
-        label = "\n".join(node_lines(attrs, sp))
+        key = style_key(attrs)
+        style = LIGHT.node(key)
+        fill, stroke = style.fill, style.stroke
+        label = "\n".join(node_lines(sizing_attrs(attrs), sp))
         parts = [
             f"label={_dot_quote(label)}",
             _DOT_SHAPES[key],
@@ -289,13 +142,13 @@ def graph_to_dot(
             parts.append("penwidth=2.5")
         if positions and v in positions:
             x, y = float(positions[v][0]), float(positions[v][1])
-            w, h = node_size(attrs, sp)
+            w, h = node_size(sizing_attrs(attrs), sp)
             parts.append(f'pos="{x:.2f},{top - y:.2f}!"')
             parts.append(f"width={w / 72:.3f}, height={h / 72:.3f}, fixedsize=true")
         lines.append(f"  {_dot_quote(v)} [{', '.join(parts)}];")
     for u, v, attrs in graph.edges(data=True):
         kind = attrs.get("kind", "grad")
-        parts = [f'color="{_EDGE_COLOUR.get(kind, _EDGE_COLOUR["grad"])}"']
+        parts = [f'color="{LIGHT.edge(kind)}"']
         if kind == "saved":
             parts.append("style=dashed")
         lines.append(f"  {_dot_quote(u)} -> {_dot_quote(v)} [{', '.join(parts)}];")
@@ -334,11 +187,19 @@ def _write_svg(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing)
 
 def _write_png(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing) -> None:
     """Render our SVG with QtSvg, so PNGs look exactly like the SVG export."""
+    svg_to_png(graph_to_svg(graph, positions, spacing=sp), path)
+
+
+def svg_to_png(svg: str, path: str | Path) -> None:
+    """Render an SVG document (ours) to a PNG at twice its size, with QtSvg.
+
+    Qt is imported here alone; without a display it renders offscreen.
+    """
     if sys.platform.startswith("linux") and not (
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
     ):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QByteArray, Qt
+    from PySide6.QtCore import QByteArray
     from PySide6.QtGui import QColor, QGuiApplication, QImage, QImageWriter, QPainter
     from PySide6.QtSvg import QSvgRenderer
     from PySide6.QtWidgets import QApplication
@@ -349,7 +210,6 @@ def _write_png(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing)
     global _QT_APP
     if QGuiApplication.instance() is None:
         _QT_APP = QApplication(["gradviz-export"])
-    svg = graph_to_svg(graph, positions, spacing=sp)
     renderer = QSvgRenderer(QByteArray(svg.encode("utf-8")))
     if not renderer.isValid():
         raise RuntimeError("Qt could not parse the generated SVG")
@@ -359,7 +219,7 @@ def _write_png(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing)
     # image stays within Qt's limits and a sane amount of memory.
     scale = min(2.0, 16000 / w, 16000 / h, math.sqrt(40e6 / (w * h)))
     image = QImage(max(1, round(w * scale)), max(1, round(h * scale)), QImage.Format.Format_ARGB32)
-    image.fill(QColor(Qt.GlobalColor.white))
+    image.fill(QColor(LIGHT.paper))
     painter = QPainter(image)
     try:
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -376,13 +236,13 @@ _QT_APP: Any = None
 
 
 def _write_dot(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing) -> None:
-    pos, _ = _resolve_positions(graph, positions, sp)
+    pos = _resolve_positions(graph, positions, sp)
     path.write_text(graph_to_dot(graph, pos, spacing=sp), encoding="utf-8")
 
 
 def _write_graphml(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing) -> None:
     """GraphML only stores scalars: lists and dicts become JSON text, None is dropped."""
-    pos, _ = _resolve_positions(graph, positions, sp)
+    pos = _resolve_positions(graph, positions, sp)
     flat = nx.DiGraph()
     flat.graph.update({k: _plain(v) for k, v in graph.graph.items() if v is not None})
     for v, attrs in graph.nodes(data=True):
@@ -397,7 +257,7 @@ def _write_graphml(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpac
 
 
 def _write_json(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing) -> None:
-    pos, _ = _resolve_positions(graph, positions, sp)
+    pos = _resolve_positions(graph, positions, sp)
     doc = {
         "nodes": [
             {"id": v, **{k: val for k, val in attrs.items() if k != "id"}}

@@ -12,8 +12,10 @@
   const $ = (sel) => root.querySelector(sel);
 
   // ------------------------------------------------------------------ formatting
-  // Ports of the window's formatters (gradviz/ui/panels.py fmt_number / fmt_value and
-  // gradviz/ui/canvas.py format_value) so the page reads like the desktop app.
+  // A port of gradviz/core/fmt.py (fmt_number, fmt_value, fmt_shape): the one formatter
+  // the window, the CLI and the exports print through, so the page reads like them.
+
+  const ELLIPSIS = "\u2026";
 
   function stripZeros(text) {
     return text.indexOf(".") >= 0 ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
@@ -36,7 +38,7 @@
     return Number.isNaN(v) ? "nan" : v > 0 ? "inf" : "-inf";
   }
 
-  // Numbers the way a learner reads them: 0.6, 1.2, 1.6094, 0.008, 14.0.
+  // Numbers the way a learner reads them: 0.6, 1.2, 1.6094, 0.008, 14.0 (fmt_number).
   function fmtNumber(v, isInt) {
     if (typeof v === "boolean") return v ? "True" : "False";
     if (typeof v !== "number") return String(v);
@@ -51,62 +53,55 @@
     return pyG(v, 4);
   }
 
-  function fmtList(value, isInt) {
-    return "[" + value.map((x) => (Array.isArray(x) ? fmtList(x, isInt) : fmtNumber(x, isInt))).join(", ") + "]";
+  function clip(text, maxChars) {
+    if (!maxChars || text.length <= maxChars) return text;
+    return text.slice(0, Math.max(1, maxChars - 1)) + ELLIPSIS;
   }
 
-  function fmtValue(value, limit, isInt) {
-    limit = limit || 400;
-    if (value === null || value === undefined) return "None";
-    let text = Array.isArray(value) ? fmtList(value, isInt) : fmtNumber(value, isInt);
-    if (text.length > limit) text = text.slice(0, limit - 1) + "\u2026";
-    return text;
-  }
-
-  function edgeFloat(v) {
-    if (!Number.isFinite(v)) return nonFinite(v);
-    let text = pyG(v, 5);
-    if (text === "-0") text = "0";
-    return /[.e]/.test(text) ? text : text + ".0";
-  }
-
-  function edgeList(value, budget) {
+  // fmt.py's _fmt_list: with a budget, as many whole items as fit, then "…".
+  function fmtList(value, budget, isInt) {
     const parts = [];
     let used = 2;
     for (let i = 0; i < value.length; i++) {
       const item = value[i];
       let text;
-      if (Array.isArray(item)) text = edgeList(item, Math.max(budget - used - 5, 6));
-      else if (typeof item === "number") text = Math.abs(item) >= 1e-4 || item === 0 ? edgeFloat(item) : pyG(item, 3);
-      else text = String(item);
-      const sep = parts.length ? 2 : 0;
-      const more = i < value.length - 1 ? 3 : 0;
-      if (parts.length && used + sep + text.length + more > budget) {
-        parts.push("\u2026");
-        break;
+      if (Array.isArray(item)) text = fmtList(item, budget ? Math.max(budget - used - 5, 6) : 0, isInt);
+      else text = fmtNumber(item, isInt);
+      if (budget) {
+        const sep = parts.length ? 2 : 0;
+        const more = i < value.length - 1 ? 3 : 0;
+        if (parts.length && used + sep + text.length + more > budget) {
+          parts.push(ELLIPSIS);
+          break;
+        }
+        used += sep + text.length;
       }
       parts.push(text);
-      used += sep + text.length;
     }
     return "[" + parts.join(", ") + "]";
   }
 
-  // Short text for a gradient on an edge (canvas.format_value).
-  function formatValue(value, maxChars) {
-    maxChars = maxChars || 26;
+  // fmt_value(value, max_chars): a number, nested lists, or torch's summary string.
+  function fmtValue(value, maxChars, isInt) {
+    maxChars = maxChars || 400;
     if (value === null || value === undefined) return "None";
     let text;
-    if (typeof value === "number") text = edgeFloat(value);
-    else if (typeof value === "boolean") text = value ? "True" : "False";
-    else if (Array.isArray(value)) text = edgeList(value, maxChars);
+    if (Array.isArray(value)) text = fmtList(value, maxChars, isInt);
+    else if (typeof value === "number" || typeof value === "boolean") text = fmtNumber(value, isInt);
     else text = String(value).split(/\s+/).filter(Boolean).join(" ");
-    if (text.length > maxChars) text = text.slice(0, maxChars - 1) + "\u2026";
-    return text;
+    return clip(text, maxChars);
   }
 
+  // Short text for a gradient on an edge (the window's edge labels: 26 characters).
+  function formatValue(value, maxChars) {
+    return fmtValue(value, maxChars || 26);
+  }
+
+  // fmt_shape: [2, 3] -> 2×3; a 0-d tensor reads "scalar".
   function shapeText(shape) {
-    if (!Array.isArray(shape)) return shape === undefined || shape === null ? "" : String(shape);
-    return "(" + shape.join(", ") + (shape.length === 1 ? "," : "") + ")";
+    if (shape === undefined || shape === null) return "";
+    if (!Array.isArray(shape)) return String(shape);
+    return shape.length ? shape.join("\u00d7") : "scalar";
   }
 
   function isIntDtype(dtype) {
@@ -162,7 +157,7 @@
   const style = data.style;
   const STYLE_KEYS = Object.keys(style.nodes);
   const EDGE_KINDS = Object.keys(style.edges);
-  const PALETTE = ["#1098ad", "#d6336c", "#5f3dc4", "#2b8a3e", "#e67700", "#1864ab", "#a61e4d", "#5c940d"];
+  const PALETTE = style.storage;
   const FONT = '"DejaVu Sans Mono", Menlo, Consolas, monospace';
   const viewByKey = new Map(data.views.map((v, i) => [v.key, i]));
   const stepIndex = passes.map((p) => {
@@ -372,7 +367,7 @@
     ctx.closePath();
   }
 
-  const RADIUS = { grad_fn: 8, accumulate_grad: 2, saved: 3, group: 4 };
+  const RADIUS = style.radius;
   function radius(i) {
     const key = STYLE_KEYS[state.view.styleOf[i]];
     return key in RADIUS ? RADIUS[key] : state.view.h[i] / 2;
@@ -424,7 +419,7 @@
     if (canvas.width !== Math.round(W * dpr) || canvas.height !== Math.round(H * dpr)) resize();
     const s = state.s;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    ctx.fillStyle = "#fbfcfe";
+    ctx.fillStyle = style.background;
     ctx.fillRect(0, 0, W, H);
     ctx.setTransform(dpr * s, 0, 0, dpr * s, dpr * state.tx, dpr * state.ty);
     // the visible world rectangle, with a margin for labels
@@ -1233,10 +1228,7 @@
   // ------------------------------------------------------------------ legend and start
 
   const legend = $(".gvz-legend");
-  const legendText = {
-    grad_fn: "grad_fn", accumulate_grad: "AccumulateGrad", leaf: "leaf tensor",
-    tensor: "non-leaf tensor", saved: "saved tensor", group: "collapsed group",
-  };
+  const legendText = style.legend;
   const present = new Set();
   for (const v of data.views) for (const id of v.ids) present.add(shown[id].style);
   for (const key of STYLE_KEYS) {

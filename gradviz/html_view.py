@@ -45,8 +45,9 @@ from gradviz.core.grouping import (
     top_blocks,
 )
 from gradviz.core.layout import DEFAULT_SPACING, layout_with_routes, node_lines
+from gradviz.core.routing import Box, Obstacles, edge_geometries, geometry_polyline
+from gradviz.core.style import LIGHT, NODE_KINDS, corner_radius, style_key
 from gradviz.core.wire import sanitize
-from gradviz.export import _EDGE_COLOUR, _STYLE, _style_key, edge_points
 
 __all__ = ["MAX_BLOCK_VIEWS", "notebook_html", "page_model", "render_html"]
 
@@ -54,13 +55,7 @@ MAX_BLOCK_VIEWS = 160
 """More top blocks than this get no "one block open" picture each (the page would grow
 quadratically); the collapsed and expanded pictures are always there."""
 
-# The window's colours for what the HTML view adds to the exporter's palette
-# (gradviz/ui/theme.py holds them for Qt; that module imports Qt).
-_GROUP_STYLE = ("#e3fafc", "#0c8599")
-_BACKWARD = "#e03131"
-_BACKWARD_FILL = "#ffe3e3"
-_BACKWARD_DONE_FILL = "#fff0f0"
-_SELECTION = "#1c7ed6"
+_PILLS = ("leaf", "tensor", "no_grad")
 
 DEFAULT_GROUPED_NODES = 1000
 """Graphs with more nodes than this open with their modules collapsed (where they have any)."""
@@ -187,7 +182,7 @@ def _decode_passes(snapshot: Mapping[str, Any]) -> list[_Pass]:
 
 
 def _style_of(attrs: Mapping[str, Any]) -> str:
-    return "group" if attrs.get("kind") == "group" else _style_key(attrs)
+    return style_key(attrs)
 
 
 # --------------------------------------------------------------------------- geometry
@@ -206,15 +201,28 @@ def _view(graph: nx.DiGraph, key: str, title: str, focus: str | None = None) -> 
             if d.get("kind") == "group":
                 sized.nodes[v]["vars"] = [group_caption(d)]
     result = layout_with_routes(sized, spacing=DEFAULT_SPACING)
-    pos, sizes, routes = result.positions, result.sizes, result.routes
+    pos, sizes = result.positions, result.sizes
     ids = [str(v) for v in graph.nodes]
     index = {v: i for i, v in enumerate(graph.nodes)}
-    edges: list[list[Any]] = []
+    # edges run where the window and the SVG export run them (gradviz.core.routing),
+    # drawn here as polylines through their passes
+    boxes: dict[Any, Box] = {}
+    obstacles = Obstacles()
+    for v, d in graph.nodes(data=True):
+        (x, y), (w, h) = pos[v], sizes[v]
+        boxes[v] = Box.of(d.get("kind"), x, y, w, h)
+        obstacles.set(v, x, y, w, h)
+    kinds: dict[tuple[Any, Any], str] = {}
+    adj: dict[Any, list[tuple[Any, Any]]] = {}
     for u, v, attrs in graph.edges(data=True):
-        if u == v:
-            continue
-        kind = str(attrs.get("kind", "grad"))
-        pts = edge_points(kind, u, v, pos, sizes, routes)
+        if u != v:
+            kinds[(u, v)] = str(attrs.get("kind", "grad"))
+            adj.setdefault(u, []).append((u, v))
+            adj.setdefault(v, []).append((u, v))
+    shapes = edge_geometries(kinds, kinds, adj, boxes, obstacles)
+    edges: list[list[Any]] = []
+    for (u, v), kind in kinds.items():
+        pts = geometry_polyline(shapes[(u, v)][0])
         flat = [c for p in pts for c in (_r(p[0]), _r(p[1]))]
         edges.append([index[u], index[v], kind, flat])
     return {
@@ -524,13 +532,17 @@ def page_model(snapshot: Mapping[str, Any], *, title: str | None = None) -> dict
         "title": title or _default_title(snapshot, graph),
         "device": snapshot.get("device"),
         "counts": {"nodes": graph.number_of_nodes(), "edges": graph.number_of_edges()},
-        "style": {
-            "nodes": {**{k: list(v) for k, v in _STYLE.items()}, "group": list(_GROUP_STYLE)},
-            "edges": dict(_EDGE_COLOUR),
-            "backward": _BACKWARD,
-            "backward_fill": _BACKWARD_FILL,
-            "backward_done_fill": _BACKWARD_DONE_FILL,
-            "selection": _SELECTION,
+        "style": {  # the one style table (gradviz.core.style), light theme
+            "nodes": {k: [LIGHT.node(k).fill, LIGHT.node(k).stroke] for k in NODE_KINDS},
+            "legend": {k: LIGHT.node(k).legend for k in NODE_KINDS},
+            "radius": {k: corner_radius(k, 0.0) for k in NODE_KINDS if k not in _PILLS},
+            "edges": dict(LIGHT.edges),
+            "background": LIGHT.background,
+            "storage": list(LIGHT.storage),
+            "backward": LIGHT.backward,
+            "backward_fill": LIGHT.backward_fill,
+            "backward_done_fill": LIGHT.backward_done_fill,
+            "selection": LIGHT.selection,
             "line_height": DEFAULT_SPACING.line_height,
         },
         "nodes": nodes,

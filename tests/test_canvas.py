@@ -18,9 +18,11 @@ from gradviz.core.capture import graph_from_json  # noqa: E402
 from gradviz.core.layout import layout, node_size  # noqa: E402
 from gradviz.ui.canvas import (  # noqa: E402
     BULK_EDGE_THRESHOLD,
+    FIT_MAX_ZOOM,
     MAX_ZOOM,
     MIN_ZOOM,
     GraphCanvas,
+    READABLE_ZOOM,
     NodeItem,
     format_value,
 )
@@ -498,16 +500,20 @@ def test_stale_saved_tensor_is_marked(qtbot):
     assert "stale" in canvas.node_item(sigmoid).state
 
 
-def test_a_fitted_graph_is_fitted_again_when_the_view_shrinks(qtbot):
-    """The guide above the canvas grows a line, the window gets smaller: a graph the
-    view had fitted stays whole; one the user zoomed into is left as they set it."""
+def _session_graph(source: str) -> tuple[dict, dict]:
     from gradviz.core.session import Session
-    from gradviz.ui.canvas import GraphCanvas
 
-    session = Session("x = torch.ones(3, requires_grad=True)\n" + "x = x.sin() * 2\n" * 12)
+    session = Session(source)
     session.run_to_end()
     data = json.loads(json.dumps(session.snapshot()["graph"]))
-    positions = {k: list(v) for k, v in layout(graph_from_json(data)).items()}
+    return data, {k: list(v) for k, v in layout(graph_from_json(data)).items()}
+
+
+def test_a_fitted_graph_is_fitted_again_when_the_view_shrinks(qtbot):
+    """The guide above the canvas grows a line, the window gets smaller: a graph the
+    view had fitted stays whole; one the user zoomed into is left as they set it.
+    (A graph this small stays whole: a bigger one is fitted to a readable zoom, below.)"""
+    data, positions = _session_graph("x = torch.ones(3, requires_grad=True)\nx = x.sin() * 2\n")
     canvas = GraphCanvas()
     qtbot.addWidget(canvas)
     canvas.resize(900, 700)
@@ -521,10 +527,49 @@ def test_a_fitted_graph_is_fitted_again_when_the_view_shrinks(qtbot):
         return visible.contains(canvas.graph_rect())
 
     assert whole_graph_visible()
-    canvas.resize(500, 300)
+    assert canvas.zoom_level() <= FIT_MAX_ZOOM
+    canvas.resize(560, 380)
     QApplication.processEvents()
-    assert whole_graph_visible()
+    assert whole_graph_visible() and canvas.is_fitted()
     canvas.set_zoom(2.0)  # the user zooms in: a resize keeps their zoom
-    canvas.resize(520, 320)
+    canvas.resize(580, 400)
     QApplication.processEvents()
     assert canvas.zoom_level() == pytest.approx(2.0)
+
+
+def test_fit_keeps_node_text_readable(qtbot):
+    """Fitting never shrinks node text below about 7 px: a tall graph is shown at a
+    readable zoom around its newest nodes (the rest is a drag away), W shows it whole,
+    and a tiny graph is not blown up past FIT_MAX_ZOOM."""
+    data, positions = _session_graph(
+        "x = torch.ones(3, requires_grad=True)\n" + "x = x.sin() * 2\n" * 12
+    )
+    canvas = GraphCanvas()
+    qtbot.addWidget(canvas)
+    canvas.resize(600, 450)  # what the window gives the canvas at 1024x700
+    canvas.show()
+    qtbot.waitExposed(canvas)
+    canvas.set_graph(data, positions)
+    canvas.fit_to_view()
+    assert canvas.zoom_level() >= READABLE_ZOOM
+    assert canvas.zoom_level() * 12 >= 7  # the node font is 12 px
+    visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert not visible.contains(canvas.graph_rect())
+    newest = [n["id"] for n in data["nodes"] if n.get("new")]
+    assert newest
+    for node_id in newest:
+        assert visible.intersects(canvas.node_item(node_id).sceneBoundingRect())
+    canvas.resize(500, 320)  # fitted: refitted, still readable, still on the newest nodes
+    QApplication.processEvents()
+    assert canvas.is_fitted() and canvas.zoom_level() >= READABLE_ZOOM
+    visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert any(visible.intersects(canvas.node_item(n).sceneBoundingRect()) for n in newest)
+    canvas.fit_whole()
+    visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert visible.contains(canvas.graph_rect())
+
+    tiny = _chain(3)
+    canvas.resize(900, 650)
+    canvas.set_graph(tiny, _positions(tiny))
+    canvas.fit_to_view()
+    assert canvas.zoom_level() == pytest.approx(FIT_MAX_ZOOM)

@@ -11,6 +11,7 @@ import networkx as nx
 import pytest
 
 from gradviz.core.layout import layout
+from gradviz.core.style import LIGHT
 from gradviz.export import SUPPORTED_SUFFIXES, export_graph, graph_to_dot, graph_to_svg
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
@@ -118,16 +119,23 @@ def test_svg_parses_and_draws_every_node_and_edge(tmp_path):
     assert root.tag == f"{SVG_NS}svg"
     nodes = [el for el in root.iter(f"{SVG_NS}g") if "node" in el.get("class", "").split()]
     assert {el.get("id") for el in nodes} == set(g.nodes)
-    lines = list(root.iter(f"{SVG_NS}polyline"))
-    assert len(lines) == g.number_of_edges()
+    edges = [el for el in root.iter(f"{SVG_NS}g") if "edge" in el.get("class", "").split()]
+    assert {(el.get("data-source"), el.get("data-target")) for el in edges} == set(g.edges)
+    lines = [el.find(f"{SVG_NS}path") for el in edges]
     dashed = [el for el in lines if el.get("stroke-dasharray")]
     assert len(dashed) == 1  # the saved edge
-    assert all(el.get("marker-end") for el in lines)
+    heads = [el for el in edges if el.find(f"{SVG_NS}path[@class='head']") is not None]
+    assert len(heads) == g.number_of_edges() - 1  # every edge but the saved one has an arrow
     texts = [el.text for el in root.iter(f"{SVG_NS}text")]
     assert NASTY in texts  # escaped on the way out, intact on the way back
     # distinct fills per kind: grad_fn, accumulate_grad, leaf, non-leaf tensor, saved
     fills = {el.get("id"): el.find(f"{SVG_NS}rect").get("fill") for el in nodes}
     assert len({fills[v] for v in ("fn1", "acc1", "t2", "t1", "s1")}) == 5
+    # the style table's colours: AccumulateGrad as the window draws it, and a tensor
+    # with requires_grad=False is no green leaf
+    assert fills["acc1"] == LIGHT.nodes["accumulate_grad"].fill
+    assert fills["t2"] == LIGHT.nodes["leaf"].fill
+    assert fills["t3"] == LIGHT.nodes["no_grad"].fill != LIGHT.nodes["leaf"].fill
 
 
 def test_svg_uses_given_positions(tmp_path):

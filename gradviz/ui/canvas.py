@@ -3,14 +3,20 @@
 :class:`GraphCanvas` receives the kernel's JSON (``graph`` and ``positions``
 of a state message) and speaks in node ids; it knows nothing about torch.
 
+It draws with the rules every gradviz picture shares: the colours of
+:mod:`gradviz.core.style` (the dark theme when the palette is dark), edges
+routed around boxes by :mod:`gradviz.core.routing`, values written by
+:mod:`gradviz.core.fmt`; its SVG export *is* :func:`gradviz.core.render_svg.render_svg`.
+
 Speed (STYLE.md section 4): the scene is updated in place on every step
 (items whose ids persist are kept and only moved or restyled), nodes are
 cached in device coordinates and drop their text when tiny on screen, edges
 sit on a fixed Z layer below the nodes and, past
 :data:`BULK_EDGE_THRESHOLD` edges, are painted in bulk by a few path items
-instead of one item each.  Overlays that do not belong to the scene (the
-legend, the empty-graph hint) are child widgets of the view, so scrolling
-never repaints them.
+instead of one item each. A step re-routes only the edges whose route a
+changed box can touch. The legend sits in a strip below the view (a viewport
+margin), so it never covers the graph; the empty-graph hint is a child
+widget of the view, so scrolling never repaints it.
 """
 
 from __future__ import annotations
@@ -22,13 +28,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPoint, QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QBrush,
-    QColor,
     QContextMenuEvent,
     QFontMetricsF,
-    QImage,
     QKeyEvent,
     QMouseEvent,
     QPainter,
@@ -51,15 +55,34 @@ from PySide6.QtWidgets import (
 )
 
 from gradviz.core.delta import GraphChanges
+from gradviz.core.fmt import fmt_value
 from gradviz.core.layout import DEFAULT_SPACING, node_lines, node_size, shape_text
+from gradviz.core.render_svg import left_tab, node_colours, node_tooltip, render_svg
+from gradviz.core.routing import (
+    Box,
+    Obstacles,
+    arrow_polygon,
+    badge_center,
+    badge_width,
+    edge_geometries,
+    edge_path,
+    geometry_midpoint,
+    geometry_segments,
+    port_span,
+    storage_link_curve,
+    storage_link_pairs,
+)
+from gradviz.core.style import LIGHT, Theme, corner_radius, style_key
 from gradviz.ui import theme
-from gradviz.ui.display import group_caption, is_chain, sizing_attrs
+from gradviz.ui.display import sizing_attrs
 from gradviz.ui.text import plain_label, plain_tooltip
 
 __all__ = [
     "BULK_EDGE_THRESHOLD",
+    "FIT_MAX_ZOOM",
     "MAX_ZOOM",
     "MIN_ZOOM",
+    "READABLE_ZOOM",
     "GraphCanvas",
     "NodeItem",
     "format_value",
@@ -70,15 +93,18 @@ MAX_ZOOM = 8.0
 ZOOM_STEP = 1.25
 FIT_MAX_ZOOM = 1.5
 """fit_to_view never magnifies past this: a three-node graph should not fill a screen."""
+READABLE_ZOOM = 7.0 / 12.0
+"""fit_to_view shrinks no further than this (12 px node text -> 7 px): a bigger graph is
+shown at this zoom around its newest nodes, and the rest is a drag away."""
 BULK_EDGE_THRESHOLD = 1500
 """Above this many edges, edges are painted by a few bulk items instead of one item each."""
 BULK_CHUNK = 256
 """Edges per bulk item: small enough that the scene index culls what is off screen."""
 TEXT_LOD = 0.35
 """Below this level of detail nodes are plain filled rectangles without text."""
-SMALL_STORAGE_GROUP = 6
-"""Storage groups up to this size get every link drawn; bigger ones only on selection."""
 EMPTY_HINT = "Step forward (F10) to build the graph"
+REGION_BAND = 168.0
+"""Height of the bands that index edges by the region their route depends on."""
 
 # Fixed Z layers: storage links < edges < carrying edges < nodes < labels.
 Z_STORAGE = 0.0
@@ -89,8 +115,6 @@ Z_NODE = 10.0
 Z_NODE_HOT = 11.0
 Z_LABEL = 20.0
 
-_ARROW_LEN = 8.0
-_ARROW_HALF = 4.0
 _NODE_MARGIN = 9.0  # room around a box for the glow, the selection ring and the tabs
 _LINE_H = DEFAULT_SPACING.line_height
 
@@ -100,59 +124,23 @@ EdgeKey = tuple[str, str]
 # --------------------------------------------------------------------------- value text
 
 
-def _fmt_float(value: float) -> str:
-    if math.isnan(value) or math.isinf(value):
-        return str(value)
-    text = f"{value:.5g}"
-    if text == "-0":
-        text = "0"
-    # A float reads as one, as Python prints it: 1.0, 125.0 (not 1, 125).
-    return text if any(c in text for c in ".e") else text + ".0"
-
-
-def _fmt_list(value: Sequence[Any], budget: int) -> str:
-    parts: list[str] = []
-    used = 2  # the brackets
-    for i, item in enumerate(value):
-        if isinstance(item, (list, tuple)):
-            text = _fmt_list(item, max(budget - used - 5, 6))
-        elif isinstance(item, float):
-            text = _fmt_float(item) if abs(item) >= 1e-4 or item == 0 else f"{item:.3g}"
-        else:
-            text = str(item)
-        sep = 2 if parts else 0
-        more = 3 if i < len(value) - 1 else 0  # room for ", …"
-        if parts and used + sep + len(text) + more > budget:
-            parts.append("\u2026")
-            break
-        parts.append(text)
-        used += sep + len(text)
-    return "[" + ", ".join(parts) + "]"
-
-
 def format_value(value: Any, max_chars: int = 26) -> str:
-    """Short text for a gradient or tensor value as the kernel sends it.
+    """Short text for a gradient or tensor value: :func:`gradviz.core.fmt.fmt_value`
+    with room for an edge label (26 characters)."""
+    return fmt_value(value, max_chars)
 
-    Scalars keep up to five significant digits (``0.008``, ``1.6094``, ``125.0``);
-    small tensors (nested lists) become a short list that ends in ``…`` when
-    cut; torch's summary strings of big tensors are squeezed to one line and
-    truncated to ``max_chars``.
-    """
-    if value is None:
-        return "None"
-    if isinstance(value, bool):
-        text = str(value)
-    elif isinstance(value, int):
-        text = str(value)
-    elif isinstance(value, float):
-        text = _fmt_float(value)
-    elif isinstance(value, (list, tuple)):
-        text = _fmt_list(value, max_chars)
-    else:
-        text = " ".join(str(value).split())
-    if len(text) > max_chars:
-        text = text[: max_chars - 1] + "\u2026"
-    return text
+
+class _Scene(QGraphicsScene):
+    """The canvas's scene; its items paint with its :attr:`theme`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.theme: Theme = LIGHT
+
+
+def _theme_of(item: QGraphicsItem) -> Theme:
+    scene = item.scene()
+    return getattr(scene, "theme", LIGHT)
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
@@ -200,47 +188,11 @@ def _fonts() -> _Fonts:
 # --------------------------------------------------------------------------- nodes
 
 
-def _style_key(attrs: Mapping[str, Any]) -> str:
-    kind = attrs.get("kind")
-    if kind == "tensor":
-        if not attrs.get("requires_grad", False):
-            return "no_grad"
-        return "leaf" if attrs.get("is_leaf") else "tensor"
-    return kind if kind in theme.NODE_STYLES else "grad_fn"
-
-
 def _tooltip(node_id: str, attrs: Mapping[str, Any]) -> str:
-    kind = attrs.get("kind", "?")
-    if kind == "group":
-        what = "linear chain" if is_chain(node_id) else f"module {attrs.get('module', '')}"
-        return (
-            f"{attrs.get('label', node_id)}\ncollapsed {what}: {group_caption(attrs)}"
-            f" ({attrs.get('count', 0)} nodes)\ndouble-click to expand"
-        )
-    rows = [f"{attrs.get('label', node_id)}  ({kind}, {node_id})"]
-    if attrs.get("vars"):
-        rows.append("variables: " + ", ".join(str(v) for v in attrs["vars"]))
-    if attrs.get("shape") is not None:
-        rows.append(f"shape: {shape_text(attrs['shape'])}  {attrs.get('dtype', '')}".rstrip())
-    if kind == "tensor":
-        rows.append(f"requires_grad={attrs.get('requires_grad')}  is_leaf={attrs.get('is_leaf')}")
-    if attrs.get("storage"):
-        rows.append(f"storage group {attrs['storage']}")
-    if "value" in attrs:
-        rows.append("value: " + format_value(attrs["value"], 60))
-    saved = attrs.get("saved")
-    if isinstance(saved, Mapping) and saved:
-        rows.append("saved: " + ", ".join(f"{k}={v}" for k, v in saved.items()))
-    if attrs.get("freed"):
-        rows.append("saved tensors freed by backward()")
-    if attrs.get("stale") is True:
-        rows.append(
-            f"STALE: modified in place after it was saved (version {attrs.get('version')}, "
-            f"saved at version {attrs.get('expected_version')}); backward through it fails"
-        )
-    elif attrs.get("stale"):
-        rows.append("stale saved tensors: " + ", ".join(str(a) for a in attrs["stale"]))
-    if attrs.get("statement") is not None:
+    rows = node_tooltip(node_id, attrs)
+    if attrs.get("kind") == "group":
+        rows.append("double-click to expand")
+    elif attrs.get("statement") is not None:
         rows.append(f"created by statement {attrs['statement']} (double-click to show)")
     return "\n".join(rows)
 
@@ -262,6 +214,7 @@ class NodeItem(QGraphicsItem):
         self._bounds = QRectF()
         self.width = 0.0
         self.height = 0.0
+        self.span = 0.0
         self.cx = 0.0
         self.cy = 0.0
         self.setZValue(Z_NODE)
@@ -308,7 +261,7 @@ class NodeItem(QGraphicsItem):
             self.update()
             return
         self.attrs = dict(attrs)
-        self._key = _style_key(self.attrs)
+        self._key = style_key(self.attrs)
         sized = sizing_attrs(self.attrs)  # a group's second line: "65 nodes"
         self._lines = node_lines(sized)
         w, h = node_size(sized)
@@ -320,9 +273,9 @@ class NodeItem(QGraphicsItem):
                 -_NODE_MARGIN, -_NODE_MARGIN, _NODE_MARGIN, _NODE_MARGIN
             )
         kind = self.attrs.get("kind")
-        self._radius = {"grad_fn": 8.0, "accumulate_grad": 3.0, "saved": 5.0, "group": 4.0}.get(
-            str(kind), h / 2
-        )
+        self._radius = corner_radius(kind, h)
+        #: the width along the top/bottom border where edges attach (the router reads it)
+        self.span = port_span(kind, w, h)
         self.setToolTip(plain_tooltip(_tooltip(self.node_id, self.attrs)))
         self._update_z()
         self.update()
@@ -349,12 +302,7 @@ class NodeItem(QGraphicsItem):
 
     def badge_center(self) -> tuple[float, float]:
         """Where the storage badge sits, relative to the node's centre (links end there)."""
-        if self.attrs.get("kind") == "tensor":
-            # A sticker on the rounded end, 45 degrees below the middle.
-            return self.width / 2 - 0.146 * self.height, 0.354 * self.height
-        # A sticker on the bottom-right corner, poking out a little.
-        w = _fonts().badge_metrics.horizontalAdvance(self._badge or "S0") + 8
-        return self.width / 2 - w / 2 + 3, self.height / 2 - 1
+        return badge_center(self.attrs.get("kind"), self.width, self.height, self._badge or "S0")
 
     def _update_z(self) -> None:
         hot = self._flags & {"selected", "executing"} or self.attrs.get("new")
@@ -381,32 +329,19 @@ class NodeItem(QGraphicsItem):
 
     def port_span(self) -> float:
         """Width along the top/bottom border where edges may attach (the flat part)."""
-        flat = self.width - (
-            self.height if self.attrs.get("kind") == "tensor" else 2 * self._radius
-        )
-        return max(0.0, min(0.6 * self.width, flat))
+        return self.span
 
     # --- painting ----------------------------------------------------------------
 
-    def _colours(self) -> tuple[str, str, str]:
+    def _colours(self, t: Theme) -> tuple[str, str, str]:
         """Fill, border and text colour for the current state."""
-        style = theme.NODE_STYLES[self._key]
-        fill, stroke, text = style.fill, style.stroke, theme.TEXT
-        if self.attrs.get("freed"):
-            fill = theme.blend(fill, "#ffffff", 0.55)
-            stroke = theme.FREED
-            text = theme.MUTED_TEXT
+        fill, stroke, text = node_colours(self.attrs, t)
         if "executed" in self._flags:
-            fill = theme.blend(fill, "#ffc9c9", 0.45)
-            stroke = theme.blend(stroke, theme.BACKWARD, 0.55)
-        if self.attrs.get("stale"):
-            # A saved tensor changed in place since it was saved (scenario 9).
-            stroke = theme.STALE
-            if self.attrs.get("stale") is True:
-                fill = theme.STALE_FILL
+            fill = theme.blend(fill, t.executed_tint, 0.45)
+            stroke = theme.blend(stroke, t.backward, 0.55)
         if "executing" in self._flags:
-            fill = theme.BACKWARD_FILL
-            stroke = theme.BACKWARD
+            fill = t.backward_fill
+            stroke = t.backward
         return fill, stroke, text
 
     def paint(
@@ -415,20 +350,21 @@ class NodeItem(QGraphicsItem):
         option: QStyleOptionGraphicsItem,
         widget: QWidget | None = None,
     ) -> None:
-        fill, stroke, text_colour = self._colours()
+        t = _theme_of(self)
+        fill, stroke, text_colour = self._colours(t)
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         rect = self._rect
         if lod < TEXT_LOD:
-            # Tiny on screen: a flat rectangle (a shade darker, or the pale fills vanish),
-            # plus a cosmetic ring for what matters.
+            # Tiny on screen: a flat rectangle (a shade toward the border, or the pale
+            # fills vanish), plus a cosmetic ring for what matters.
             painter.fillRect(rect, theme.qcolor(theme.blend(fill, stroke, 0.35)))
             ring = None
             if "executing" in self._flags:
-                ring = theme.BACKWARD
+                ring = t.backward
             elif "selected" in self._flags:
-                ring = theme.SELECTION
+                ring = t.selection
             elif self.attrs.get("new"):
-                ring = theme.NEW
+                ring = t.new
             if ring is not None:
                 pen = QPen(theme.qcolor(ring), 2.0)
                 pen.setCosmetic(True)
@@ -444,8 +380,8 @@ class NodeItem(QGraphicsItem):
         if group:
             # A stack of cards: the boxes it hides peek out behind it.
             for offset, shade in ((7.5, 0.45), (4.0, 0.2)):
-                painter.setPen(QPen(theme.qcolor(theme.blend(stroke, "#ffffff", shade)), 1.1))
-                painter.setBrush(theme.qcolor(theme.blend(fill, "#ffffff", shade)))
+                painter.setPen(QPen(theme.qcolor(theme.blend(stroke, t.background, shade)), 1.1))
+                painter.setBrush(theme.qcolor(theme.blend(fill, t.background, shade)))
                 painter.drawRoundedRect(rect.translated(offset, -offset), r, r)
 
         def rounded(grow: float) -> None:
@@ -456,22 +392,22 @@ class NodeItem(QGraphicsItem):
         painter.setBrush(Qt.BrushStyle.NoBrush)
         if "executing" in self._flags:
             for grow, alpha in ((6.0, 45), (3.5, 90)):
-                painter.setPen(QPen(theme.qcolor(theme.BACKWARD, alpha), 3.0))
+                painter.setPen(QPen(theme.qcolor(t.backward, alpha), 3.0))
                 rounded(grow)
         elif self.attrs.get("new"):
             for grow, alpha in ((6.0, 40), (3.5, 85)):
-                painter.setPen(QPen(theme.qcolor(theme.NEW, alpha), 3.0))
+                painter.setPen(QPen(theme.qcolor(t.new, alpha), 3.0))
                 rounded(grow)
         if "selected" in self._flags:
-            painter.setPen(QPen(theme.qcolor(theme.SELECTION), 2.5))
+            painter.setPen(QPen(theme.qcolor(t.selection), 2.5))
             rounded(4.5)
 
         # The body.
         width = 1.3
         if self.attrs.get("new"):
-            stroke, width = theme.NEW, 2.2
+            stroke, width = t.new, 2.2
         if "executing" in self._flags:
-            stroke, width = theme.BACKWARD, 2.6
+            stroke, width = t.backward, 2.6
         pen = QPen(theme.qcolor(stroke), width)
         if self.attrs.get("freed"):
             pen.setStyle(Qt.PenStyle.DashLine)
@@ -491,39 +427,31 @@ class NodeItem(QGraphicsItem):
         text_rect = rect.adjusted(4, 0, -4, 0)
         for i, line in enumerate(self._lines):
             painter.setFont(fonts.label if i == 0 else fonts.body)
-            colour = text_colour if i == 0 else theme.MUTED_TEXT
+            colour = text_colour if i == 0 else t.muted_text
             painter.setPen(theme.qcolor(colour))
             line_rect = QRectF(text_rect.left(), top + i * _LINE_H, text_rect.width(), _LINE_H)
             painter.drawText(line_rect, Qt.AlignmentFlag.AlignCenter, line)
 
         # Tabs on the border: what the box is / its state (left), its storage group (right).
-        left_tab = None
-        if self.attrs.get("kind") == "saved" and self.attrs.get("stale") is True:
-            version, expected = self.attrs.get("version"), self.attrs.get("expected_version")
-            left_tab = (f"stale v{version}≠v{expected}", theme.STALE, "#ffffff")
-        elif self.attrs.get("kind") == "saved":
-            left_tab = ("saved", theme.NODE_STYLES["saved"].stroke, "#fff4e6")
-        elif group:
-            what = "chain" if is_chain(self.node_id) else "module"
-            left_tab = (what, theme.NODE_STYLES["group"].stroke, "#ffffff")
-        elif self.attrs.get("freed"):
-            left_tab = ("freed", theme.FREED, "#ffffff")
+        tab = left_tab(self.node_id, self.attrs, t)
         inset = self.height / 2 if pill else max(r, 4.0)
-        if left_tab is not None:
-            self._draw_tab(painter, rect.left() + inset - 2, rect.top(), *left_tab, italic=True)
+        if tab is not None:
+            text, colour, tab_fill = tab
+            self._draw_tab(painter, rect.left() + inset - 2, rect.top(), text, colour, tab_fill,
+                           italic=True)
         if self._badge:
-            colour = theme.storage_colour(self._badge)
-            w = fonts.badge_metrics.horizontalAdvance(self._badge) + 8
+            colour = theme.storage_colour(self._badge, t)
             cx, cy = self.badge_center()
             self._draw_tab(
                 painter,
-                cx - w / 2,
+                cx - badge_width(self._badge) / 2,
                 cy,
                 self._badge,
                 colour,
                 colour,
                 italic=False,
                 text_colour="#ffffff",
+                width=badge_width(self._badge),
             )
 
     @staticmethod
@@ -537,10 +465,11 @@ class NodeItem(QGraphicsItem):
         *,
         italic: bool,
         text_colour: str | None = None,
+        width: float | None = None,
     ) -> None:
         fonts = _fonts()
         font, fm = (fonts.tab, fonts.tab_metrics) if italic else (fonts.badge, fonts.badge_metrics)
-        w = fm.horizontalAdvance(text) + 8
+        w = width if width is not None else fm.horizontalAdvance(text) + 8
         h = 12.0
         box = QRectF(x, y_mid - h / 2, w, h)
         painter.setPen(QPen(theme.qcolor(colour), 1.0))
@@ -553,77 +482,56 @@ class NodeItem(QGraphicsItem):
 
 # --------------------------------------------------------------------------- edges
 
-# An edge's geometry as plain floats (cheap to compare between steps):
-# ("c", x0, y0, c1x, c1y, c2x, c2y, bx, by, tx, ty): a cubic to (bx, by), arrow to (tx, ty);
-# ("l", x0, y0, bx, by, tx, ty): a straight line.  No arrow when (bx, by) == (tx, ty).
+# An edge's geometry as plain floats (cheap to compare between steps); see
+# gradviz.core.routing: ("c", ...) a curve between rows, ("l", ...) a line within a row,
+# ("u", ...) a U under a row, ("r", ...) a route through the gaps of the rows between.
 Geometry = tuple[Any, ...]
 
 
-def _edge_geometry(
-    a: NodeItem, b: NodeItem, src_dx: float, dst_dx: float, arrow: bool
-) -> tuple[Geometry, str]:
-    """Where an edge from ``a`` to ``b`` runs; also its mode (down / up / side)."""
-    dy = b.cy - a.cy
-    threshold = (a.height + b.height) / 4
-    alen = _ARROW_LEN if arrow else 0.0
-    if dy > threshold or dy < -threshold:
-        sign = 1.0 if dy > 0 else -1.0
-        x0, y0 = a.cx + src_dx, a.cy + sign * a.height / 2
-        tx, ty = b.cx + dst_dx, b.cy - sign * b.height / 2
-        by = ty - sign * alen
-        bend = max(abs(by - y0) * 0.5, 12.0) * sign
-        geometry = ("c", x0, y0, x0, y0 + bend, tx, by - bend, tx, by, tx, ty)
-        return geometry, "down" if sign > 0 else "up"
-    sign = 1.0 if b.cx >= a.cx else -1.0
-    x0, y0 = a.cx + sign * a.width / 2, a.cy
-    tx, ty = b.cx - sign * b.width / 2, b.cy
-    length = math.hypot(tx - x0, ty - y0) or 1.0
-    bx, by = tx - (tx - x0) / length * alen, ty - (ty - y0) / length * alen
-    return ("l", x0, y0, bx, by, tx, ty), "side"
-
-
 def _add_geometry(path: QPainterPath, arrows: QPainterPath | None, g: Geometry) -> None:
-    path.moveTo(g[1], g[2])
-    if g[0] == "c":
-        path.cubicTo(g[3], g[4], g[5], g[6], g[7], g[8])
-        bx, by, tx, ty = g[7], g[8], g[9], g[10]
-    else:
-        path.lineTo(g[3], g[4])
-        bx, by, tx, ty = g[3], g[4], g[5], g[6]
-    if arrows is None or (bx, by) == (tx, ty):
+    for cmd, c in geometry_segments(g):
+        if cmd == "M":
+            path.moveTo(c[0], c[1])
+        elif cmd == "L":
+            path.lineTo(c[0], c[1])
+        else:
+            path.cubicTo(c[0], c[1], c[2], c[3], c[4], c[5])
+    if arrows is None:
         return
-    length = math.hypot(tx - bx, ty - by)
-    ux, uy = (tx - bx) / length, (ty - by) / length
-    px, py = -uy * _ARROW_HALF, ux * _ARROW_HALF
-    arrows.addPolygon(
-        QPolygonF([QPointF(tx, ty), QPointF(bx + px, by + py), QPointF(bx - px, by - py)])
-    )
-    arrows.closeSubpath()
+    head = arrow_polygon(g)
+    if head is not None:
+        arrows.addPolygon(QPolygonF([QPointF(x, y) for x, y in head]))
+        arrows.closeSubpath()
 
 
 def _midpoint(g: Geometry) -> QPointF:
-    if g[0] == "c":
-        x = (g[1] + 3 * g[3] + 3 * g[5] + g[7]) / 8
-        y = (g[2] + 3 * g[4] + 3 * g[6] + g[8]) / 8
-        return QPointF(x, y)
-    return QPointF((g[1] + g[3]) / 2, (g[2] + g[4]) / 2)
+    return QPointF(*geometry_midpoint(g))
 
 
 @dataclass(frozen=True)
 class _EdgeStyle:
-    colour: str
+    """How an edge is stroked; ``role`` names its colour in the theme."""
+
+    role: str
     width: float
     dashed: bool = False
     arrow: bool = True
 
+    def colour(self, t: Theme) -> str:
+        if self.role == "new":
+            return t.new
+        if self.role == "carry":
+            return t.backward
+        return t.edge(self.role)
+
 
 _EDGE_STYLES = {
-    "grad": _EdgeStyle(theme.EDGE_COLOURS["grad"], 1.6),
-    "output": _EdgeStyle(theme.EDGE_COLOURS["output"], 1.0),
-    "leaf": _EdgeStyle(theme.EDGE_COLOURS["leaf"], 1.4),
-    "saved": _EdgeStyle(theme.EDGE_COLOURS["saved"], 1.3, dashed=True, arrow=False),
-    "new": _EdgeStyle(theme.NEW, 2.2),
-    "carry": _EdgeStyle(theme.BACKWARD, 2.8),
+    "grad": _EdgeStyle("grad", 1.6),
+    "output": _EdgeStyle("output", 1.0),
+    "leaf": _EdgeStyle("leaf", 1.4),
+    "saved": _EdgeStyle("saved", 1.3, dashed=True, arrow=False),
+    "new": _EdgeStyle("new", 2.2),
+    "carry": _EdgeStyle("carry", 2.8),
 }
 
 
@@ -632,8 +540,27 @@ def _style_for(kind: str, new: bool) -> _EdgeStyle:
     style = _EDGE_STYLES.get(kind, _EDGE_STYLES["grad"])
     if new:
         base = _EDGE_STYLES["new"]
-        return _EdgeStyle(base.colour, base.width, style.dashed, style.arrow)
+        return _EdgeStyle(base.role, base.width, style.dashed, style.arrow)
     return style
+
+
+class _Kinds(Mapping[EdgeKey, str]):
+    """The kinds of the edges in a dict of :class:`_Edge` (what the router reads)."""
+
+    def __init__(self, edges: Mapping[EdgeKey, Any]):
+        self._edges = edges
+
+    def __getitem__(self, key: EdgeKey) -> str:
+        return self._edges[key].kind
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._edges
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._edges)
+
+    def __len__(self) -> int:
+        return len(self._edges)
 
 
 class _PathItem(QGraphicsItem):
@@ -674,7 +601,7 @@ class _PathItem(QGraphicsItem):
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         detailed = lod >= TEXT_LOD
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, detailed)
-        colour = theme.qcolor(self.style.colour)
+        colour = theme.qcolor(self.style.colour(_theme_of(self)))
         pen = QPen(colour, self.style.width)
         if not detailed:
             pen.setWidthF(1.0)
@@ -750,12 +677,13 @@ class _EdgeLabelItem(QGraphicsItem):
     ) -> None:
         if option.levelOfDetailFromTransform(painter.worldTransform()) < TEXT_LOD:
             return
+        t = _theme_of(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setPen(QPen(theme.qcolor(theme.BACKWARD), 1.2))
-        painter.setBrush(theme.qcolor("#ffffff", 240))
+        painter.setPen(QPen(theme.qcolor(t.backward), 1.2))
+        painter.setBrush(theme.qcolor(t.label_fill, 240))
         painter.drawRoundedRect(self._rect, 4, 4)
         painter.setFont(_fonts().edge)
-        painter.setPen(theme.qcolor("#c92a2a"))
+        painter.setPen(theme.qcolor(t.label_text))
         painter.drawText(self._rect, Qt.AlignmentFlag.AlignCenter, self.text)
 
 
@@ -773,21 +701,11 @@ class _StorageLinks(QGraphicsItem):
         """(group, a, b, strong) links; strong ones (the selection's) are drawn bolder."""
         paths: dict[tuple[str, bool], QPainterPath] = {}
         for group, a, b, strong in links:
-            colour = theme.storage_colour(group)
-            path = paths.setdefault((colour, strong), QPainterPath())
+            path = paths.setdefault((group, strong), QPainterPath())
             (ax, ay), (bx, by) = a.badge_center(), b.badge_center()
             x0, y0, x1, y1 = a.cx + ax, a.cy + ay, b.cx + bx, b.cy + by
             path.moveTo(x0, y0)
-            if abs(y1 - y0) < 4:
-                # Same row: a sag under the boxes between the two badges.
-                sag = min(90.0, 14.0 + abs(x1 - x0) * 0.15)
-                path.cubicTo(x0, y0 + sag, x1, y1 + sag, x1, y1)
-            else:
-                # Between rows: bow out to the right, where the badges are.
-                bow = 40.0 + 0.2 * abs(y1 - y0)
-                path.cubicTo(
-                    x0 + bow, y0 + (y1 - y0) * 0.25, x1 + bow, y1 - (y1 - y0) * 0.25, x1, y1
-                )
+            path.cubicTo(*storage_link_curve(x0, y0, x1, y1))
         self.prepareGeometryChange()
         self._paths = paths
         bounds = QRectF()
@@ -811,9 +729,10 @@ class _StorageLinks(QGraphicsItem):
         detailed = option.levelOfDetailFromTransform(painter.worldTransform()) >= TEXT_LOD
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, detailed)
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        for (colour, strong), path in self._paths.items():
+        t = _theme_of(self)
+        for (group, strong), path in self._paths.items():
             width = (2.6 if strong else 1.8) if detailed else 1.0
-            pen = QPen(theme.qcolor(colour, 240 if strong else 200), width)
+            pen = QPen(theme.qcolor(theme.storage_colour(group, t), 240 if strong else 200), width)
             pen.setCosmetic(not detailed)
             pen.setStyle(Qt.PenStyle.DotLine)
             pen.setCapStyle(Qt.PenCapStyle.RoundCap)
@@ -825,49 +744,70 @@ class _StorageLinks(QGraphicsItem):
 
 
 class _Legend(QWidget):
-    """A small key to the colours, in the bottom-left corner of the view."""
+    """The key to the colours: a strip under the view, in its viewport margin, so it
+    never covers the graph. It names only what the graph on show has (one or two rows
+    at the window's usual sizes)."""
 
-    def __init__(self, items: list[tuple[str, str, str]], parent: QWidget):
+    PAD = 8.0
+    ROW = 18.0
+    GAP = 16.0
+    SWATCH = 20.0
+
+    def __init__(self, parent: QWidget):
         super().__init__(parent)
-        self._items = items
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self._font = theme.label_font(10)
-        fm = QFontMetricsF(self._font)
-        self._row = 16
-        half = (len(items) + 1) // 2
-        self._columns = [items[:half], items[half:]]
-        self._col_w = [
-            max((fm.horizontalAdvance(text) for _, _, text in col), default=0) + 34
-            for col in self._columns
-        ]
-        self.resize(int(sum(self._col_w) + 12), int(half * self._row + 12))
+        self._font = theme.label_font(11)
+        self._fm = QFontMetricsF(self._font)
+        self._theme: Theme = LIGHT
+        self.rows: list[tuple[str, str, str, str]] = []
+        #: where each row was placed in the last layout: (x, y, row)
+        self.placed: list[tuple[float, float, tuple[str, str, str, str]]] = []
+
+    def set_rows(self, rows: list[tuple[str, str, str, str]], t: Theme) -> bool:
+        """(swatch, fill or colour, stroke, text) rows; True when they changed."""
+        if rows == self.rows and t is self._theme:
+            return False
+        self.rows, self._theme = rows, t
+        self.update()
+        return True
+
+    def _place(self, width: float) -> tuple[list[tuple[float, float, tuple]], float]:
+        placed: list[tuple[float, float, tuple]] = []
+        x, y = self.PAD, 4.0
+        for row in self.rows:
+            w = self.SWATCH + 5 + self._fm.horizontalAdvance(row[3])
+            if x > self.PAD and x + w > width - self.PAD:
+                x, y = self.PAD, y + self.ROW
+            placed.append((x, y, row))
+            x += w + self.GAP
+        return placed, (y + self.ROW + 4.0 if self.rows else 0.0)
+
+    def height_for(self, width: float) -> int:
+        return math.ceil(self._place(width)[1])
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt API)
+        t = self._theme
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        p.setPen(QPen(theme.qcolor("#ced4da"), 1.0))
-        p.setBrush(theme.qcolor("#ffffff", 225))
-        p.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
+        p.fillRect(self.rect(), theme.qcolor(t.legend_fill))
+        p.setPen(QPen(theme.qcolor(t.legend_border), 1.0))
+        p.drawLine(QPointF(0, 0.5), QPointF(self.width(), 0.5))
         p.setFont(self._font)
-        x = 8.0
-        for col, col_w in zip(self._columns, self._col_w, strict=True):
-            y = 6.0
-            for kind, colour, text in col:
-                self._swatch(p, kind, colour, QRectF(x, y + 3, 22, 10))
-                p.setPen(theme.qcolor(theme.TEXT))
-                p.drawText(
-                    QRectF(x + 28, y, col_w - 28, self._row),
-                    Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
-                    text,
-                )
-                y += self._row
-            x += col_w
+        self.placed, _ = self._place(self.width())
+        for x, y, (kind, fill, stroke, text) in self.placed:
+            self._swatch(p, kind, fill, stroke, QRectF(x, y + 4, self.SWATCH, 10))
+            p.setPen(theme.qcolor(t.text))
+            p.drawText(
+                QRectF(x + self.SWATCH + 5, y, self._fm.horizontalAdvance(text) + 2, self.ROW),
+                Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                text,
+            )
         p.end()
 
     @staticmethod
-    def _swatch(p: QPainter, kind: str, colour: str, r: QRectF) -> None:
+    def _swatch(p: QPainter, kind: str, fill: str, stroke: str, r: QRectF) -> None:
         if kind.startswith("edge"):
-            pen = QPen(theme.qcolor(colour), 2.2)
+            pen = QPen(theme.qcolor(fill), 2.2)
             if kind == "edge-dashed":
                 pen.setStyle(Qt.PenStyle.DashLine)
             elif kind == "edge-dotted":
@@ -875,7 +815,6 @@ class _Legend(QWidget):
             p.setPen(pen)
             p.drawLine(QPointF(r.left(), r.center().y()), QPointF(r.right(), r.center().y()))
             return
-        fill, stroke = colour.split("/")
         pen = QPen(theme.qcolor(stroke), 1.4 if kind != "glow" else 2.2)
         if kind == "dashed":
             pen.setStyle(Qt.PenStyle.DashLine)
@@ -885,23 +824,41 @@ class _Legend(QWidget):
         p.drawRoundedRect(r, radius, radius)
 
 
-def _legend_rows() -> list[tuple[str, str, str]]:
-    """(swatch kind, colour(s), text) for each row of the legend."""
-    s = theme.NODE_STYLES
-    shapes = {"leaf": "pill", "tensor": "pill", "no_grad": "pill"}
-    rows = [(shapes.get(key, "box"), f"{st.fill}/{st.stroke}", st.legend) for key, st in s.items()]
-    done_fill = theme.blend(s["grad_fn"].fill, "#ffc9c9", 0.45)
-    done_stroke = theme.blend(s["grad_fn"].stroke, theme.BACKWARD, 0.55)
-    rows += [
-        ("edge", theme.FORWARD, "graph edge (forward)"),
-        ("edge", theme.BACKWARD, "gradient flowing (backward)"),
-        ("edge-dashed", theme.EDGE_COLOURS["saved"], "saved for backward"),
-        ("edge-dotted", theme.STORAGE_COLOURS[1], "shares storage (S1, S2, \u2026)"),
-        ("glow", f"#ffffff/{theme.NEW}", "new this step"),
-        ("glow", f"{theme.BACKWARD_FILL}/{theme.BACKWARD}", "executing (backward)"),
-        ("box", f"{done_fill}/{done_stroke}", "already executed"),
-        ("dashed", f"#ffffff/{theme.FREED}", "freed by backward()"),
+_PILLS = ("leaf", "tensor", "no_grad")
+_NODE_KEYS = ("grad_fn", "accumulate_grad", "leaf", "tensor", "no_grad", "saved", "group")
+
+
+def _legend_rows(
+    t: Theme, present: Iterable[str] | None = None
+) -> list[tuple[str, str, str, str]]:
+    """(swatch kind, fill or colour, stroke, text) for each row of the legend: every row,
+    or those ``present`` names (node kinds, and "new", "backward", "freed", "stale",
+    "storage")."""
+    show = None if present is None else set(present)
+    rows: list[tuple[str, str, str, str]] = []
+    for key in _NODE_KEYS:
+        if show is None or key in show:
+            st = t.node(key)
+            rows.append(("pill" if key in _PILLS else "box", st.fill, st.stroke, st.legend))
+    grad_fn = t.node("grad_fn")
+    states = [
+        ("new", ("glow", t.background, t.new, "new this step")),
+        ("backward", ("glow", t.backward_fill, t.backward, "running (backward)")),
+        ("backward", (
+            "box",
+            theme.blend(grad_fn.fill, t.executed_tint, 0.45),
+            theme.blend(grad_fn.stroke, t.backward, 0.55),
+            "already ran",
+        )),
+        ("backward", ("edge", t.backward, "", "gradient flowing")),
+        ("freed", ("dashed", theme.blend(grad_fn.fill, t.background, 0.55), t.freed,
+                   "freed by backward()")),
+        ("stale", ("box", t.stale_fill, t.stale, "stale: changed in place")),
+        ("storage", ("edge-dotted", theme.storage_colour("S1", t), "", "shares memory")),
     ]
+    for name, row in states:
+        if show is None or name in show:
+            rows.append(row)
     return rows
 
 
@@ -924,7 +881,7 @@ class GraphCanvas(QGraphicsView):
     view_changed = Signal()
 
     def __init__(self, parent: QWidget | None = None):
-        scene = QGraphicsScene()
+        scene = _Scene()
         # Items rarely move (only when a full re-layout happens), so a BSP index pays off.
         scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         super().__init__(scene, parent)
@@ -960,6 +917,21 @@ class GraphCanvas(QGraphicsView):
         #: the view shows the graph as fit_to_view left it (no zoom or pan since): a
         #: resize (the guide above growing, the window shrinking) fits it again
         self._fitted = False
+        #: the boxes edges route around, and each edge's region (what can change its route)
+        self._obstacles = Obstacles()
+        self._boxes: dict[str, Box] = {}  # plain copies of the items' boxes (fast to read)
+        self._region_of: dict[EdgeKey, tuple[float, float, float, float]] = {}
+        self._region_bands: dict[int, set[EdgeKey]] = {}
+        #: how many nodes of each style key, and "new" / "freed" / "stale" (the legend)
+        self._counts: dict[str, int] = {}
+        #: the rectangle of the nodes the last update made new (fit_to_view centres there)
+        self._newest = QRectF()
+        #: the graph data last given to set_graph (its edge order, for the SVG export)
+        self._graph_data: Mapping[str, Any] = {"nodes": [], "edges": []}
+        self._theme: Theme = LIGHT
+        self._legend_on = True
+        self._legend_h = 0
+        self._fit_whole = False
 
         self.setRenderHints(
             QPainter.RenderHint.Antialiasing
@@ -983,11 +955,8 @@ class GraphCanvas(QGraphicsView):
         self._hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._hint.setWordWrap(True)
         self._hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self._hint.setStyleSheet(
-            f"color: {theme.HINT_TEXT}; font-size: 15px; background: transparent;"
-        )
-        self._legend = _Legend(_legend_rows(), self)
-        self._update_overlays()
+        self._legend = _Legend(self)
+        self._follow_palette(force=True)
 
     # --- public API: the graph ---------------------------------------------------
 
@@ -1009,6 +978,8 @@ class GraphCanvas(QGraphicsView):
         that graph only the items it names (and the edges next to them) are
         touched, which keeps a step on a 2,000-node graph to a few milliseconds.
         """
+        self._graph_data = graph
+        self._fresh: list[NodeItem] = []  # items this update made or restyled (for _newest)
         if (
             changes is not None
             and self._graph_seq is not None
@@ -1027,8 +998,18 @@ class GraphCanvas(QGraphicsView):
             self._set_graph_whole(graph, positions)
             self._node_bounds = self._nodes_rect()
         self._graph_seq = changes.seq if changes is not None else None
+        newest = QRectF()
+        for item in self._fresh:
+            if item.attrs.get("new") and item.node_id in self._nodes:
+                newest = newest.united(item.sceneBoundingRect())
+        if not newest.isEmpty():
+            self._newest = newest
+        elif not self._nodes:
+            self._newest = QRectF()
+        self._fresh = []
         self._update_scene_rect()
         self._apply_backward()
+        self._update_legend()
         self._update_overlays()
         if self._nodes and not self._fitted_once:
             # The first graph is fitted to the view, once the view has its real size.
@@ -1055,21 +1036,53 @@ class GraphCanvas(QGraphicsView):
                 item = NodeItem(node_id, attrs)
                 self._nodes[node_id] = item
                 scene.addItem(item)
+                self._count(item, 1)
+                self._fresh.append(item)
             elif item.attrs != attrs:
-                item.set_attrs(attrs)
+                self._restyle(item, attrs)
             if pos is not None:
                 item.set_center(float(pos[0]), float(pos[1]))
+        obstacles = self._obstacles
         for node_id in [n for n in self._nodes if n not in seen]:
             self._drop_node(node_id)
+            obstacles.remove(node_id)
         # Graph order, for node_ids() and deterministic drawing.
         self._nodes = {n: self._nodes[n] for n in seen}
+        boxes: dict[str, Box] = {}
+        for node_id, item in self._nodes.items():
+            cx, cy, w, h = item.cx, item.cy, item.width, item.height
+            obstacles.set(node_id, cx, cy, w, h)
+            boxes[node_id] = Box(cx, cy, w, h, item.span)
+        self._boxes = boxes
         self._update_storage()
         self._update_edges(graph.get("edges") or [])
+
+    def _count(self, item: NodeItem, sign: int) -> None:
+        counts = self._counts
+        attrs = item.attrs
+        for name, on in (
+            (item._key, True),
+            ("new", attrs.get("new")),
+            ("freed", attrs.get("freed")),
+            ("stale", attrs.get("stale")),
+        ):
+            if on:
+                counts[name] = counts.get(name, 0) + sign
+
+    def _restyle(self, item: NodeItem, attrs: Mapping[str, Any]) -> None:
+        self._count(item, -1)
+        item.set_attrs(attrs)
+        self._count(item, 1)
+        self._fresh.append(item)
+        box = self._boxes.get(item.node_id)
+        if box is not None:
+            box.span = item.span  # its kind may have changed; a new size makes it dirty
 
     def _drop_node(self, node_id: str) -> None:
         item = self._nodes.pop(node_id, None)
         if item is None:
             return
+        self._count(item, -1)
         self._scene.removeItem(item)
         self._marked.discard(node_id)
         if node_id == self._selected:
@@ -1106,6 +1119,8 @@ class GraphCanvas(QGraphicsView):
             item = NodeItem(node_id, attrs)
             self._nodes[node_id] = item
             scene.addItem(item)
+            self._count(item, 1)
+            self._fresh.append(item)
             dirty.add(node_id)
             touched.append(node_id)
             storage = storage or item.kind in ("tensor", "saved")
@@ -1118,7 +1133,7 @@ class GraphCanvas(QGraphicsView):
             storage = storage or item.kind in ("tensor", "saved") or (
                 attrs.get("kind") in ("tensor", "saved")
             )
-            item.set_attrs(attrs)
+            self._restyle(item, attrs)
             touched.append(node_id)
             if (item.width, item.height) != size:
                 dirty.add(node_id)
@@ -1185,6 +1200,7 @@ class GraphCanvas(QGraphicsView):
         else:
             self._backward = (pass_index, step_index, passes)
         self._apply_backward()
+        self._update_legend()
 
     def clear_backward(self) -> None:
         """Remove all backward-pass highlighting."""
@@ -1238,16 +1254,68 @@ class GraphCanvas(QGraphicsView):
         return list(self._links)
 
     def legend_items(self) -> list[tuple[str, str]]:
-        """(what, meaning-of-colour) rows of the legend, e.g. ("grad_fn (backward op)", fill)."""
-        return [(text, colour) for _, colour, text in _legend_rows()]
+        """(what, colour) for each row the legend shows now, e.g. ("op (grad_fn)", fill):
+        the kinds of node on the canvas and the states some node is in."""
+        return [(text, colour) for _, colour, _, text in self._legend.rows]
+
+    def legend_rect(self) -> QRect:
+        """Where the legend strip is, in the view's coordinates (empty when hidden)."""
+        legend = self._legend
+        return legend.geometry() if legend.isVisible() else QRect()
 
     def set_legend_visible(self, visible: bool) -> None:
-        """Show or hide the colour key in the bottom-left corner (key L toggles it)."""
-        self._legend.setVisible(visible)
+        """Show or hide the colour key, a strip under the graph (key L toggles it)."""
+        self._legend_on = bool(visible)
         self._update_overlays()
 
     def legend_visible(self) -> bool:
-        return not self._legend.isHidden()
+        return self._legend_on
+
+    def _update_legend(self) -> None:
+        present = {k for k, n in self._counts.items() if n > 0}
+        if self._marked:
+            present.add("backward")
+        if self._groups:
+            present.add("storage")
+        if self._legend.set_rows(_legend_rows(self._theme, present), self._theme):
+            self._update_overlays()
+
+    # --- public API: theme ----------------------------------------------------------------
+
+    def current_theme(self) -> Theme:
+        """The theme the canvas draws with (dark when its palette is dark)."""
+        return self._theme
+
+    def set_theme(self, t: Theme) -> None:
+        """Draw with ``t``; the canvas picks one itself from its palette, and again
+        whenever the palette changes."""
+        if t is self._theme:
+            return
+        self._apply_theme(t)
+
+    def _apply_theme(self, t: Theme) -> None:
+        self._theme = t
+        self._scene.theme = t
+        self.setBackgroundBrush(QBrush(theme.qcolor(t.background)))
+        self._hint.setStyleSheet(f"color: {t.hint_text}; font-size: 15px; background: transparent;")
+        for item in self._nodes.values():
+            item.update()  # drops its cached pixmap
+        self.resetCachedContent()
+        self._scene.update()
+        self._update_legend()
+        self._legend.update()
+
+    def _follow_palette(self, force: bool = False) -> None:
+        t = theme.palette_theme(self.palette())
+        if force:
+            self._apply_theme(t)
+        else:
+            self.set_theme(t)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._follow_palette()
 
     # --- public API: navigation ---------------------------------------------------------
 
@@ -1269,8 +1337,11 @@ class GraphCanvas(QGraphicsView):
         """Back to 100 %, keeping the centre of the view."""
         self._zoom_by(1.0 / self.zoom_level())
 
-    def fit_to_view(self) -> None:
-        """Zoom and scroll so the whole graph is visible (at most FIT_MAX_ZOOM)."""
+    def fit_to_view(self, whole: bool = False) -> None:
+        """Zoom and scroll so the graph reads well: all of it when it fits at a readable
+        zoom (never magnified past FIT_MAX_ZOOM); a bigger graph fits its width if it
+        can and is otherwise shown at READABLE_ZOOM, centred on the newest nodes (the
+        rest is a drag or a wheel away). ``whole``: all of it, however small."""
         rect = QRectF(self._node_bounds)  # kept by set_graph, so a step re-fits cheaply
         if rect.isEmpty():
             self.setTransform(QTransform())
@@ -1278,68 +1349,73 @@ class GraphCanvas(QGraphicsView):
             return
         rect = rect.adjusted(-24, -24, 24, 24)
         view = self.viewport().rect()
-        scale = min(view.width() / rect.width(), view.height() / rect.height())
-        scale = max(MIN_ZOOM, min(scale, FIT_MAX_ZOOM, MAX_ZOOM))
+        vw, vh = max(1.0, float(view.width())), max(1.0, float(view.height()))
+        scale_all = min(vw / rect.width(), vh / rect.height())
+        if whole or scale_all >= READABLE_ZOOM:
+            scale = max(MIN_ZOOM, min(scale_all, FIT_MAX_ZOOM, MAX_ZOOM))
+            center = rect.center()
+        else:
+            scale = max(READABLE_ZOOM, min(vw / rect.width(), FIT_MAX_ZOOM))
+            newest = self._newest
+            if newest.isEmpty() or not rect.intersects(newest):
+                focus = QPointF(rect.center().x(), rect.top())  # the roots sit at the top
+            else:
+                focus = newest.center()
+            half_w, half_h = vw / scale / 2, vh / scale / 2
+
+            def clamp(v: float, lo: float, hi: float) -> float:
+                return (lo + hi) / 2 if lo > hi else min(max(v, lo), hi)
+
+            center = QPointF(
+                clamp(focus.x(), rect.left() + half_w, rect.right() - half_w),
+                clamp(focus.y(), rect.top() + half_h, rect.bottom() - half_h),
+            )
         self.setTransform(QTransform.fromScale(scale, scale))
-        self.centerOn(rect.center())
+        self.centerOn(center)
         self._fitted = True
+        self._fit_whole = whole
         self.view_changed.emit()
+
+    def fit_whole(self) -> None:
+        """Zoom out until the whole graph is in view, however small (key W)."""
+        self.fit_to_view(whole=True)
+
+    def is_fitted(self) -> bool:
+        """The view is as fit_to_view left it (no zoom or pan since)."""
+        return self._fitted
 
     # --- public API: export -------------------------------------------------------------
 
-    def export_image(self, path: str) -> None:
-        """Write the whole graph to ``path``: PNG (white background) or SVG, by suffix.
+    def to_svg(self) -> str:
+        """The graph on the canvas as an SVG document: the one renderer's picture
+        (:func:`gradviz.core.render_svg.render_svg`, light theme), as ``gradviz export``
+        and ``Snapshot.to_svg()`` draw it; the step's transient highlights are left out."""
+        nodes = [(node_id, item.attrs) for node_id, item in self._nodes.items()]
+        keys: dict[EdgeKey, None] = {}
+        for e in self._graph_data.get("edges") or []:
+            key = (str(e["source"]), str(e["target"]))
+            if key in self._edges:
+                keys[key] = None
+        keys.update(dict.fromkeys(self._edges))
+        edges = [(s, t, {"kind": self._edges[(s, t)].kind}) for s, t in keys]
+        positions = {node_id: (item.cx, item.cy) for node_id, item in self._nodes.items()}
+        return render_svg(nodes, edges, positions, LIGHT)
 
-        Raises ValueError for any other suffix.
-        """
+    def export_image(self, path: str) -> None:
+        """Write the whole graph to ``path``: SVG (:meth:`to_svg`) or PNG (that SVG,
+        rendered at twice its size), by suffix. Raises ValueError for any other suffix."""
         suffix = Path(path).suffix.lower()
         if suffix not in (".png", ".svg"):
             raise ValueError(
                 f"cannot export to {suffix or 'a file without suffix'!r}: use .png or .svg"
             )
-        source = self._scene.itemsBoundingRect()
-        if source.isEmpty():
-            source = QRectF(0, 0, 200, 100)
-        source = source.adjusted(-20, -20, 20, 20)
+        svg = self.to_svg()
         if suffix == ".svg":
-            from PySide6.QtSvg import QSvgGenerator
-
-            generator = QSvgGenerator()
-            generator.setFileName(str(path))
-            generator.setSize(QSize(math.ceil(source.width()), math.ceil(source.height())))
-            generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
-            generator.setTitle("gradviz autograd graph")
-            # Cached items would be embedded as bitmaps: paint them as vectors instead.
-            for item in self._nodes.values():
-                item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
-            try:
-                painter = QPainter(generator)
-                self._render_into(painter, QRectF(0, 0, source.width(), source.height()), source)
-                painter.end()
-            finally:
-                for item in self._nodes.values():
-                    item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+            Path(path).write_text(svg, encoding="utf-8")
             return
-        # 2x for crisp text, less for huge graphs so the image stays around 40 megapixels.
-        area = source.width() * source.height()
-        scale = min(2.0, math.sqrt(40e6 / area), 16000 / max(source.width(), source.height()))
-        size = QSize(
-            max(1, math.ceil(source.width() * scale)), max(1, math.ceil(source.height() * scale))
-        )
-        image = QImage(size, QImage.Format.Format_ARGB32)
-        image.fill(QColor("#ffffff"))
-        painter = QPainter(image)
-        self._render_into(painter, QRectF(0, 0, size.width(), size.height()), source)
-        painter.end()
-        if not image.save(str(path), "PNG"):
-            raise OSError(f"could not write {path}")
+        from gradviz.export import svg_to_png
 
-    def _render_into(self, painter: QPainter, target: QRectF, source: QRectF) -> None:
-        painter.setRenderHints(
-            QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing
-        )
-        painter.fillRect(target, QColor("#ffffff"))
-        self._scene.render(painter, target, source)
+        svg_to_png(svg, path)
 
     # --- internals: graph --------------------------------------------------------------
 
@@ -1393,19 +1469,15 @@ class GraphCanvas(QGraphicsView):
         self._update_storage_links()
 
     def _update_storage_links(self) -> None:
-        # Small groups are linked in full: a star from the variable ("these live in
-        # x's memory").  In big ones (a weight saved by every op of a long chain)
-        # only the variables are chained, or the lines would cover the graph; the
-        # badges still tell, and selecting a node draws all of its links.
-        links: list[tuple[str, NodeItem, NodeItem, bool]] = []
-        for group, members in self._groups.items():
-            tensors = [m for m in members if m.kind == "tensor"]
-            if len(members) <= SMALL_STORAGE_GROUP:
-                hub = tensors[0] if tensors else members[0]
-                links += [(group, hub, m, False) for m in members if m is not hub]
-                continue
-            ordered = sorted(tensors or members, key=lambda m: (m.cy, m.cx))
-            links += [(group, a, b, False) for a, b in zip(ordered, ordered[1:], strict=False)]
+        # Each group linked as gradviz.core.routing.storage_link_pairs says (a star, or a
+        # chain in a big group); the badges still tell, and selecting a node draws all
+        # of its links.
+        links: list[tuple[str, NodeItem, NodeItem, bool]] = [
+            (group, a, b, False)
+            for group, a, b in storage_link_pairs(
+                self._groups, lambda m: m.kind, lambda m: (m.cx, m.cy)
+            )
+        ]
         selected = self._nodes.get(self._selected) if self._selected else None
         if selected is not None and selected.storage_badge in self._groups:
             # The selection's group is drawn as a bold star from the selected node.
@@ -1429,6 +1501,8 @@ class GraphCanvas(QGraphicsView):
             adj.setdefault(key[0], set()).add(key)
             adj.setdefault(key[1], set()).add(key)
         self._adj = adj
+        self._region_of.clear()
+        self._region_bands.clear()
         self._compute_geometry(wanted, wanted)
         bulk = len(wanted) > BULK_EDGE_THRESHOLD
         scene = self._scene
@@ -1482,12 +1556,32 @@ class GraphCanvas(QGraphicsView):
         """The delta path for edges: the changed and removed ones, and those whose
         ends moved or resized (with their neighbours, which share border ports)."""
         nodes, edges, adj, scene = self._nodes, self._edges, self._adj, self._scene
+        # The boxes that came, went, moved or resized: the router's obstacles follow them,
+        # and every edge whose route they can touch is routed again.
+        obstacles, plain = self._obstacles, self._boxes
+        boxes: list[tuple[float, float, float, float]] = []
+        for n in dirty:
+            old_box = obstacles.get(n)
+            item = nodes.get(n)
+            if item is None:
+                obstacles.remove(n)
+                plain.pop(n, None)
+            else:
+                obstacles.set(n, item.cx, item.cy, item.width, item.height)
+                plain[n] = Box(item.cx, item.cy, item.width, item.height, item.span)
+            new_box = obstacles.get(n)
+            if old_box is not None:
+                boxes.append(old_box)
+            if new_box is not None and new_box != old_box:
+                boxes.append(new_box)
+        crossed = self._edges_meeting(boxes)
         gone: list[EdgeKey] = []
         for key in list(removed) + [k for n in dirty if n not in nodes for k in adj.get(n, ())]:
             edge = edges.pop(key, None)
             if edge is None:
                 continue
             gone.append(key)
+            self._set_region(key, None)
             for end in key:
                 keys = adj.get(end)
                 if keys is not None:
@@ -1523,61 +1617,57 @@ class GraphCanvas(QGraphicsView):
                 near.add(t)
         affected = {k for n in near for k in adj.get(n, ())}
         affected.update(touched)
+        affected.update(k for k in crossed if k in edges)
         if not affected and not gone:
             return
-        self._compute_geometry({k: edges[k] for k in affected}, edges)
+        self._compute_geometry(affected, edges)
         if bulk:
             self._patch_bulk(affected, gone)
         else:
             self._restyle_items(affected)
 
-    def _compute_geometry(
-        self, edges: Mapping[EdgeKey, _Edge], every: Mapping[EdgeKey, _Edge]
-    ) -> None:
-        """Give each of ``edges`` its path; edges sharing a border of a node spread along
-        it (``every`` is the whole edge set, ``self._adj`` its index by node)."""
-        nodes = self._nodes
-        # (node, side) -> [(x of the other end, key)] for edges leaving/entering vertically.
-        ports: dict[tuple[str, int], list[tuple[float, EdgeKey]]] = {}
-        ends = {n for key in edges for n in key}
-        adj = self._adj
-        for q in ends:
-            for key in adj.get(q, ()):
-                if key not in every:
-                    continue
-                s, t = key
-                a, b = nodes[s], nodes[t]
-                dy = b.cy - a.cy
-                threshold = (a.height + b.height) / 4
-                if dy > threshold:
-                    if q == s:
-                        ports.setdefault((s, 1), []).append((b.cx, key))
-                    else:
-                        ports.setdefault((t, -1), []).append((a.cx, key))
-                elif dy < -threshold:
-                    if q == s:
-                        ports.setdefault((s, -1), []).append((b.cx, key))
-                    else:
-                        ports.setdefault((t, 1), []).append((a.cx, key))
-        offsets: dict[tuple[EdgeKey, str], float] = {}
-        for (node_id, _side), entries in ports.items():
-            if len(entries) < 2:
-                continue
-            entries.sort()
-            span = min(nodes[node_id].port_span(), 14.0 * (len(entries) - 1))
-            step = span / (len(entries) - 1)
-            for i, (_, key) in enumerate(entries):
-                end = "src" if key[0] == node_id else "dst"
-                offsets[(key, end)] = -span / 2 + i * step
-        for key, edge in edges.items():
-            style = _style_for(edge.kind, False)
-            edge.geometry, _ = _edge_geometry(
-                nodes[key[0]],
-                nodes[key[1]],
-                offsets.get((key, "src"), 0.0),
-                offsets.get((key, "dst"), 0.0),
-                style.arrow,
-            )
+    def _compute_geometry(self, keys: Iterable[EdgeKey], every: Mapping[EdgeKey, _Edge]) -> None:
+        """Give each edge of ``keys`` its path (:func:`gradviz.core.routing.edge_geometries`:
+        ports spread along shared borders, routes around the boxes in the way); ``every``
+        is the whole edge set, ``self._adj`` its index by node."""
+        keys = keys if isinstance(keys, (list, dict, set)) else list(keys)
+        # every edge (a whole update) reads faster from a plain dict; a step, from a view
+        kinds: Mapping[EdgeKey, str] = (
+            {k: e.kind for k, e in every.items()} if len(keys) * 4 > len(every) else _Kinds(every)
+        )
+        result = edge_geometries(keys, kinds, self._adj, self._boxes, self._obstacles)
+        for key, (geometry, region) in result.items():
+            every[key].geometry = geometry
+            self._set_region(key, region)
+
+    def _set_region(self, key: EdgeKey, region: tuple[float, float, float, float] | None) -> None:
+        """Index edge ``key`` by the region its route depends on (None: forget it)."""
+        bands = self._region_bands
+        old = self._region_of.pop(key, None)
+        if old is not None:
+            for b in range(math.floor(old[2] / REGION_BAND), math.floor(old[3] / REGION_BAND) + 1):
+                keys = bands.get(b)
+                if keys is not None:
+                    keys.discard(key)
+                    if not keys:
+                        del bands[b]
+        if region is None:
+            return
+        self._region_of[key] = region
+        for b in range(math.floor(region[2] / REGION_BAND), math.floor(region[3] / REGION_BAND) + 1):
+            bands.setdefault(b, set()).add(key)
+
+    def _edges_meeting(self, boxes: Iterable[tuple[float, float, float, float]]) -> set[EdgeKey]:
+        """Edges whose route a box (left, right, top, bottom) can change."""
+        found: set[EdgeKey] = set()
+        bands, region_of = self._region_bands, self._region_of
+        for left, right, top, bottom in boxes:
+            for b in range(math.floor(top / REGION_BAND), math.floor(bottom / REGION_BAND) + 1):
+                for key in bands.get(b, ()):
+                    r = region_of[key]
+                    if r[0] < right and r[1] > left and r[2] < bottom and r[3] > top:
+                        found.add(key)
+        return found
 
     def _clear_bulk(self) -> None:
         for item in self._bulk_items:
@@ -1593,7 +1683,7 @@ class GraphCanvas(QGraphicsView):
         chunk.item.set_paths(path, arrows)
 
     def _new_chunk(self, style: _EdgeStyle, keys: list[EdgeKey]) -> _Chunk:
-        z = Z_EDGE_NEW if style.colour == theme.NEW else Z_EDGE
+        z = Z_EDGE_NEW if style.role == "new" else Z_EDGE
         item = _PathItem(style, z)
         self._scene.addItem(item)
         self._bulk_items.append(item)
@@ -1736,7 +1826,9 @@ class GraphCanvas(QGraphicsView):
             geometry = (
                 edge.geometry
                 if edge is not None
-                else _edge_geometry(source, target_item, 0.0, 0.0, True)[0]
+                else edge_path(
+                    self._boxes[node_id], self._boxes[target], 0.0, 0.0, True, self._obstacles, key
+                )[0]
             )
             path, arrows = QPainterPath(), QPainterPath()
             _add_geometry(path, arrows, geometry)
@@ -1788,13 +1880,17 @@ class GraphCanvas(QGraphicsView):
         self.view_changed.emit()
 
     def _update_overlays(self) -> None:
+        legend = self._legend
+        h = legend.height_for(self.width()) if self._legend_on and self._nodes else 0
+        if h != self._legend_h:
+            # the strip takes its room from the viewport: it never covers the graph
+            self._legend_h = h
+            self.setViewportMargins(0, 0, 0, h)
+        legend.setGeometry(0, self.height() - h, self.width(), h)
+        legend.setVisible(h > 0)
         vp = self.viewport().geometry()
         self._hint.setVisible(not self._nodes)
         self._hint.setGeometry(vp.adjusted(20, 20, -20, -20))
-        legend = self._legend
-        legend.move(vp.left() + 10, vp.bottom() - legend.height() - 10)
-        if legend.isVisible():
-            legend.raise_()
 
     # --- Qt events -------------------------------------------------------------------------
 
@@ -1868,6 +1964,8 @@ class GraphCanvas(QGraphicsView):
             self.reset_zoom()
         elif key == Qt.Key.Key_L and not ctrl:
             self.set_legend_visible(not self.legend_visible())
+        elif key == Qt.Key.Key_W and not ctrl:
+            self.fit_whole()
         else:
             super().keyPressEvent(event)
             return
@@ -1878,7 +1976,7 @@ class GraphCanvas(QGraphicsView):
         self._update_overlays()
         if (self._pending_fit or self._fitted) and self.isVisible() and self._nodes:
             self._pending_fit = False
-            self.fit_to_view()
+            self.fit_to_view(self._fit_whole)
         self.view_changed.emit()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)

@@ -1,28 +1,42 @@
 """Colours and fonts shared by gradviz's widgets.
 
-One place for the palette so the canvas, its legend and the panels beside it
-agree on what "forward", "backward", "new" and each node kind look like.
-Colours are plain hex strings (cheap to compare, easy to reuse in style
-sheets and rich text); :func:`qcolor` turns one into a ``QColor``.
+The colours live in :mod:`gradviz.core.style` (Qt-free, so the exports and the
+CLI draw with the very same table); this module re-exports them for the
+widgets, adds what needs Qt (``QColor``, fonts) and picks the theme that
+suits a palette: :func:`palette_theme` gives :data:`DARK` when the palette's
+window colour is dark, else :data:`LIGHT`.
 
-The node colours follow the exporter (:mod:`gradviz.export`) so a saved SVG
-looks like the window.  "New" is violet rather than the exporter's pink so it
-cannot be mistaken for the red of the backward pass when both show at once.
+The module-level colour names (``TEXT``, ``BACKWARD``, ``NODE_STYLES``...) are
+the light theme's, for the panels that do not follow the palette yet; the
+canvas asks its own :class:`Theme`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QPalette
+
+from gradviz.core.style import (
+    DARK,
+    LIGHT,
+    NodeStyle,
+    Theme,
+    blend,
+    corner_radius,
+    style_key,
+)
+from gradviz.core.style import storage_colour as _storage_colour
 
 __all__ = [
     "BACKGROUND",
     "BACKWARD",
     "BACKWARD_DONE_FILL",
     "BACKWARD_FILL",
+    "DARK",
+    "EDGE_COLOURS",
     "FORWARD",
+    "LIGHT",
     "MUTED_TEXT",
     "NEW",
     "NODE_STYLES",
@@ -32,83 +46,54 @@ __all__ = [
     "STORAGE_COLOURS",
     "TEXT",
     "NodeStyle",
+    "Theme",
     "blend",
+    "corner_radius",
+    "is_dark_palette",
     "label_font",
     "mono_font",
+    "palette_theme",
     "qcolor",
     "storage_colour",
+    "style_key",
 ]
 
-BACKGROUND = "#fbfcfe"
+BACKGROUND = LIGHT.background
 """Canvas background: near-white so exported PNGs (pure white) look the same."""
-TEXT = "#1f2430"
-MUTED_TEXT = "#5c6370"
-HINT_TEXT = "#8a93a3"
-
-FORWARD = "#7b8aa3"
-"""Edges of the graph as built by the forward pass (grey-blue)."""
-BACKWARD = "#e03131"
-"""Everything about the backward pass being stepped: executing node, carrying edges."""
-BACKWARD_FILL = "#ffe3e3"
-"""Fill of the node the engine is executing."""
-BACKWARD_DONE_FILL = "#fff0f0"
-"""Tint mixed into nodes this pass already executed."""
-NEW = "#9c36b5"
-"""Glow around what the last statement added."""
-SELECTION = "#1c7ed6"
-FREED = "#868e96"
-#: a saved tensor modified in place after it was saved
-STALE = "#c92a2a"
-STALE_FILL = "#fff5f5"
-
-EDGE_COLOURS = {
-    "grad": FORWARD,
-    "output": "#a3aec0",
-    "leaf": "#2f9e44",
-    "saved": "#e8590c",
-}
-
-
-@dataclass(frozen=True)
-class NodeStyle:
-    """Fill and border of one kind of node, and its name in the legend."""
-
-    fill: str
-    stroke: str
-    legend: str
-
-
-NODE_STYLES: dict[str, NodeStyle] = {
-    "grad_fn": NodeStyle("#d6ebff", "#3b7dd8", "grad_fn (backward op)"),
-    "accumulate_grad": NodeStyle("#e9ecef", "#7a7f87", "AccumulateGrad"),
-    "leaf": NodeStyle("#c9f2c7", "#2f9e44", "leaf tensor (requires grad)"),
-    "tensor": NodeStyle("#fff3b0", "#c9a100", "non-leaf tensor"),
-    "no_grad": NodeStyle("#ffffff", "#adb5bd", "tensor, no grad"),
-    "saved": NodeStyle("#ffd8a8", "#e8590c", "saved tensor"),
-    "group": NodeStyle("#e3fafc", "#0c8599", "collapsed module / chain"),
-}
-
-STORAGE_COLOURS = (
-    "#1098ad",
-    "#d6336c",
-    "#5f3dc4",
-    "#2b8a3e",
-    "#e67700",
-    "#1864ab",
-    "#a61e4d",
-    "#5c940d",
-)
+TEXT = LIGHT.text
+MUTED_TEXT = LIGHT.muted_text
+HINT_TEXT = LIGHT.hint_text
+FORWARD = LIGHT.forward
+BACKWARD = LIGHT.backward
+BACKWARD_FILL = LIGHT.backward_fill
+BACKWARD_DONE_FILL = LIGHT.backward_done_fill
+NEW = LIGHT.new
+SELECTION = LIGHT.selection
+FREED = LIGHT.freed
+STALE = LIGHT.stale
+STALE_FILL = LIGHT.stale_fill
+EDGE_COLOURS = dict(LIGHT.edges)
+NODE_STYLES: dict[str, NodeStyle] = dict(LIGHT.nodes)
+STORAGE_COLOURS = LIGHT.storage
 """Colours of shared-storage groups, picked by group number (``S3`` -> index 3)."""
 
 
-def storage_colour(group: str) -> str:
+def storage_colour(group: str, theme: Theme = LIGHT) -> str:
     """The colour of storage group ``group`` (``"S3"``); stable across steps."""
-    digits = "".join(ch for ch in str(group) if ch.isdigit())
-    index = int(digits) if digits else sum(map(ord, str(group)))
-    return STORAGE_COLOURS[index % len(STORAGE_COLOURS)]
+    return _storage_colour(group, theme)
 
 
-@lru_cache(maxsize=256)
+def is_dark_palette(palette: QPalette) -> bool:
+    """True when the palette's window colour is dark (lightness under 128)."""
+    return palette.color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def palette_theme(palette: QPalette) -> Theme:
+    """The theme that suits ``palette``: dark on a dark window colour."""
+    return DARK if is_dark_palette(palette) else LIGHT
+
+
+@lru_cache(maxsize=512)
 def qcolor(hex_colour: str, alpha: int = 255) -> QColor:
     """``QColor`` for a hex string, with an optional alpha (0-255); cached.
 
@@ -117,18 +102,6 @@ def qcolor(hex_colour: str, alpha: int = 255) -> QColor:
     colour = QColor(hex_colour)
     colour.setAlpha(alpha)
     return colour
-
-
-@lru_cache(maxsize=1024)
-def blend(a: str, b: str, t: float) -> str:
-    """Hex colour ``t`` of the way from ``a`` to ``b`` (0 gives ``a``)."""
-    ca, cb = QColor(a), QColor(b)
-    mix = QColor(
-        round(ca.red() + (cb.red() - ca.red()) * t),
-        round(ca.green() + (cb.green() - ca.green()) * t),
-        round(ca.blue() + (cb.blue() - ca.blue()) * t),
-    )
-    return mix.name()
 
 
 def mono_font(pixel_size: int = 12, *, bold: bool = False) -> QFont:
