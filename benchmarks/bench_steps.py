@@ -113,7 +113,7 @@ def window_steps(app, setup: str, step: list[str], count: int) -> tuple[list[flo
             raise TimeoutError("the window did not answer")
 
     wait(lambda: w.client.pid() is not None and not w.busy)
-    w._run_to_line(setup_lines)  # runs through the setup
+    w.stepper._run_to_line(setup_lines)  # runs through the setup
     wait(lambda: w.state is not None and not w.busy
          and w.state["statements"][w.state["cursor"]]["line"] == setup_lines + 1)
     gc.collect()

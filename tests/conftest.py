@@ -41,6 +41,7 @@ def main_window(qtbot, gui_dirs, monkeypatch):
     from PySide6.QtCore import QCoreApplication, QEvent, QSettings
     from PySide6.QtWidgets import QApplication, QMessageBox
 
+    from gradviz.ui import dialogs
     from gradviz.ui import main_window as mw
     from gradviz.ui.app import create_application
 
@@ -76,7 +77,7 @@ def main_window(qtbot, gui_dirs, monkeypatch):
     yield factory
 
     monkeypatch.setattr(
-        mw, "ask_unsaved_changes", lambda *a, **k: QMessageBox.StandardButton.Discard
+        dialogs, "ask_unsaved_changes", lambda *a, **k: QMessageBox.StandardButton.Discard
     )
     for window in windows:
         pid = window.client.pid()

@@ -1,4 +1,4 @@
-"""Per-window autosaves and their locks, without a window (gradviz.ui.autosave is Qt-free)."""
+"""Per-window autosaves and their locks, without a window (gradviz.app.autosave is Qt-free)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("PySide6")  # gradviz.ui's package import guards a PySide6 bug
 
-from gradviz.ui.autosave import Autosave, find_orphans  # noqa: E402
+from gradviz.app.autosave import Autosave, find_orphans  # noqa: E402
 
 
 def crashed_window(data_dir, text: str) -> None:
@@ -20,7 +20,7 @@ def crashed_window(data_dir, text: str) -> None:
         f"""
         import os, sys
         from pathlib import Path
-        from gradviz.ui.autosave import Autosave
+        from gradviz.app.autosave import Autosave
         Autosave(Path(sys.argv[1])).write({text!r}, {{"file": None, "demo": "two_paths"}})
         os._exit(9)
         """
@@ -46,7 +46,7 @@ def test_a_live_autosave_is_not_an_orphan_in_this_process_or_another(tmp_path):
     live.write("working = 1", {"file": None})
     assert find_orphans(tmp_path) == []
     # another process looks while this one lives
-    code = "import sys; from gradviz.ui.autosave import find_orphans; print(len(find_orphans(sys.argv[1])))"
+    code = "import sys; from gradviz.app.autosave import find_orphans; print(len(find_orphans(sys.argv[1])))"
     out = subprocess.run(
         [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120
     )

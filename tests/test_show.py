@@ -162,4 +162,6 @@ seen["returned"] = gradviz.show(loss)
 print(json.dumps(seen))
 """)
     out = last_json(proc)
-    assert out == {"frozen": 0, "styled": "#f4f6fa", "windows": 1, "returned": 0}
+    # styled (Fusion and a layout style sheet) with the system's own palette, no heap frozen
+    assert out == {"frozen": 0, "styled": out["styled"], "windows": 1, "returned": 0}
+    assert str(out["styled"]).startswith("#")

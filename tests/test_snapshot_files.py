@@ -174,10 +174,10 @@ def test_run_on_a_snapshot_says_so_and_suggests_open(good, tmp_path):
 def test_the_window_shows_a_dialog_for_each_damaged_file(good, tmp_path, qtbot, main_window,
                                                          monkeypatch):
     pytest.importorskip("PySide6")
-    from gradviz.ui import main_window as mw
+    from gradviz.ui import dialogs
 
     errors: list[tuple[str, str]] = []
-    monkeypatch.setattr(mw, "show_error", lambda parent, title, text: errors.append((title, text)))
+    monkeypatch.setattr(dialogs, "show_error", lambda parent, title, text: errors.append((title, text)))
     window = main_window(file=str(write(tmp_path, "good", good)))
     assert window.read_only
     shown = sorted(window.canvas.node_ids())

@@ -15,6 +15,8 @@ from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 from gradviz.core.demos import find_demo, list_demos  # noqa: E402
 from gradviz.ui import main_window as mw  # noqa: E402
+from gradviz.ui import dialogs  # noqa: E402
+from PySide6 import QtWidgets  # noqa: E402
 
 TIMEOUT = 30_000
 Button = QMessageBox.StandardButton
@@ -34,7 +36,7 @@ def answer_unsaved(monkeypatch, button) -> list[str]:
         asked.append(name)
         return button
 
-    monkeypatch.setattr(mw, "ask_unsaved_changes", ask)
+    monkeypatch.setattr(dialogs, "ask_unsaved_changes", ask)
     return asked
 
 
@@ -94,7 +96,7 @@ def test_closing_with_unsaved_changes_asks_first(qtbot, main_window, tmp_path, m
     assert window.isVisible() and window.client.pid() is not None
 
     target = tmp_path / "kept.py"
-    monkeypatch.setattr(mw.QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
     asked = answer_unsaved(monkeypatch, Button.Save)
     assert window.close() is True
     assert asked and target.read_text() == "x = 1"
@@ -103,7 +105,7 @@ def test_closing_with_unsaved_changes_asks_first(qtbot, main_window, tmp_path, m
 
 def test_autosave_and_restore_after_a_crash(qtbot, main_window, gui_dirs, monkeypatch):
     window = main_window(source="")
-    assert window._autosave_timer.isActive() and window._autosave_timer.interval() <= 5000
+    assert window.files.autosave_timer.isActive() and window.files.autosave_timer.interval() <= 5000
     qtbot.keyClicks(window.editor, "unsaved = torch.zeros(3)")
     window.autosave_now()
     autosave = window.autosave_path
@@ -114,7 +116,7 @@ def test_autosave_and_restore_after_a_crash(qtbot, main_window, gui_dirs, monkey
     window.autosave._lock = None
     offered: list[str] = []
     monkeypatch.setattr(
-        mw, "ask_restore_autosave", lambda parent, name, when: offered.append(name) or True
+        dialogs, "ask_restore_autosave", lambda parent, name, when: offered.append(name) or True
     )
     again = main_window(first_launch=True)
     assert offered == ["an untitled script"]
@@ -136,7 +138,7 @@ def test_a_live_window_autosave_is_never_offered_or_deleted(
 
     offered: list[str] = []
     monkeypatch.setattr(
-        mw, "ask_restore_autosave", lambda parent, name, when: offered.append(name) or False
+        dialogs, "ask_restore_autosave", lambda parent, name, when: offered.append(name) or False
     )
     second = main_window(first_launch=True)  # a second window while the first one works
     assert offered == []
@@ -147,7 +149,7 @@ def test_a_live_window_autosave_is_never_offered_or_deleted(
     second.new_file()
     qtbot.keyClicks(second.editor, "theirs = 1")
     second.autosave_now()
-    second.load_demo(find_demo("two_paths"), ask=False)  # drops second's autosave only
+    second.files.load_demo(find_demo("two_paths"), ask=False)  # drops second's autosave only
     assert not second.autosave_path.exists()
     assert first.autosave_path.read_text() == "mine = torch.ones(2)"
 
@@ -158,7 +160,7 @@ def test_a_live_window_autosave_is_never_offered_or_deleted(
     crash = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from gradviz.ui.autosave import Autosave\n"
+        "from gradviz.app.autosave import Autosave\n"
         "a = Autosave(Path(sys.argv[1]))\n"
         "a.write('lost = 3', {'file': None, 'demo': None})\n"
         "os._exit(9)\n"
@@ -184,7 +186,7 @@ def test_an_autosave_older_than_the_saved_file_is_not_offered(
         json.dumps({"file": str(script), "demo": None, "saved_at": time.time() - 3600})
     )
     monkeypatch.setattr(
-        mw, "ask_restore_autosave", lambda *a: pytest.fail("offered a stale autosave")
+        dialogs, "ask_restore_autosave", lambda *a: pytest.fail("offered a stale autosave")
     )
     window = main_window(file=str(script))
     assert window.editor.toPlainText() == "a = torch.ones(1)\n"
@@ -211,7 +213,7 @@ def test_help_shows_the_keyboard_shortcuts(qtbot, main_window):
     window.act_shortcuts.trigger()
     dialog = window.shortcuts_dialog
     qtbot.waitUntil(dialog.isVisible)
-    table = dialog.findChild(mw.QTableWidget)
+    table = dialog.findChild(QtWidgets.QTableWidget)
     keys = [table.item(r, 1).text() for r in range(table.rowCount())]
     assert {"F10", "F11", "Shift+F11", "F5", "Ctrl+F11", "F7", "Shift+F7", "Shift+F5"} <= set(keys)
     dialog.close()

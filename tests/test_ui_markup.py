@@ -39,6 +39,8 @@ from PySide6.QtWidgets import (  # noqa: E402
 )
 
 from gradviz.ui import main_window as mw  # noqa: E402
+from gradviz.ui import dialogs  # noqa: E402
+from PySide6 import QtWidgets  # noqa: E402
 from gradviz.ui.text import (  # noqa: E402
     SafeTextBrowser,
     SafeTextDocument,
@@ -277,7 +279,7 @@ def node_with(window, text: str, kind: str | None = None) -> str:
 
 def click_node(qtbot, window, node_id: str) -> QPoint:
     canvas = window.canvas
-    node_id = window._display.shown(node_id) if window._display else node_id
+    node_id = window.graph_view.shown_id(node_id)
     item = canvas.node_item(node_id)
     assert item is not None
     canvas.centerOn(item)
@@ -502,7 +504,7 @@ def test_hostile_names_from_a_script_are_shown_as_text(qtbot, main_window):
     # a message box naming the script (Save / Discard / Cancel) shows the name as text
     seen: list[dict] = []
     answer_message_box(QMessageBox.StandardButton.Discard, seen)
-    assert mw.ask_unsaved_changes(window, f"{IMG}.py") == QMessageBox.StandardButton.Discard
+    assert dialogs.ask_unsaved_changes(window, f"{IMG}.py") == QMessageBox.StandardButton.Discard
     assert_box_plain(seen, IMG)
 
 
@@ -561,7 +563,7 @@ def test_hostile_names_from_a_snapshot_file_are_shown_as_text(
     path = tmp_path / SNAPSHOT_NAME
     path.write_text(json.dumps(_hostile_snapshot()), encoding="utf-8")
     window = main_window()
-    monkeypatch.setattr(mw.QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), "*.json"))
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), "*.json"))
     window.act_open.trigger()
     wait_idle(qtbot, window)
     assert window.read_only

@@ -24,6 +24,8 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import gradviz  # noqa: E402
 from gradviz.ui import main_window as mw  # noqa: E402
+from gradviz.ui import dialogs  # noqa: E402
+from PySide6 import QtWidgets  # noqa: E402
 
 TIMEOUT = 30_000
 CHAIN_OPS = 600  # more than ASYNC_LAYOUT_NODES: grouped and laid out on the worker
@@ -73,7 +75,7 @@ def _nodes(path) -> list[dict]:
 
 def open_via_menu(qtbot, window, monkeypatch, path) -> None:
     """File > Open, with the file dialog answering ``path``."""
-    monkeypatch.setattr(mw.QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), "*.json"))
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", lambda *a, **k: (str(path), "*.json"))
     window.act_open.trigger()
     wait_laid_out(qtbot, window)
 
@@ -197,7 +199,7 @@ def test_a_file_that_is_not_a_snapshot_is_refused_and_nothing_is_lost(
     qtbot, main_window, monkeypatch, tmp_path, transformer_file
 ):
     errors: list[str] = []
-    monkeypatch.setattr(mw, "show_error", lambda parent, title, text: errors.append(text))
+    monkeypatch.setattr(dialogs, "show_error", lambda parent, title, text: errors.append(text))
     window = main_window()
     text, state = window.editor.toPlainText(), window.state
 
@@ -259,7 +261,7 @@ def test_collapse_a_module_search_and_expand(qtbot, main_window, monkeypatch, tr
     assert "inside the collapsed layers.1" in window.status_text()
 
     # double-click the group: its nodes come back; Enter now lands on the weight itself
-    window._on_canvas_node_activated("g:layers.1")  # what a double-click on the box does
+    window.graph_view.on_node_activated("g:layers.1")  # what a double-click on the box does
     wait_laid_out(qtbot, window)
     assert canvas.node_item("g:layers.1") is None
     assert len(canvas.node_ids()) == total
@@ -341,11 +343,11 @@ def test_long_chain_collapses_and_lays_out_off_the_gui_thread(
 ):
     window = main_window()
     monkeypatch.setattr(
-        mw.QFileDialog, "getOpenFileName", lambda *a, **k: (str(chain_file), "*.json")
+        QtWidgets.QFileDialog, "getOpenFileName", lambda *a, **k: (str(chain_file), "*.json")
     )
     window.act_open.trigger()
     total = len(_nodes(chain_file))
-    assert total > window.async_layout_nodes
+    assert total > window.graph_view.async_layout_nodes
     assert window.layout_pending
     assert window.layout_label.text() == f"Laying out {total:,} nodes…"
     wait_laid_out(qtbot, window)
@@ -367,12 +369,12 @@ def test_long_chain_collapses_and_lays_out_off_the_gui_thread(
     assert "executing" in window.canvas.node_item(chains[0]).state
 
     # a request made stale by a newer one is dropped: the newest picture wins
-    stale = window.layout_runner.stale
+    stale = window.graph_view.layout_runner.stale
     window.act_chains.trigger()  # off
     window.act_chains.trigger()  # on again, before the first finished
     window.act_chains.trigger()  # off
     wait_laid_out(qtbot, window)
-    qtbot.waitUntil(lambda: window.layout_runner.stale == stale + 2, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: window.graph_view.layout_runner.stale == stale + 2, timeout=TIMEOUT)
     assert len(window.canvas.node_ids()) == total
     # ... and the step shown is drawn on the node itself again
     step = json.loads(chain_file.read_text())["backward_passes"][0]["steps"][1]
@@ -395,7 +397,7 @@ def test_collapse_chains_in_a_script_session(qtbot, main_window):
 
 
 def test_snapshot_files_are_checked_like_gradviz_load(tmp_path, transformer_file):
-    from gradviz.ui.snapshot import SnapshotError, read_snapshot
+    from gradviz.app.snapshot import SnapshotError, read_snapshot
 
     assert read_snapshot(transformer_file) == gradviz.load(transformer_file)
     cases = {

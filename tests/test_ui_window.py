@@ -123,9 +123,11 @@ def test_run_to_end_then_step_the_backward_pass(qtbot, main_window):
     assert second["label"] in window.inspector_panel.text()
 
     click(qtbot, window, window.act_bw_end)
-    assert not window.act_bw_step.isEnabled()
     acc = node_for(window, "AccumulateGrad")
     assert "executing" in window.canvas.node_item(acc).state
+    # the last step is shown: F7 now only ends the replay (see test_ui_replay.py)
+    assert "F7 ends the replay" in window.guide_note.text()
+    assert not window.act_bw_end.isEnabled()
 
     # the inspector explains x.grad with the chain rule over both paths
     x_node = node_for(window, "x")

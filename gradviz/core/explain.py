@@ -11,8 +11,9 @@ import re
 _EXPLANATIONS: list[tuple[re.Pattern[str], str]] = [
     (
         re.compile(r"backward through the graph a second time|saved tensors after they have already been freed"),
-        "The first backward() freed the values this graph saved for computing gradients; "
-        "pass retain_graph=True to every backward() but the last one to walk it again.",
+        "An earlier backward() without retain_graph=True freed the values this graph saved "
+        "for computing gradients; pass retain_graph=True to every backward() but the last "
+        "one to walk it again.",
     ),
     # the view-of-a-leaf message contains the leaf message: it must come first
     (

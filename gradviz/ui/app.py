@@ -3,7 +3,9 @@
 
 gradviz styles only what it owns. When gradviz makes the QApplication (the
 ``gradviz`` command, ``gradviz.show()`` from a plain script) it sets the
-application's style, palette, font and style sheet. Inside someone else's Qt
+application's style (Fusion) and a layout-only style sheet; colours and fonts stay
+the system's (dark mode and the user's font size included), unless ``GRADVIZ_THEME``
+picks ``dark`` or ``light``. Inside someone else's Qt
 application (IPython's ``%gui qt``, napari) it leaves the application alone and
 dresses its own window instead, and never touches the host's heap.
 """
@@ -11,14 +13,13 @@ dresses its own window instead, and never touches the host's heap.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtGui import QColor, QFont, QPalette
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory, QWidget
-
-from . import theme
 
 __all__ = ["create_application", "host_application", "open_window", "run_app", "style_window"]
 
@@ -27,37 +28,48 @@ _OWNED = "gradviz_owned"
 #: windows opened inside a host application: kept alive until they close
 _open_windows: set[Any] = set()
 
+#: layout only: every colour comes from the palette, so dark mode and the user's
+#: font size carry through (palette(...) follows the palette in use)
 _STYLE_SHEET = (
-    f"QDockWidget {{ font-weight: 600; color: {theme.TEXT}; }}"
-    "QDockWidget::title { background: #eef1f6; padding: 5px 8px;"
-    " border-bottom: 1px solid #dfe3ea; }"
-    "QTabBar::tab { padding: 4px 12px; background: #eef1f6; border: 1px solid #dfe3ea;"
-    f" border-bottom: none; margin-right: 1px; color: {theme.MUTED_TEXT}; }}"
-    f"QTabBar::tab:selected {{ background: #ffffff; color: {theme.TEXT}; }}"
-    "QMainWindow::separator { background: #dfe3ea; width: 1px; height: 1px; }"
-    "QToolTip { border: 1px solid #ced4da; padding: 4px; }"
+    "QDockWidget { font-weight: 600; }"
+    "QDockWidget::title { background: palette(alternate-base); padding: 5px 8px; }"
+    "QTabBar::tab { padding: 4px 12px; }"
+    "QToolBar { spacing: 2px; padding: 3px 6px; }"
+    "QToolButton { padding: 3px 7px; }"
 )
+
+#: GRADVIZ_THEME: "dark" or "light" picks that palette; anything else (or unset)
+#: keeps the system's (its dark mode included)
+THEME_ENV = "GRADVIZ_THEME"
+
+
+def dark_palette() -> QPalette:
+    """A dark palette for Fusion, for systems that report no dark mode of their own."""
+    p = QPalette()
+    role = QPalette.ColorRole
+    for r, colour in (
+        (role.Window, "#25282d"), (role.WindowText, "#e6e8eb"), (role.Base, "#1d1f23"),
+        (role.AlternateBase, "#2c3036"), (role.ToolTipBase, "#2c3036"),
+        (role.ToolTipText, "#e6e8eb"), (role.PlaceholderText, "#9aa0a8"),
+        (role.Text, "#e6e8eb"), (role.Button, "#2f333a"), (role.ButtonText, "#e6e8eb"),
+        (role.BrightText, "#ff6b6b"), (role.Link, "#74a7ff"), (role.Highlight, "#3d6fd6"),
+        (role.HighlightedText, "#ffffff"), (role.Mid, "#3a3f46"), (role.Dark, "#16181b"),
+        (role.Light, "#3c4148"), (role.Shadow, "#0c0d0f"),
+    ):  # fmt: skip
+        p.setColor(r, QColor(colour))
+    for r in (role.WindowText, role.Text, role.ButtonText):
+        p.setColor(QPalette.ColorGroup.Disabled, r, QColor("#6c727a"))
+    return p
 
 
 def _palette(base: QPalette) -> QPalette:
-    palette = QPalette(base)
-    palette.setColor(QPalette.ColorRole.Window, QColor("#f4f6fa"))
-    palette.setColor(QPalette.ColorRole.Base, QColor("#ffffff"))
-    palette.setColor(QPalette.ColorRole.AlternateBase, QColor("#f8f9fb"))
-    palette.setColor(QPalette.ColorRole.Text, QColor(theme.TEXT))
-    palette.setColor(QPalette.ColorRole.WindowText, QColor(theme.TEXT))
-    palette.setColor(QPalette.ColorRole.ButtonText, QColor(theme.TEXT))
-    palette.setColor(QPalette.ColorRole.Button, QColor("#ffffff"))
-    palette.setColor(QPalette.ColorRole.Highlight, QColor(theme.SELECTION))
-    palette.setColor(QPalette.ColorRole.ToolTipBase, QColor("#ffffff"))
-    palette.setColor(QPalette.ColorRole.ToolTipText, QColor(theme.TEXT))
-    return palette
-
-
-def _font() -> QFont:
-    font = QFont("DejaVu Sans")
-    font.setPointSize(9)
-    return font
+    """The palette gradviz uses: the system's unless GRADVIZ_THEME asks for one."""
+    choice = os.environ.get(THEME_ENV, "").strip().lower()
+    if choice == "dark":
+        return dark_palette()
+    if choice == "light":
+        return QStyleFactory.create("Fusion").standardPalette()
+    return QPalette(base)
 
 
 def host_application() -> QApplication | None:
@@ -92,7 +104,6 @@ def create_application(argv: list[str] | None = None, *, adopt: bool = False) ->
     assert isinstance(app, QApplication)
     app.setStyle("Fusion")
     app.setPalette(_palette(app.palette()))
-    app.setFont(_font())
     app.setStyleSheet(_STYLE_SHEET)
     return app
 
@@ -108,7 +119,6 @@ def style_window(window: QWidget) -> None:
         style.setParent(window)
         window.setStyle(style)
     window.setPalette(_palette(window.palette()))
-    window.setFont(_font())
     window.setStyleSheet(_STYLE_SHEET)
 
 

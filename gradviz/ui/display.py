@@ -1,169 +1,29 @@
-"""The graph the canvas shows: modules and chains collapsed, then laid out, maybe off-thread.
+"""The worker thread that groups and lays out big graphs for the canvas.
 
-:func:`build_display` is a pure function (the core's grouping and layout, no Qt)
-so the window can run it on the GUI thread for small graphs and on a worker
-for big ones; :class:`LayoutRunner` is that worker. It reports back by a signal
-(queued onto the GUI thread) and drops results that a newer request made stale.
+:class:`LayoutRunner` runs :func:`gradviz.app.display.build_display` jobs off
+the GUI thread. It reports back by a signal (queued onto the GUI thread) and
+drops results that a newer request made stale.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
-import networkx as nx
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
-from gradviz.core.graphdata import graph_to_json
-from gradviz.core.grouping import (
-    CHAIN_PREFIX,
-    collapse_chains,
-    collapse_modules,
+from gradviz.app.display import (  # noqa: F401  (the canvas and panels draw with these)
+    ASYNC_LAYOUT_NODES,
+    Display,
+    build_display,
     group_caption,
+    is_chain,
+    map_passes,
     sizing_attrs,
     top_blocks,
 )
-from gradviz.core.layout import layout
 
-__all__ = [
-    "ASYNC_LAYOUT_NODES",
-    "Display",
-    "LayoutRunner",
-    "build_display",
-    "group_caption",
-    "map_passes",
-    "sizing_attrs",
-    "top_blocks",
-]
-
-ASYNC_LAYOUT_NODES = 500
-"""Graphs with more nodes than this are grouped and laid out on a worker thread."""
-
-Point = tuple[float, float]
-
-
-
-
-
-
-def is_chain(node_id: str) -> bool:
-    return str(node_id).startswith(CHAIN_PREFIX)
-
-
-@dataclass
-class Display:
-    """What the canvas draws, and how it maps back to the captured graph."""
-
-    _graph: nx.DiGraph | None
-    data: dict[str, Any]
-    positions: Mapping[str, Sequence[float]]
-    owner: dict[str, str] = field(default_factory=dict)
-    """Captured node id -> the group node that hides it."""
-    groups: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Group node id -> its attributes (label, members, count, module)."""
-    collapsed: frozenset[str] = frozenset()
-    chains: bool = False
-    seconds: float = 0.0
-    _graph_factory: Callable[[], nx.DiGraph] | None = None
-
-    @classmethod
-    def plain(
-        cls,
-        data: Mapping[str, Any],
-        positions: Mapping[str, Sequence[float]],
-        graph_factory: Callable[[], nx.DiGraph],
-    ) -> Display:
-        """The captured graph as the kernel laid it out; networkx only if someone asks."""
-        return cls(None, dict(data), positions, _graph_factory=graph_factory)
-
-    @property
-    def graph(self) -> nx.DiGraph:
-        if self._graph is None:
-            assert self._graph_factory is not None
-            self._graph = self._graph_factory()
-        return self._graph
-
-    def shown(self, node_id: str) -> str:
-        """The id drawn for ``node_id``: itself, or the group that hides it."""
-        return self.owner.get(node_id, node_id)
-
-
-def build_display(
-    raw: nx.DiGraph,
-    raw_data: Mapping[str, Any] | None,
-    collapsed: Iterable[str] = (),
-    chains: bool = False,
-    previous: Mapping[str, Sequence[float]] | None = None,
-    positions: Mapping[str, Sequence[float]] | None = None,
-) -> Display:
-    """Group ``raw`` (collapsed modules, then linear chains) and lay it out.
-
-    ``positions`` (the kernel's, for the ungrouped graph) are used as they are
-    when they cover every node; ``previous`` makes the layout incremental.
-    Never mutates ``raw``: a worker thread may run this while the GUI reads it.
-    """
-    started = time.perf_counter()
-    collapsed = frozenset(collapsed)
-    if not collapsed and not chains:
-        data = dict(raw_data) if raw_data is not None else graph_to_json(raw)
-        if positions is not None and all(n in positions for n in raw.nodes):
-            placed: Mapping[str, Sequence[float]] = positions
-        else:
-            placed = layout(raw, _usable(previous, raw))
-        return Display(raw, data, placed, seconds=time.perf_counter() - started)
-    graph = collapse_modules(raw, collapsed) if collapsed else raw
-    if chains:
-        graph = collapse_chains(graph)
-    groups = {n: dict(d) for n, d in graph.nodes(data=True) if d.get("kind") == "group"}
-    owner = {str(m): gid for gid, d in groups.items() for m in d.get("members") or []}
-    sized = graph
-    if groups:
-        sized = graph.copy()
-        for gid in groups:
-            sized.nodes[gid]["vars"] = [group_caption(groups[gid])]
-    placed = layout(sized, _usable(previous, graph))
-    return Display(
-        graph,
-        graph_to_json(graph),
-        placed,
-        owner,
-        groups,
-        collapsed,
-        chains,
-        time.perf_counter() - started,
-    )
-
-
-def _usable(
-    previous: Mapping[str, Sequence[float]] | None, graph: nx.DiGraph
-) -> dict[str, tuple[float, float]] | None:
-    if not previous:
-        return None
-    # The layout keeps what is still there and places what is new; it decides
-    # itself when too much changed for the old picture to be worth keeping.
-    return {n: (float(p[0]), float(p[1])) for n, p in previous.items() if n in graph}
-
-
-def map_passes(passes: Sequence[Any], owner: Mapping[str, str]) -> list[Any]:
-    """Backward passes with each step's node and targets replaced by the ids drawn for them."""
-    if not owner:
-        return list(passes)
-    out = []
-    for bpass in passes:
-        steps = []
-        for step in bpass.get("steps") or []:
-            node = str(step.get("node"))
-            targets = [
-                owner.get(str(t), str(t)) if t is not None else None
-                for t in step.get("targets") or []
-            ]
-            steps.append({**step, "node": owner.get(node, node), "targets": targets})
-        out.append({**bpass, "steps": steps})
-    return out
-
-
+__all__ = ["LayoutRunner"]
 
 
 class LayoutRunner(QObject):

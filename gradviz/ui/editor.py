@@ -18,6 +18,7 @@ from PySide6.QtGui import (
     QMouseEvent,
     QPainter,
     QPaintEvent,
+    QPalette,
     QPen,
     QPolygon,
     QSyntaxHighlighter,
@@ -44,13 +45,38 @@ PAUSED_MARK = "#e67700"
 #: the top-level statement that is paused in the middle
 RUNNING_BAND = "#fff9e0"
 BREAKPOINT_MARK = "#e03131"
-GUTTER_BG = "#f4f6fa"
-GUTTER_TEXT = "#9aa3b2"
+#: the light syntax colours; on a dark base each is lightened (see _syntax_colour)
+SYNTAX = {
+    "keyword": "#7c3aed", "builtin": "#0b7285", "torch": "#1864ab", "number": "#c2410c",
+    "string": "#2b8a3e", "comment": "#8a93a3", "note": NOTE_MARK, "def": "#1c4f9c",
+    "self": "#a61e4d",
+}  # fmt: skip
 
 
-def _format(colour: str, *, bold: bool = False, italic: bool = False) -> QTextCharFormat:
+def is_dark(palette: QPalette) -> bool:
+    """Whether ``palette`` draws text on a dark base (the system's dark mode)."""
+    return palette.color(QPalette.ColorRole.Base).lightness() < 128
+
+
+def band_colour(colour: str, palette: QPalette) -> QColor:
+    """A line band's colour over the editor's base: the light tint as it is, or on a dark
+    base the mark's hue at low opacity, so marks read in both modes."""
+    c = QColor(colour)
+    if not is_dark(palette):
+        return c
+    dark = QColor()
+    dark.setHsl(max(c.hslHue(), 0), min(255, c.hslSaturation()), 58)
+    return dark
+
+
+def _syntax_colour(colour: str, dark: bool) -> QColor:
+    c = QColor(colour)
+    return c.lighter(165) if dark else c
+
+
+def _format(colour: QColor, *, bold: bool = False, italic: bool = False) -> QTextCharFormat:
     fmt = QTextCharFormat()
-    fmt.setForeground(QColor(colour))
+    fmt.setForeground(colour)
     if bold:
         fmt.setFontWeight(QFont.Weight.Bold)
     fmt.setFontItalic(italic)
@@ -63,19 +89,9 @@ class PythonHighlighter(QSyntaxHighlighter):
     _IN_TRIPLE_SINGLE = 1
     _IN_TRIPLE_DOUBLE = 2
 
-    def __init__(self, document: QTextDocument):
+    def __init__(self, document: QTextDocument, dark: bool = False):
         super().__init__(document)
-        self.formats = {
-            "keyword": _format("#7c3aed", bold=True),
-            "builtin": _format("#0b7285"),
-            "torch": _format("#1864ab"),
-            "number": _format("#c2410c"),
-            "string": _format("#2b8a3e"),
-            "comment": _format("#8a93a3", italic=True),
-            "note": _format(NOTE_MARK, italic=True),
-            "def": _format("#1c4f9c", bold=True),
-            "self": _format("#a61e4d"),
-        }
+        self.set_dark(dark, rehighlight=False)
         words = "|".join(keyword.kwlist)
         builtins = "|".join(
             [
@@ -98,6 +114,16 @@ class PythonHighlighter(QSyntaxHighlighter):
         self._string = re.compile(
             r"""[rbfRBF]{0,2}('''|\"\"\"|'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
         )
+
+    def set_dark(self, dark: bool, rehighlight: bool = True) -> None:
+        """Colours for a dark or a light base."""
+        bold, italic = {"keyword", "def"}, {"comment", "note"}
+        self.formats = {
+            kind: _format(_syntax_colour(colour, dark), bold=kind in bold, italic=kind in italic)
+            for kind, colour in SYNTAX.items()
+        }
+        if rehighlight:
+            self.rehighlight()
 
     def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt override
         for pattern, name in self.rules:
@@ -204,7 +230,7 @@ class CodeEditor(QPlainTextEdit):
             "x = torch.tensor(5.0, requires_grad=True)\n"
             "y = x ** 3\ny.backward()"
         )
-        self.highlighter = PythonHighlighter(self.document())
+        self.highlighter = PythonHighlighter(self.document(), is_dark(self.palette()))
         self._gutter = _Gutter(self)
         self._next: tuple[int, int] | None = None
         self._ran: tuple[int, int] | None = None
@@ -221,10 +247,13 @@ class CodeEditor(QPlainTextEdit):
         self.blockCountChanged.connect(self._update_gutter_width)
         self.updateRequest.connect(self._on_update_request)
         self._update_gutter_width()
-        self.setStyleSheet(
-            f"QPlainTextEdit {{ background: #ffffff; color: {theme.TEXT}; border: none;"
-            f" selection-background-color: #cfe3ff; selection-color: {theme.TEXT}; }}"
-        )
+        self.setFrameShape(QPlainTextEdit.Shape.NoFrame)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "_gutter"):
+            self.highlighter.set_dark(is_dark(self.palette()))
+            self._refresh()
 
     # --- markers (set by the window) --------------------------------------------------
 
@@ -391,7 +420,7 @@ class CodeEditor(QPlainTextEdit):
                 if not block.isValid():
                     break
                 sel = QTextEdit.ExtraSelection()
-                sel.format.setBackground(QColor(colour))
+                sel.format.setBackground(band_colour(colour, self.palette()))
                 sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
                 sel.cursor = QTextCursor(block)
                 selections.append(sel)
@@ -441,9 +470,9 @@ class CodeEditor(QPlainTextEdit):
     def paint_gutter(self, event: QPaintEvent) -> None:
         painter = QPainter(self._gutter)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.fillRect(event.rect(), QColor(GUTTER_BG))
+        painter.fillRect(event.rect(), self.palette().color(QPalette.ColorRole.Window))
         width = self._gutter.width()
-        painter.setPen(QColor("#e3e7ee"))
+        painter.setPen(self.palette().color(QPalette.ColorRole.Mid))
         painter.drawLine(width - 1, event.rect().top(), width - 1, event.rect().bottom())
         block = self.firstVisibleBlock()
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
@@ -459,8 +488,8 @@ class CodeEditor(QPlainTextEdit):
                     painter.fillRect(width - 4, top, 3, height, QColor(RAN_MARK))
                 if is_error:
                     painter.fillRect(width - 4, top, 3, height, QColor(ERROR_MARK))
-                colour = theme.TEXT if (is_next or is_error) else GUTTER_TEXT
-                painter.setPen(QColor(colour))
+                role = QPalette.ColorRole.Text if (is_next or is_error) else QPalette.ColorRole.PlaceholderText
+                painter.setPen(self.palette().color(role))
                 painter.drawText(
                     0, top, width - 18, fm.height(), Qt.AlignmentFlag.AlignRight, str(line)
                 )

@@ -8,7 +8,7 @@ a = torch.tensor([[1, 2], [3, 4]], device=dev)
 b = torch.tensor([[5, 6], [7, 8]])
 #> On cuda this fails: "Expected all tensors to be on the same device". On cpu both agree.
 c = a + b
-#> .to() returns a NEW tensor; b itself stays where it was.
+#> .to() returns a NEW tensor on cuda; b itself stays where it was. On cpu nothing moves, so .to() returns b itself: b_moved IS b (one node, both names).
 b_moved = b.to(dev)
 print(b.device, b_moved.device)
 c = a + b_moved

@@ -1,0 +1,201 @@
+"""Files the window opens and remembers: scripts, snapshots, recent files, autosaves.
+
+:func:`read_path` decides what a file on disk is (a script, the statements saved
+in a report, a read-only snapshot, or something to refuse with a reason);
+:class:`RecentFiles` keeps the Open recent list in any settings store with
+``value``/``setValue`` (QSettings, or a dict-backed one in tests);
+:func:`restore_plan` decides whether an autosave left by a crashed window is
+worth offering and what to call it. Qt-free.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from .snapshot import SnapshotError, parse_snapshot, script_from_snapshot
+
+__all__ = [
+    "APP_NAME",
+    "MAX_RECENT",
+    "Document",
+    "OpenedFile",
+    "RecentFiles",
+    "RestorePlan",
+    "display_name",
+    "read_path",
+    "restore_plan",
+]
+
+APP_NAME = "gradviz"
+MAX_RECENT = 8
+
+
+class SettingsStore(Protocol):
+    def value(self, key: str, default: Any = None) -> Any: ...
+
+    def setValue(self, key: str, value: Any) -> None: ...  # noqa: N802 - QSettings' name
+
+
+class RecentFiles:
+    """The most recently opened files, newest first, at most ``MAX_RECENT``."""
+
+    KEY = "file/recent"
+
+    def __init__(self, store: SettingsStore):
+        self.store = store
+
+    def items(self) -> list[str]:
+        value = self.store.value(self.KEY, [])
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [value] if value else []
+        return [str(v) for v in value]
+
+    def add(self, path: Path | str) -> None:
+        items = [p for p in self.items() if p != str(path)]
+        items.insert(0, str(path))
+        self.store.setValue(self.KEY, items[:MAX_RECENT])
+
+    def forget(self, path: Path | str) -> None:
+        self.store.setValue(self.KEY, [p for p in self.items() if p != str(path)])
+
+
+@dataclass(frozen=True)
+class OpenedFile:
+    """What :func:`read_path` found.
+
+    ``kind`` is ``"script"`` (``text`` is the script), ``"statements"`` (``text`` is
+    the script a saved report ran), ``"snapshot"`` (``data`` opens read-only) or
+    ``"refused"`` (``message`` says why; ``unreadable`` when the file could not be
+    read at all, so the recent list forgets it).
+    """
+
+    kind: str
+    path: Path
+    text: str = ""
+    data: dict[str, Any] | None = None
+    message: str = ""
+    unreadable: bool = False
+
+
+def read_path(path: Path) -> OpenedFile:
+    """Read ``path`` and decide what it is; never raises for a bad file."""
+    try:
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        return OpenedFile("refused", path, message=f"Cannot open {path}: {exc}", unreadable=True)
+    if not path.name.endswith(".json"):
+        return OpenedFile("script", path, text=text)
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return OpenedFile(
+            "refused", path, message=f"{path.name} is not a gradviz snapshot (not JSON: {exc})"
+        )
+    if isinstance(data, dict) and "format" in data:
+        # A snapshot file: checked against the format's schema before anything reads it.
+        try:
+            parse_snapshot(data, path.name)
+        except SnapshotError as exc:
+            return OpenedFile("refused", path, message=str(exc))
+    script = script_from_snapshot(data)
+    if script is not None:
+        return OpenedFile("statements", path, text=script)
+    # No statements (gradviz.snapshot() / gradviz.show()): a read-only view.
+    try:
+        parse_snapshot(data, path.name)
+    except SnapshotError as exc:
+        return OpenedFile("refused", path, message=str(exc))
+    return OpenedFile("snapshot", path, data=data)
+
+
+def display_name(
+    *, read_only: bool = False, snapshot_name: str | None = None, path: Path | None = None,
+    demo: Any = None,
+) -> str:  # fmt: skip
+    """What the title bar and the editor's header call the text shown."""
+    if read_only:
+        return f"{snapshot_name} (read-only)"
+    if path:
+        return path.name
+    if demo:
+        return f"demo: {demo.name}.py"
+    return "untitled.py"
+
+
+@dataclass
+class Document:
+    """What the editor holds: a file, a demo's text, or a read-only snapshot.
+
+    ``read_only`` is the one place that says a snapshot is shown: commands read it
+    through :func:`gradviz.app.commands.enabled_commands`, not each on its own.
+    """
+
+    path: Path | None = None
+    demo: Any = None
+    read_only: bool = False
+    snapshot_name: str | None = None
+    snapshot_path: Path | None = None
+
+    def name(self) -> str:
+        return display_name(
+            read_only=self.read_only, snapshot_name=self.snapshot_name, path=self.path,
+            demo=self.demo,
+        )  # fmt: skip
+
+    def open_snapshot(self, name: str, path: Path | None) -> None:
+        self.read_only, self.snapshot_name, self.snapshot_path = True, name, path
+        self.path = None
+        self.demo = None
+
+    def leave_snapshot(self) -> None:
+        self.read_only, self.snapshot_name, self.snapshot_path = False, None, None
+
+
+@dataclass(frozen=True)
+class RestorePlan:
+    """An autosave worth offering: its text, and what it was (a file, a demo, or neither)."""
+
+    text: str
+    file: Path | None
+    demo_name: str | None
+    #: how the prompt names it: ``two_paths.py``, ``the demo 'Two paths' (edited)``, …
+    name: str
+    #: when it was saved, as the prompt shows it
+    when: str
+
+
+def restore_plan(
+    text: str, meta: dict[str, Any], demo_titles: dict[str, str]
+) -> RestorePlan | None:
+    """Whether an orphaned autosave is worth offering (None: the file on disk is as new).
+
+    ``demo_titles`` maps demo names to titles, so an edited demo is offered as
+    that demo, not as an untitled script.
+    """
+    file = Path(meta["file"]) if isinstance(meta.get("file"), str) else None
+    saved_at = float(meta["saved_at"])
+    if file and file.is_file():
+        try:
+            same = file.stat().st_mtime >= saved_at or (
+                file.read_text(encoding="utf-8", errors="replace") == text
+            )
+        except OSError:
+            same = False
+        if same:
+            return None  # the file itself is newer: nothing was lost
+    demo_name = meta.get("demo") if isinstance(meta.get("demo"), str) else None
+    if file:
+        name = file.name
+    elif demo_name and demo_name in demo_titles:
+        name = f"your edits of the demo '{demo_titles[demo_name]}'"
+    else:
+        name = "an untitled script"
+        demo_name = None
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved_at))
+    return RestorePlan(text, file if file and file.is_file() else None, demo_name, name, when)

@@ -1,0 +1,472 @@
+"""What the guide strip and the status bar say, as data.
+
+The guide over the canvas has a title (the demo or file and a hint) and a note:
+a coloured tag (``Next · line 7``) followed by parts (plain text, code, bold
+text, an error line). These functions decide the words; the window only turns a
+:class:`GuideNote` into rich text, so every sentence here is testable without Qt
+and ready for translation (each literal is one whole sentence or phrase).
+
+Leaves are named by their variable everywhere (``0.6 → x.grad``), never by an
+internal node id.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from gradviz.core.debugger import calls_backward
+from gradviz.core.fmt import fmt_value
+
+__all__ = [
+    "STOPPED_TYPES",
+    "GuideContext",
+    "GuideNote",
+    "GuideTitle",
+    "Tag",
+    "backward_step_note",
+    "backward_step_status",
+    "first_line",
+    "guide_note",
+    "guide_title",
+    "note_for",
+    "position_text",
+    "read_only_banner",
+    "read_only_note",
+    "reply_status",
+    "statements_before_backward",
+    "top_level_backward",
+]
+
+#: error types of a statement the learner stopped, paused (gradviz.core.debugger.DebugStopped)
+#: or running (gradviz.core.errors.Stopped): its work is kept, Step skips the rest of it
+STOPPED_TYPES = frozenset({"DebugStopped", "Stopped"})
+
+
+class PauseLike(Protocol):
+    statement: int
+    line: int
+
+    @property
+    def iteration_text(self) -> str: ...
+
+    @property
+    def frame(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Tag:
+    """The coloured label that starts a note; ``role`` names its colour in the theme
+    (``timeline``, ``paused``, ``error``, ``stopped``, ``note``, ``just_ran``, ``next``,
+    ``end``, ``snapshot``, ``backward``)."""
+
+    text: str
+    role: str
+
+
+@dataclass(frozen=True)
+class GuideNote:
+    """A tag and the parts after it: ``("text", …)``, ``("code", …)``, ``("bold", …)``,
+    ``("error", …)`` (an error line of its own)."""
+
+    tag: Tag | None
+    parts: tuple[tuple[str, str], ...] = ()
+
+    def plain(self) -> str:
+        """The note as plain text (tests, accessibility)."""
+        head = f"{self.tag.text}: " if self.tag else ""
+        return head + "".join(text if kind != "error" else f"\n{text}" for kind, text in self.parts)
+
+
+@dataclass(frozen=True)
+class GuideTitle:
+    title: str
+    subtitle: str = ""
+
+
+@dataclass
+class GuideContext:
+    """What the guide's note depends on (all plain data)."""
+
+    statements: Sequence[Mapping[str, Any]] = ()
+    cursor: int = 0
+    #: the failed result at the cursor, if the last statement that ran failed
+    failed: Mapping[str, Any] | None = None
+    parse_error: Mapping[str, Any] | None = None
+    pause: Any = None
+    #: the text of the line the pause is on
+    paused_code: str = ""
+    #: a statement the user (or the time limit) stopped: index, line, seconds, message
+    stopped: Mapping[str, Any] | None = None
+    #: the demo's ``#>`` notes (line -> text) when its own text is in the editor
+    notes: Mapping[int, str] = field(default_factory=dict)
+    #: (shown step, number of steps) when a past timeline step is shown
+    timeline: tuple[int, int] | None = None
+    backward_available: bool = False
+    has_passes: bool = False
+    #: a syntax error of edited text that was not sent (line, message)
+    syntax_error: tuple[int, str] | None = None
+
+
+def first_line(text: Any) -> str:
+    text = str(text or "").strip()
+    first = text.splitlines()[0] if text else ""
+    return first if len(first) <= 120 else first[:117] + "…"
+
+
+def note_for(notes: Mapping[int, str], statement: Mapping[str, Any] | None) -> str | None:
+    if not statement or not notes:
+        return None
+    for line in range(statement["line"], statement["end_line"] + 1):
+        if line in notes:
+            return notes[line]
+    return None
+
+
+def failed_line(result: Mapping[str, Any]) -> int:
+    """The line a failed statement failed on: the error's own line when it lies inside
+    the statement (a loop body's line), else the statement's first line."""
+    err = result.get("error") or {}
+    line = err.get("line")
+    first, last = int(result["line"]), int(result.get("end_line", result["line"]))
+    if isinstance(line, int) and first <= line <= last:
+        return line
+    return first
+
+
+def _strip_line_prefix(message: str, line: Any) -> str:
+    """``line 11: invalid syntax`` -> ``invalid syntax`` (the tag already says the line)."""
+    for prefix in (f"line {line}: ", f"line {line}, ", f"Line {line}: "):
+        if message.startswith(prefix):
+            return message[len(prefix) :]
+    return message
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+# --- the title ------------------------------------------------------------------------------
+
+
+def guide_title(demo: Any = None, name: str | None = None) -> GuideTitle:
+    """A demo's title and what it is about, or the file's name and how to start."""
+    if demo is not None:
+        return GuideTitle(f"Demo: {demo.title}", demo.about)
+    return GuideTitle(
+        name or "untitled script",
+        "F10 steps over, F11 steps into, F7 steps the backward pass; click a node to inspect it",
+    )
+
+
+def read_only_banner(name: str | None, nodes: int, passes: int) -> str:
+    """``Read-only snapshot of run.gradviz.json: 136 nodes · 1 backward pass — …``."""
+    return (
+        f"Read-only snapshot of {name}: {nodes} node{_s(nodes)} · "
+        f"{passes} backward pass{'es' if passes != 1 else ''} — open a script to step"
+    )
+
+
+def read_only_note(backward_available: bool) -> GuideNote:
+    if backward_available:
+        text = (
+            "press F7 to replay the recorded backward pass one engine step at a time. "
+            "Click a node to inspect it; collapse modules in the Modules panel; "
+            "Ctrl+F finds a node."
+        )
+    else:
+        text = (
+            "click a node to inspect it; collapse modules in the Modules panel; "
+            "Ctrl+F finds a node. Open a script (Ctrl+O) or a demo to step again."
+        )
+    return GuideNote(Tag("Snapshot", "snapshot"), (("text", text),))
+
+
+# --- the note -------------------------------------------------------------------------------
+
+
+def guide_note(ctx: GuideContext) -> GuideNote:
+    """What the learner should know right now, most urgent first."""
+    statements = ctx.statements
+    cursor = ctx.cursor
+    failed = ctx.failed
+    if ctx.syntax_error is not None:
+        line, message = ctx.syntax_error
+        return GuideNote(
+            Tag(f"Fix · line {line}", "error"),
+            (
+                (
+                    "text",
+                    f"{message}. Nothing ran and the state is kept: fix this line and Step again.",
+                ),
+            ),
+        )
+    if ctx.timeline is not None:
+        shown, total = ctx.timeline
+        return GuideNote(
+            Tag(f"Timeline · step {shown + 1} of {total}", "timeline"),
+            (
+                (
+                    "text",
+                    "a kept snapshot of that moment. Step, Run or Step into continue from here"
+                    " (the kernel replays to it); click the last step to come back.",
+                ),
+            ),
+        )
+    pause = ctx.pause
+    if pause is not None:
+        where = f"Paused · line {pause.line}"
+        if pause.iteration_text:
+            where += f" · {pause.iteration_text}"
+        return GuideNote(
+            Tag(where, "paused"),
+            (
+                ("code", ctx.paused_code),
+                (
+                    "text",
+                    " runs next. F10 steps over it, F11 steps into it, Shift+F11 finishes the "
+                    "loop or call, F5 runs to the next breakpoint, Shift+F5 stops here.",
+                ),
+            ),
+        )
+    if ctx.parse_error:
+        pe = ctx.parse_error
+        line = pe.get("line")
+        message = _strip_line_prefix(str(pe.get("message", "")), line)
+        kind = pe.get("type") or "SyntaxError"
+        return GuideNote(
+            Tag(f"Fix · line {line}" if line else "Fix", "error"),
+            (("text", f"{kind}: {message}. Nothing ran: fix this line and Step again."),),
+        )
+    if failed and (failed.get("error") or {}).get("type") in STOPPED_TYPES:
+        err = failed.get("error") or {}
+        return GuideNote(
+            Tag(f"Stopped · line {failed_line(failed)}", "stopped"),
+            (
+                (
+                    "text",
+                    f"{first_line(err.get('message', ''))}. Nothing was rewound. Step skips the "
+                    "rest of this statement; edit it and Step to run it again.",
+                ),
+            ),
+        )
+    if failed:
+        err = failed.get("error") or {}
+        why = err.get("explanation") or first_line(err.get("message", ""))
+        return GuideNote(
+            Tag(f"Line {failed_line(failed)} failed", "error"),
+            (("text", why),),
+        )
+    stopped = ctx.stopped
+    if stopped and stopped.get("index") == cursor and cursor < len(statements):
+        who = (
+            f"it ran past the {stopped['seconds']:g} s time limit and gradviz stopped it"
+            if stopped.get("message")
+            else f"you stopped it after {stopped['seconds']:.1f} s"
+        )
+        return GuideNote(
+            Tag(f"Stopped · line {statements[cursor]['line']}", "stopped"),
+            (
+                (
+                    "text",
+                    f"{who}; everything before it is kept. Step skips it; edit it first to run "
+                    "it again.",
+                ),
+            ),
+        )
+    notes = ctx.notes
+    if cursor < len(statements):
+        s = statements[cursor]
+        note = note_for(notes, s)
+        if note:
+            return GuideNote(Tag(f"Next · line {s['line']}", "note"), (("text", note),))
+        prev = statements[cursor - 1] if cursor > 0 else None
+        prev_note = note_for(notes, prev) if prev else None
+        if prev and prev_note:
+            return GuideNote(
+                Tag(f"Just ran · line {prev['line']}", "just_ran"), (("text", prev_note),)
+            )
+        return GuideNote(
+            Tag(f"Next · line {s['line']}", "next"), (("code", first_line(s["source"])),)
+        )
+    if statements:
+        prev_note = note_for(notes, statements[-1])
+        if ctx.backward_available:
+            return GuideNote(
+                Tag("End", "end"),
+                (
+                    (
+                        "text",
+                        "every statement ran. Press F7 to step through the backward pass, "
+                        "one engine step at a time (pick any pass in the Backward passes panel).",
+                    ),
+                ),
+            )
+        if prev_note:
+            return GuideNote(
+                Tag(f"Just ran · line {statements[-1]['line']}", "just_ran"), (("text", prev_note),)
+            )
+        extra = "" if ctx.has_passes else " Reset (Ctrl+R) to start over."
+        return GuideNote(Tag("End", "end"), (("text", "every statement ran." + extra),))
+    return GuideNote(None, (("text", "Type PyTorch code in the editor, then press Step (F10)."),))
+
+
+# --- the status bar -------------------------------------------------------------------------
+
+
+def reply_status(cmd: str, state: Mapping[str, Any], pause: Any = None) -> str:
+    """The status bar's line after the kernel answered ``cmd`` with ``state``."""
+    new = state.get("new_results") or []
+    failed = [r for r in new if not r.get("ok")]
+    if state.get("parse_error"):
+        pe = state["parse_error"]
+        line = pe.get("line")
+        message = _strip_line_prefix(str(pe.get("message", "")), line)
+        return f"The script does not parse (line {line}): {message}"
+    if pause is not None:
+        where = f"Paused before line {pause.line}"
+        if pause.iteration_text:
+            where += f" ({pause.iteration_text})"
+        if pause.frame:
+            where += f" in {pause.frame}"
+        return where + ": F10 over, F11 into, Shift+F11 out, F5 continue, Shift+F5 stop"
+    if failed:
+        r = failed[-1]
+        err = r.get("error") or {}
+        if err.get("type") in STOPPED_TYPES:
+            return f"{first_line(err.get('message', ''))}; Step skips the rest of line {r['line']}"
+        return (
+            f"Line {failed_line(r)} failed: {err.get('type')}: {first_line(err.get('message', ''))}"
+        )
+    if cmd == "zero_grad":
+        zeroed = state.get("zeroed") or []
+        return f"Zeroed .grad of {', '.join(zeroed)}" if zeroed else "No leaf has a .grad to zero"
+    if cmd == "reset":
+        return "Reset: nothing has run yet. Step (F10) runs the first statement."
+    if cmd == "load" and not new:
+        return "Loaded: nothing has run yet. Step (F10) runs the first statement."
+    if len(new) == 1:
+        extra = " — backward() ran: press F7 to step through it" if new[0].get("passes") else ""
+        return f"Ran line {new[0]['line']}{extra}"
+    if new:
+        return f"Ran {len(new)} statements (lines {new[0]['line']}–{new[-1]['line']})"
+    if state.get("at_end"):
+        return "At the end of the script"
+    return "Ready"
+
+
+def position_text(statements: int, cursor: int, pause: Any = None) -> str:
+    """``statement 3 of 8 run`` / ``paused at line 9, iteration 2 of 3``."""
+    if pause is not None:
+        return f"paused at line {pause.line}" + (
+            f", {pause.iteration_text}" if pause.iteration_text else ""
+        )
+    return (
+        f"statement {min(cursor, statements)} of {statements} run"
+        if statements
+        else "no statements"
+    )
+
+
+# --- the backward replay --------------------------------------------------------------------
+
+
+def node_titles(
+    bpass: Mapping[str, Any], graph_nodes: Sequence[Mapping[str, Any]]
+) -> dict[str, str]:
+    """Node id -> what the guide calls it: its op and the script's names for it;
+    an AccumulateGrad is its leaf's ``.grad`` (``x.grad``), never an internal id."""
+    titles: dict[str, str] = {}
+    for n in graph_nodes:
+        label = str(n.get("label", ""))
+        names = [str(v) for v in n.get("vars") or [] if str(v) != label]
+        titles[str(n["id"])] = _title(label, names)
+    names_of = bpass.get("names") or {}
+    for node_id, label in zip(bpass.get("nodes") or [], bpass.get("labels") or []):
+        own = [str(v) for v in names_of.get(node_id) or []]
+        titles.setdefault(str(node_id), _title(str(label), own))
+    return titles
+
+
+def _title(label: str, names: Sequence[str]) -> str:
+    if label == "AccumulateGrad" and names:
+        return " and ".join(f"{n}.grad" for n in names)
+    return f"{label} ({', '.join(names)})" if names else label
+
+
+def backward_step_note(
+    bpass: Mapping[str, Any],
+    pass_index: int,
+    shown: int,
+    graph_nodes: Sequence[Mapping[str, Any]],
+    statements: Sequence[Mapping[str, Any]] = (),
+    last: bool = False,
+) -> GuideNote:
+    """The note for engine step ``shown`` (1-based) of backward pass ``pass_index``:
+    what the node receives and where it passes gradients on, by the script's names.
+    ``last``: no step of any pass comes after it."""
+    steps = bpass.get("steps") or []
+    step = steps[shown - 1]
+    titles = node_titles(bpass, graph_nodes)
+    received = ", ".join(fmt_value(g, 60) for g in step.get("grad_outputs", []))
+    sent = [
+        f"{fmt_value(g, 60)} → {titles.get(t, t)}"
+        for g, t in zip(step.get("grad_inputs", []), step.get("targets", []))
+        if t is not None
+    ]
+    name = str(step.get("label", step["node"]))
+    if step.get("vars"):
+        name += f" ({', '.join(step['vars'])})"
+    line = bpass.get("line")
+    if line is None and bpass.get("statement") is not None and bpass["statement"] < len(statements):
+        line = statements[bpass["statement"]]["line"]
+    where = []
+    if line:
+        where.append(f"line {line}")
+    if bpass.get("iteration") is not None:
+        where.append(f"iteration {bpass['iteration']}")
+    place = f" ({', '.join(where)})" if where else ""
+    parts: list[tuple[str, str]] = [("bold", name), ("text", f" receives {received or '–'}")]
+    if sent:
+        parts.append(("text", " and passes " + "; ".join(sent)))
+    elif step.get("label") == "AccumulateGrad":
+        into = ", ".join(f"{v}.grad" for v in step.get("vars", [])) or ".grad"
+        parts.append(("text", f" and adds it into {into}"))
+    if shown == len(steps) and bpass.get("error"):
+        parts.append(("error", first_line(bpass["error"])))
+    elif last:
+        parts.append(("text", ". That was the last recorded step: F7 ends the replay."))
+    tag = Tag(f"Backward #{pass_index + 1}{place} · step {shown} of {len(steps)}", "backward")
+    return GuideNote(tag, tuple(parts))
+
+
+def backward_step_status(bpass: Mapping[str, Any], pass_index: int, shown: int) -> str:
+    steps = bpass.get("steps") or []
+    label = steps[shown - 1].get("label") if 0 < shown <= len(steps) else ""
+    return f"Backward pass #{pass_index + 1}: step {shown} of {len(steps)} ({label})"
+
+
+# --- reading scripts ------------------------------------------------------------------------
+
+
+def statements_before_backward(source: str) -> int | None:
+    """How many top-level statements come before the first one that calls backward()."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return None
+    for index, stmt in enumerate(body):
+        if calls_backward(stmt):
+            return index
+    return None
+
+
+def top_level_backward(source: str) -> bool:
+    """Whether a top-level statement's text calls backward() itself (the core's rule)."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:
+        return False
+    return bool(body) and calls_backward(body[0])

@@ -1,0 +1,405 @@
+"""The window's files: new, open, save, recent files, demos, autosave, snapshots.
+
+What a file on disk is, the recent list and whether an autosave is worth
+offering are decided in :mod:`gradviz.app.files`; :class:`Files` asks the
+user (dialogs), puts the text in the editor and tells the kernel. What the
+editor holds (a path, a demo, or a read-only snapshot) is the window's
+:class:`~gradviz.app.files.Document`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from gradviz.app.autosave import Autosave, find_orphans
+from gradviz.app.files import (
+    APP_NAME,
+    Document,
+    RecentFiles,
+    read_path,
+    restore_plan,
+)
+from gradviz.app.guide import statements_before_backward
+from gradviz.app.snapshot import SnapshotError, parse_snapshot, snapshot_state
+from gradviz.core.demos import Demo, DemosMissing, list_demos
+
+from . import dialogs
+from .text import add_menu_action, plain_tooltip, title_text
+
+FIRST_DEMO = "first_backward"
+AUTOSAVE_INTERVAL_MS = 3000
+
+
+def _to_bool(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.lower() in ("1", "true", "yes")
+    return bool(value)
+
+
+class Files(QObject):
+    """Everything that replaces or saves the editor's text."""
+
+    def __init__(self, window: Any, data_dir: Path, autosave_interval_ms: int):
+        super().__init__(window)
+        self.w = window
+        self.doc: Document = window.doc
+        self.recent = RecentFiles(window.settings)
+        self.autosave = Autosave(data_dir)
+        self.data_dir = data_dir
+        self._last_autosave_text: str | None = None
+        try:
+            self.demos = list_demos()
+            self.demos_missing: str | None = None
+        except DemosMissing as exc:  # a broken install: the window still opens
+            self.demos = []
+            self.demos_missing = str(exc)
+        self.autosave_timer = QTimer(self)
+        self.autosave_timer.setInterval(autosave_interval_ms)
+        self.autosave_timer.timeout.connect(self.autosave_now)
+        self.autosave_timer.start()
+
+    # --- the first screen ---------------------------------------------------------------
+
+    def open_initial(
+        self,
+        file: str | None = None,
+        demo: str | None = None,
+        snapshot: dict[str, Any] | None = None,
+    ) -> None:
+        """What the first screen shows: the given snapshot/file/demo, else the last script/a demo.
+
+        ``snapshot`` (from ``gradviz.show()``) opens read-only.
+        """
+        w = self.w
+        if snapshot is not None:
+            try:
+                parse_snapshot(snapshot, "the snapshot")
+            except SnapshotError as exc:
+                dialogs.show_error(w, "Cannot show the snapshot", str(exc))
+            else:
+                self.open_snapshot(snapshot, "gradviz.show()")
+                return
+        if self.offer_autosave():
+            return
+        if file and self.open_path(Path(file), ask=False):
+            return
+        if demo:
+            found = self.find_demo(demo)
+            if found is not None:
+                self.load_demo(found, ask=False)
+                return
+            known = ", ".join(d.name for d in self.demos)
+            w.output_panel.add_note(f"No demo named '{demo}'; the demos are: {known}")
+        last = str(w.settings.value("file/last", "") or "")
+        last_demo = str(w.settings.value("file/last_demo", "") or "")
+        launched = _to_bool(w.settings.value("launched"))
+        if last and Path(last).is_file() and self.open_path(Path(last), ask=False):
+            return
+        if last_demo or not launched:
+            found = self.find_demo(last_demo or FIRST_DEMO) or self.find_demo(FIRST_DEMO)
+            if found is not None:
+                # The very first screen should teach: run the lesson up to its first
+                # backward(), so the graph is already drawn and the guide says what's next.
+                run_to = None if launched else statements_before_backward(found.source)
+                self.load_demo(found, ask=False, run_to=run_to)
+                return
+        self.set_text("", None, None)
+        w.stepper.load_into_kernel()
+
+    def find_demo(self, name: str) -> Demo | None:
+        for d in self.demos:
+            if name in (d.name, d.path.stem, d.path.name):
+                return d
+        return None
+
+    # --- replacing the text -------------------------------------------------------------
+
+    def maybe_save(self) -> bool:
+        """True when it is fine to drop the editor's text (saved, discarded or unchanged)."""
+        if not self.w.editor.document().isModified():
+            return True
+        answer = dialogs.ask_unsaved_changes(self.w, self.doc.name())
+        if answer == QMessageBox.StandardButton.Save:
+            return self.save()
+        return answer == QMessageBox.StandardButton.Discard
+
+    def new_file(self) -> None:
+        if not self.maybe_save():
+            return
+        self.remove_autosave()
+        self.set_text("", None, None)
+        self.w.stepper.load_into_kernel(None, status="New script")
+        self.w.editor.setFocus()
+
+    def load_demo(self, demo: Demo, ask: bool = True, run_to: int | None = None) -> None:
+        """Put a demo's text in the editor and reset (or run its first ``run_to`` statements:
+        the very first screen runs a lesson up to its first backward())."""
+        if ask and not self.maybe_save():
+            return
+        self.remove_autosave()
+        self.set_text(demo.source, None, demo)
+        if run_to:
+            said = (
+                f"Demo '{demo.title}': ran its first {run_to} statements, up to its first "
+                "backward(); Step (F10) runs that one"
+            )
+        else:
+            said = f"Demo '{demo.title}' loaded: press Step (F10) to run it statement by statement"
+        self.w.stepper.load_into_kernel(run_to, status=said)
+        self.w.set_status(said)
+
+    def open_file_dialog(self) -> None:
+        if not self.maybe_save():
+            return
+        where = self.doc.path or self.doc.snapshot_path
+        start = str(where.parent) if where else str(Path.home())
+        path, _ = QFileDialog.getOpenFileName(
+            self.w,
+            "Open script or snapshot",
+            start,
+            "Scripts and snapshots (*.py *.json);;Python scripts (*.py);;"
+            "gradviz snapshots (*.gradviz.json *.json);;All files (*)",
+        )
+        if path:
+            self.open_path(Path(path), ask=False)
+
+    def open_path(self, path: Path, ask: bool = True) -> bool:
+        """Open a script, the statements a report saved, or a snapshot (read-only)."""
+        if ask and not self.maybe_save():
+            return False
+        opened = read_path(path)
+        if opened.kind == "refused":
+            if opened.unreadable:
+                self.w.set_status(opened.message)
+                self.recent.forget(path)
+                self.update_recent_menu()
+                return False
+            # what the window shows stays as it was
+            self.w.set_status(opened.message)
+            dialogs.show_error(
+                self.w, "Cannot open file", f"{opened.message}\n\nNothing was changed."
+            )
+            return False
+        self.remove_autosave()
+        if opened.kind == "snapshot":
+            assert opened.data is not None
+            self.open_snapshot(opened.data, path.name, path.resolve())
+            self.add_recent(path.resolve())
+            return True
+        if opened.kind == "statements":
+            self.set_text(opened.text, None, None)
+            self.w.editor.document().setModified(True)
+            self.update_title()
+            self.w.stepper.load_into_kernel(None)
+            self.w.set_status(f"Opened the statements saved in {path.name}: step to re-run them")
+            return True
+        self.set_text(opened.text, path.resolve(), None)
+        self.add_recent(path.resolve())
+        self.w.stepper.load_into_kernel(None, status=f"Opened {path.name}")
+        self.w.set_status(f"Opened {path}: press Step (F10) to run it")
+        return True
+
+    def set_text(self, text: str, path: Path | None, demo: Demo | None) -> None:
+        """Put ``text`` in the editor as a fresh document: nothing run, no marks."""
+        w = self.w
+        if self.doc.read_only:
+            w.leave_read_only()
+        self.doc.path = path
+        self.doc.demo = demo
+        editor = w.editor
+        editor.blockSignals(True)
+        editor.setPlainText(text)
+        editor.blockSignals(False)
+        editor.document().setModified(False)
+        editor.set_statement_marks(None)
+        editor.clear_error()
+        editor.set_notes(demo.notes if demo else {})
+        editor.set_breakpoints([])
+        editor.set_paused_line(None)
+        w.replay.reset()
+        w.output_panel.clear_notes()
+        w.tensors_panel.reset_changes()
+        w.stepper.forget_history()
+        self._last_autosave_text = None
+        self.update_title()
+
+    # --- read-only snapshots --------------------------------------------------------------
+
+    def open_snapshot(self, data: dict[str, Any], name: str, path: Path | None = None) -> None:
+        """Show a snapshot with no statements read-only: all panels, F7 replays its passes."""
+        w = self.w
+        state = snapshot_state(data)
+        w.stepper.forget_history()
+        self.doc.open_snapshot(name, path)
+        w.replay.reset()
+        w.editor.set_paused_line(None)
+        w.graph_view.forget()
+        w.canvas.clear()
+        w.output_panel.clear_notes()
+        w.tensors_panel.reset_changes()
+        nodes = len(state["graph"]["nodes"])
+        passes = len(state["backward_passes"])
+        what = f"{nodes} nodes · {passes} backward pass{'es' if passes != 1 else ''}"
+        w.editor.blockSignals(True)
+        w.editor.setPlainText(
+            f"# Read-only snapshot: {name}\n"
+            f"# saved by gradviz (source: {state.get('source', 'api')}) with no script to step.\n"
+            f"# {what} · device {state['device']}\n"
+            "#\n"
+            "# F7 / Shift+F7 replay the recorded backward pass on the graph.\n"
+            "# Collapse modules in the Modules panel; Ctrl+F finds a node.\n"
+            "# Open a script (Ctrl+O) or a demo to step forward again.\n"
+        )
+        w.editor.blockSignals(False)
+        w.editor.setReadOnly(True)
+        w.editor.document().setModified(False)
+        sizes = w.splitter.sizes()
+        if len(sizes) == 2 and sum(sizes) > 0 and sizes[0] > 0.3 * sum(sizes):
+            # Nothing to edit: the graph gets the room.
+            total = sum(sizes)
+            w.splitter.setSizes([int(total * 0.24), total - int(total * 0.24)])
+        w.editor.set_statement_marks(None)
+        w.editor.clear_error()
+        w.editor.set_notes({})
+        w.apply_state(state)
+        w.output_panel.add_note(
+            f"Opened the snapshot {name}: {nodes} nodes, {passes} backward "
+            f"pass{'es' if passes != 1 else ''}, device {state['device']} (read-only)"
+        )
+        self.update_title()
+        if w.replay.available():
+            w.set_status(f"Read-only snapshot {name}: press F7 to replay its backward pass")
+        else:
+            w.set_status(f"Read-only snapshot {name}")
+        if w.modules_panel.modules():
+            w.modules_dock.raise_()
+
+    # --- saving ---------------------------------------------------------------------------
+
+    def save(self) -> bool:
+        if self.doc.path is None:
+            return self.save_as()
+        return self._write(self.doc.path)
+
+    def save_as(self, path: str | Path | None = None) -> bool:
+        if path is None:
+            doc = self.doc
+            start = (
+                str(doc.path)
+                if doc.path
+                else str(Path.home() / (f"{doc.demo.name}.py" if doc.demo else "script.py"))
+            )
+            chosen, _ = QFileDialog.getSaveFileName(
+                self.w, "Save script", start, "Python scripts (*.py)"
+            )
+            if not chosen:
+                return False
+            path = chosen
+        return self._write(Path(path))
+
+    def _write(self, path: Path) -> bool:
+        try:
+            path.write_text(self.w.editor.toPlainText(), encoding="utf-8")
+        except OSError as exc:
+            dialogs.show_error(self.w, "Save failed", f"Could not write {path}:\n{exc}")
+            return False
+        self.doc.path = path.resolve()
+        self.w.editor.document().setModified(False)
+        self.remove_autosave()
+        self.add_recent(self.doc.path)
+        self.update_title()
+        self.w.set_status(f"Saved {path}")
+        return True
+
+    # --- recent files and the title -------------------------------------------------------
+
+    def add_recent(self, path: Path) -> None:
+        self.recent.add(path)
+        self.update_recent_menu()
+
+    def update_recent_menu(self) -> None:
+        menu = self.w.recent_menu
+        menu.clear()
+        recent = self.recent.items()
+        for p in recent:
+            act = add_menu_action(menu, Path(p).name, tooltip=p)
+            act.setStatusTip(p)
+            act.triggered.connect(lambda _=False, path=p: self.open_path(Path(path)))
+        if not recent:
+            empty = menu.addAction("(none yet)")
+            empty.setEnabled(False)
+        menu.setToolTipsVisible(True)
+
+    def update_title(self) -> None:
+        w = self.w
+        name = self.doc.name()
+        modified = w.editor.document().isModified()
+        w.setWindowTitle(title_text(f"{name}{'*' if modified else ''} — {APP_NAME}"))
+        w.editor_header.setText(f"{name}{' •' if modified else ''}")
+        w.editor_header.setToolTip(plain_tooltip(self.doc.path) if self.doc.path else "")
+
+    # --- autosave -------------------------------------------------------------------------
+
+    def autosave_now(self) -> None:
+        """Write the editor's text to this window's autosave when it changed since."""
+        if not self.w.editor.document().isModified():
+            return
+        text = self.w.editor.toPlainText()
+        if text == self._last_autosave_text:
+            return
+        meta = {
+            "file": str(self.doc.path) if self.doc.path else None,
+            "demo": self.doc.demo.name if self.doc.demo else None,
+        }
+        try:
+            self.autosave.write(text, meta)
+        except OSError:
+            return
+        self._last_autosave_text = text
+
+    def remove_autosave(self) -> None:
+        """Forget this window's autosave; other windows' stay as they are."""
+        self.autosave.remove()
+        self._last_autosave_text = None
+
+    def offer_autosave(self) -> bool:
+        """Offer the text of a window that crashed. True when it was restored.
+
+        Only autosaves no running window holds are offered (a live window keeps its
+        autosave locked); declined ones are deleted, and once one is restored the
+        rest wait for the next window.
+        """
+        titles = {d.name: d.title for d in self.demos}
+        restored = False
+        for orphan in find_orphans(self.data_dir):
+            if restored:
+                orphan.release()
+                continue
+            try:
+                text, meta = orphan.read()
+            except OSError:
+                orphan.release()
+                continue
+            plan = restore_plan(text, meta, titles)
+            if plan is None:
+                orphan.discard()  # the file itself is newer: nothing was lost
+                continue
+            if not dialogs.ask_restore_autosave(self.w, plan.name, plan.when):
+                orphan.discard()
+                continue
+            demo = self.find_demo(plan.demo_name) if plan.demo_name else None
+            self.set_text(plan.text, plan.file, demo)
+            self.w.editor.document().setModified(True)
+            self.update_title()
+            self.autosave_now()  # the text lives in this window's autosave before the old one goes
+            orphan.discard()
+            self.w.stepper.load_into_kernel(None, status="Restored the autosaved text")
+            self.w.set_status(
+                f"Restored {plan.name} as autosaved before gradviz stopped (not saved yet)"
+            )
+            restored = True
+        return restored

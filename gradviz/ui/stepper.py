@@ -1,0 +1,917 @@
+"""Running the script in the kernel: step, step into/out, run, run to, step back, stop.
+
+:class:`Stepper` sends the window's forward commands to the kernel process
+(:class:`~gradviz.ui.kernel_client.KernelClient`), keeps the timeline of every
+step the user took, replays the kernel to a past step, and reports the
+kernel's life (ready, busy, progress, crash, restart) in the status bar.
+Every reply's state goes to :meth:`MainWindow.apply_state`.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import gc
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtGui import QStandardItemModel
+
+from gradviz.app.guide import (
+    STOPPED_TYPES,
+    GuideContext,
+    guide_note,
+    reply_status,
+)
+from gradviz.app.guide import first_line as _first_line
+from gradviz.app.guide import top_level_backward as _top_level_backward
+from gradviz.app.timeline import MAX_KEPT_NODES, Timeline, TimelineStep, describe_step
+
+from .debug_strip import PauseView
+from .text import plain_tooltip
+
+#: how long Stop waits for the kernel to end a statement gently before killing it
+STOP_GRACE_MS = 1500
+#: Stop is enabled this long after a request starts (a quick step never flashes it)
+STOP_ENABLE_DELAY_MS = 200
+
+
+def _when_idle(method: Callable[..., None]) -> Callable[..., None]:
+    """Run a kernel action now, or after the actions before it are answered.
+
+    A learner may press F10 three times while the first step still runs; each
+    press must act on the state the previous one produced, so the press itself
+    waits in line (the kernel client queues requests, this queues decisions).
+    A read-only snapshot has no kernel work: the press only says so.
+    """
+
+    @functools.wraps(method)
+    def wrapper(self: Stepper, *args: Any, **kwargs: Any) -> None:
+        if self.w.doc.read_only:
+            self.w.set_status("This is a read-only snapshot: open a script (Ctrl+O) to step")
+            return
+        if self.w.client.busy or self._pending:
+            self._pending.append(lambda: method(self, *args, **kwargs))
+            return
+        method(self, *args, **kwargs)
+
+    return wrapper
+
+
+class Stepper(QObject):
+    """The forward commands, the timeline and the kernel's life, for one window."""
+
+    def __init__(self, window: Any):
+        super().__init__(window)
+        self.w = window
+        self.client = window.client
+        self._sent_source: str | None = None
+        self._device = "cpu"
+        #: every step the user took, with the state it left (see gradviz.app.timeline)
+        self.timeline = Timeline()
+        #: the timeline step shown when it is a past one (None: the kernel's present)
+        self._timeline_at: int | None = None
+        #: debug requests since the paused statement started: a replay repeats them
+        self._debug_path: list[tuple[str, tuple[int, ...]]] = []
+        #: replies still to come that a timeline replay asked for (not new steps)
+        self._unrecorded = 0
+        self._busy_since: float | None = None
+        self._running_index: int | None = None
+        #: a statement the user or the time limit stopped: index, line, seconds, message
+        self._stopped: dict[str, Any] | None = None
+        self._restarted_note: str | None = None
+        self._pending: list[Callable[[], None]] = []
+        self._busy_timer = QTimer(self)
+        self._busy_timer.setInterval(250)
+        self._busy_timer.timeout.connect(self._on_busy_timer)
+        self._stop_timer = QTimer(self)
+        self._stop_timer.setSingleShot(True)
+        self._stop_timer.setInterval(STOP_ENABLE_DELAY_MS)
+        self._stop_timer.timeout.connect(window.update_actions)
+        c = self.client
+        c.ready.connect(self._on_client_ready)
+        c.progressed.connect(self._on_client_progressed)
+        c.busy_changed.connect(self._on_client_busy_changed)
+        c.crashed.connect(self._on_client_crashed)
+        c.restarting.connect(self._on_client_restarting)
+        c.replayed.connect(self._on_client_replayed)
+        c.gave_up.connect(self._on_client_gave_up)
+        c.timed_out.connect(self._on_client_timed_out)
+        window.editor.breakpoints_changed.connect(self._on_editor_breakpoints_changed)
+        window.timeline_bar.step_picked.connect(self._on_timeline_bar_step_picked)
+
+    @property
+    def device(self) -> str:
+        """The device the user picked (the kernel's may differ while it switches)."""
+        return self._device
+
+    @property
+    def stopped(self) -> dict[str, Any] | None:
+        return self._stopped
+
+    @property
+    def timeline_at(self) -> int | None:
+        return self._timeline_at
+
+    @property
+    def stop_delay_active(self) -> bool:
+        return self._stop_timer.isActive()
+
+    def forget_history(self) -> None:
+        """Another text or snapshot: no timeline, no queued presses, nothing stopped."""
+        self._pending.clear()
+        self._stopped = None
+        self.timeline.clear()
+        self._timeline_at = None
+        self._debug_path = []
+        self.w.timeline_bar.set_steps([], -1)
+
+    def restore_device(self, device: str) -> None:
+        if device in ("cpu", "cuda"):
+            self._device = device
+            self._set_combo_device(device)
+
+    def shutdown(self) -> None:
+        self._busy_timer.stop()
+        self._stop_timer.stop()
+
+    def _send(
+        self,
+        cmd: str,
+        status: str,
+        then: Callable[[dict[str, Any]], None] | None = None,
+        before: Callable[[dict[str, Any]], None] | None = None,
+        **params: Any,
+    ) -> None:
+        def on_reply(reply: dict[str, Any]) -> None:
+            if (
+                cmd == "load"
+                and not reply.get("ok")
+                and params.get("device", "cpu") != "cpu"
+                and not reply.get("stopped")
+                and not reply.get("crashed")
+            ):
+                # e.g. the last session used cuda and this machine has none: use cpu
+                self._device = "cpu"
+                self._set_combo_device("cpu")
+                self.w.output_panel.add_note(f"{reply.get('message')}: running on cpu instead")
+                self._send("load", status, then, before, **{**params, "device": "cpu"})
+                return
+            if before is not None and reply.get("ok") and not self.w.closing:
+                before(reply["state"])
+            self._on_reply(reply, cmd)
+            if then is not None and reply.get("ok"):
+                then(reply["state"])
+
+        if cmd == "load":
+            self._sent_source = params.get("source", "")
+        self._running_index = self._index_for_status(cmd, params)
+        if status:
+            self.w.set_status(status)
+        self.client.request(cmd, on_reply, **params)
+
+    def _index_for_status(self, cmd: str, params: dict[str, Any]) -> int | None:
+        if cmd in ("step", "debug", "run_to_end", "run_to_line") and self.w.state:
+            return int(self.w.state.get("cursor", 0))
+        if cmd in ("load", "set_device", "step_back"):
+            return 0
+        return None
+
+    def _on_reply(self, reply: dict[str, Any], cmd: str) -> None:
+        if self.w.closing:
+            return
+        replayed = self._unrecorded > 0
+        if replayed:
+            self._unrecorded -= 1
+            if not reply.get("ok"):
+                self._unrecorded = 0  # the replay broke off: what comes next is new
+        if self.w.doc.read_only:
+            return  # a reply to a request sent before the snapshot opened: the snapshot stays
+        if reply.get("stopped") or reply.get("crashed") or reply.get("message") == "cancelled":
+            return  # the stop / crash handlers say what happened
+        if not reply.get("ok"):
+            message = reply.get("message", "the kernel refused")
+            self._sent_source = self.client.source
+            if cmd == "set_device":
+                self._device = self.w.device_from_state()
+                self._set_combo_device(self._device)
+            self.w.output_panel.add_note(message, kind="error")
+            self.w.set_status(message)
+            self.w.update_actions()
+            return
+        state = reply.get("state")
+        if isinstance(state, dict):
+            self._timeline_at = None
+            self.w.apply_state(state, reply.get("changes"))
+            self.w.set_status(reply_status(cmd, state, self.w.pause()))
+            if not replayed:
+                self._record_step(cmd, state)
+            if self.w.freeze_heap:
+                # the state just kept on the timeline is long-lived: out of the cyclic
+                # collector's work, or a full collection over every kept step stalls a
+                # later step (the timeline's clear on load gives it back)
+                gc.freeze()
+            elif self._unrecorded == 0 and self.timeline.steps:
+                # the end of a replay to a step whose snapshot had been dropped: keep it now
+                last = self.timeline.steps[-1]
+                if last.state is None and last.nodes <= MAX_KEPT_NODES:
+                    last.state = state
+
+    def _source(self) -> str:
+        return self.w.editor.toPlainText()
+
+    def text_changed(self) -> bool:
+        sent = self._sent_source if self._sent_source is not None else self.client.source
+        return self._source() != sent
+
+    def load_into_kernel(
+        self,
+        run_to: int | None = None,
+        then: Callable[[dict[str, Any]], None] | None = None,
+        status: str = "",
+    ) -> None:
+        self._stopped = None
+        self._send(
+            "load",
+            status or "Loading the script…",
+            then,
+            source=self._source(),
+            device=self._device,
+            run_to=run_to,
+        )
+
+    def _syntax_ok(self) -> bool:
+        """Check edited text before it replaces the kernel's: a typo must not lose the state."""
+        try:
+            ast.parse(self._source())
+        except SyntaxError as exc:
+            line = exc.lineno or 1
+            message = f"SyntaxError: {exc.msg}"
+            self.w.editor.set_error(
+                line,
+                line,
+                f"{message}\n\nNothing ran and the state is unchanged: fix this line and "
+                "press Step again.",
+            )
+            self.w.output_panel.add_note(
+                f"{message} (nothing ran; the state is kept)", line, "error"
+            )
+            self.w.set_status(f"Line {line}: {message}. Nothing ran; the state is kept.")
+            self.w.update_guide(guide_note(GuideContext(syntax_error=(line, message))))
+            return False
+        return True
+
+    @_when_idle
+    def step(self) -> None:
+        """F10: step over: the next statement (inside a paused statement, the next one at
+        the same level); reloads edited text first and skips a failed statement."""
+        if self._continue_from_timeline(self.step):
+            return
+        if self.w.pause() is not None and not self.text_changed():
+            self._send_debug("over", "Stepping over…")
+            return
+        self._advance(None)
+
+    @_when_idle
+    def step_into(self) -> None:
+        """F11: stop at the next statement at any depth (a loop body, a script function,
+        the forward of a script nn.Module called as net(x))."""
+        if self._continue_from_timeline(self.step_into):
+            return
+        if self.w.pause() is not None and not self.text_changed():
+            self._send_debug("into", "Stepping into…")
+            return
+        self._advance("into")
+
+    @_when_idle
+    def step_out(self) -> None:
+        """Shift+F11: finish the current loop or call; stop in the code around it."""
+        if self._continue_from_timeline(self.step_out):
+            return
+        if self.w.pause() is None or self.text_changed():
+            self.w.set_status("Step out works inside a paused loop or call: Step into (F11) first")
+            return
+        self._send_debug("out", "Stepping out…")
+
+    def _advance(self, mode: str | None) -> None:
+        """Run the statement at the cursor: whole (``mode`` None), or under the debugger."""
+        if self.text_changed():
+            if not self._syntax_ok():
+                return
+            ran = self.w.cursor()
+
+            def then(state: dict[str, Any]) -> None:
+                results = state.get("new_results") or []
+                if results and not results[-1].get("ok"):
+                    return
+                self._send_step(mode, "Running the next statement…")
+
+            self.load_into_kernel(ran, then, "The script changed: re-running it…")
+            return
+        failed = self.w.failed_here()
+        if failed:
+            line = failed["line"]
+            stopped_here = (failed.get("error") or {}).get("type") in STOPPED_TYPES
+            why = "you stopped it" if stopped_here else "it failed"
+            self._send("skip", "")
+            self._send_step(
+                mode,
+                f"Skipped line {line} ({why})",
+                lambda st: self.w.set_status(
+                    f"Skipped line {line} ({why}); {reply_status('step', st, self.w.pause())}"
+                ),
+            )
+            return
+        stopped = self._stopped
+        if stopped and stopped.get("index") == self.w.cursor() and not self.w.at_end():
+            # A statement the user stopped is not run again by accident: skip it.
+            line = stopped.get("line")
+            why = "it hit the time limit" if stopped.get("message") else "you stopped it"
+            self._stopped = None
+            self._send("skip", "", force=True)
+            self._send_step(
+                mode,
+                f"Skipped line {line} ({why})",
+                lambda st: self.w.set_status(
+                    f"Skipped line {line} ({why}); {reply_status('step', st, self.w.pause())}"
+                ),
+            )
+            return
+        if self.w.at_end():
+            self.w.set_status("At the end of the script: nothing left to step")
+            return
+        self._send_step(mode, "Running the next statement…")
+
+    def _send_step(
+        self, mode: str | None, status: str, then: Callable[[dict[str, Any]], None] | None = None
+    ) -> None:
+        if mode is None:
+            self._send("step", status, then)
+        else:
+            self._send_debug(mode, status, then)
+
+    def _send_debug(
+        self,
+        mode: str,
+        status: str = "",
+        then: Callable[[dict[str, Any]], None] | None = None,
+        breakpoints: tuple[int, ...] | None = None,
+    ) -> None:
+        """A debug request: run (or resume) the statement at the cursor until ``mode`` says
+        stop, with the editor's breakpoints (or the given ones)."""
+        if breakpoints is None:
+            breakpoints = tuple(self.w.editor.breakpoints())
+        resuming = self.w.pause() is not None
+
+        def before(state: dict[str, Any]) -> None:
+            # how the kernel got to this pause, so a replay can get there again
+            if state.get("paused"):
+                path = self._debug_path if resuming else []
+                self._debug_path = [*path, (mode, breakpoints)]
+            else:
+                self._debug_path = []
+
+        self._send("debug", status, then, before, mode=mode, breakpoints=list(breakpoints))
+
+    def continue_run(self) -> None:
+        """F5: run to the next breakpoint: before a statement whose first line has one, or
+        inside a body where one is; to the end when there is none."""
+        if self._continue_from_timeline(self.continue_run):
+            return
+        if self.text_changed():
+            if not self._syntax_ok():
+                return
+            self.load_into_kernel(None, lambda st: self._continue_from(st, first=True))
+            return
+        if self.w.pause() is not None:
+            self._send_debug(
+                "continue", "Running to the next breakpoint…",
+                lambda st: self._continue_from(st, first=False),
+            )  # fmt: skip
+            return
+        self._continue_from(self.w.state or {}, first=True)
+
+    def _continue_from(self, state: dict[str, Any], first: bool) -> None:
+        """Go on from ``state`` (top level) to the next breakpoint; ``first``: the press
+        itself, so a breakpoint on the statement at the cursor is passed, not stopped at."""
+        if state.get("paused") or (not first and self.w.failed_here()):
+            return
+        breakpoints = set(self.w.editor.breakpoints())
+        if not breakpoints:
+            if self.w.failed_here():
+                self._send("skip", "")
+            self._send("run_to_end", "Running to the end…", keep_going=False)
+            return
+        statements = self.w.statements()
+        cursor = self.w.cursor()
+        if first and self.w.failed_here():
+            self._send("skip", "")
+            cursor += 1
+        for s in statements[cursor:]:
+            index = s["index"]
+            on_first = s["line"] in breakpoints and not (first and index == cursor)
+            inside = any(s["line"] < b <= s["end_line"] for b in breakpoints)
+            if not on_first and not inside:
+                continue
+            if on_first:
+                if index > cursor:
+                    self._send(
+                        "run_to", f"Running to the breakpoint on line {s['line']}…",
+                        lambda st, line=s["line"]: self.w.set_status(
+                            f"Stopped at the breakpoint on line {line} (before it runs)"
+                        ),
+                        index=index,
+                    )  # fmt: skip
+                else:
+                    self.w.set_status(
+                        f"Stopped at the breakpoint on line {s['line']} (before it runs)"
+                    )
+                return
+
+            def enter(st: dict[str, Any], index: int = index) -> None:
+                if int(st.get("cursor", -1)) != index or self.w.failed_here():
+                    return  # a statement before it failed: stop there
+                self._send_debug(
+                    "continue", "Running to the next breakpoint…",
+                    lambda st2: self._continue_from(st2, first=False),
+                )  # fmt: skip
+
+            if index > cursor:
+                self._send("run_to", "Running to the next breakpoint…", enter, index=index)
+            else:
+                self._send_debug(
+                    "continue", "Running to the next breakpoint…",
+                    lambda st2: self._continue_from(st2, first=False),
+                )  # fmt: skip
+            return
+        self._send("run_to_end", "Running to the end (no breakpoint ahead)…", keep_going=False)
+
+    @_when_idle
+    def run_to_backward(self) -> None:
+        """Ctrl+F11: run until just before the next statement that calls backward() (or
+        autograd.grad), wherever it is: at the top level, in a loop, in a function."""
+        if self._continue_from_timeline(self.run_to_backward):
+            return
+        if self.text_changed():
+            if not self._syntax_ok():
+                return
+            self.load_into_kernel(None, lambda st: self._to_backward_from(first=True))
+            return
+        if self.w.pause() is not None:
+            self._send_debug(
+                "backward", "Running to the next backward()…",
+                lambda st: self._to_backward_from(first=False),
+            )  # fmt: skip
+            return
+        self._to_backward_from(first=True)
+
+    def _to_backward_from(self, first: bool) -> None:
+        if self.w.pause() is not None or (not first and self.w.failed_here()):
+            return  # paused before a backward() inside a body, or a statement failed
+        statements = self.w.statements()
+        cursor = self.w.cursor()
+        if first and self.w.failed_here():
+            self._send("skip", "")
+            cursor += 1
+        if cursor >= len(statements):
+            self.w.set_status("No backward() call is left to run to")
+            return
+        s = statements[cursor]
+        if not first and _top_level_backward(s["source"]):
+            self.w.set_status(f"Stopped before line {s['line']}: it calls backward()")
+            return
+        self._send_debug(
+            "backward", "Running to the next backward()…",
+            lambda st: self._to_backward_from(first=False),
+        )  # fmt: skip
+
+    def toggle_breakpoint(self) -> None:
+        """F9: set or clear a breakpoint on the editor's cursor line."""
+        self.w.editor.toggle_breakpoint(self.w.editor.cursor_line())
+
+    def _on_editor_breakpoints_changed(self, lines: list[int]) -> None:
+        if lines:
+            self.w.set_status(
+                "Breakpoints on line" + ("s " if len(lines) > 1 else " ")
+                + ", ".join(str(n) for n in lines) + ": Run (F5) stops at the next one"
+            )  # fmt: skip
+        else:
+            self.w.set_status("No breakpoints: Run (F5) runs to the end")
+
+    @_when_idle
+    def run_to_end(self) -> None:
+        """Run every statement left, breakpoints or not (stops at a failure)."""
+        if self._continue_from_timeline(self.run_to_end):
+            return
+        if self.w.pause() is not None and not self.text_changed():
+            # finish the paused statement where it stands, then the rest
+            self._send_debug(
+                "continue", "Running to the end…",
+                lambda st: None if st.get("paused") or self.w.failed_here() else self._send(
+                    "run_to_end", "Running to the end…", keep_going=False
+                ),
+                breakpoints=(),
+            )  # fmt: skip
+            return
+        if self.text_changed():
+            if not self._syntax_ok():
+                return
+            self.load_into_kernel(
+                None, lambda st: self._send("run_to_end", "Running to the end…", keep_going=False)
+            )
+            return
+        if self.w.failed_here():
+            self._send("skip", "")
+        self._send("run_to_end", "Running to the end…", keep_going=False)
+
+    def run_to_cursor(self) -> None:
+        """Ctrl+F10: run through the statement on the editor's cursor line."""
+        self._run_to_line(self.w.editor.cursor_line())
+
+    @_when_idle
+    def _run_to_line(self, line: int) -> None:
+        if self._continue_from_timeline(lambda: self._run_to_line(line)):
+            return
+        pause = self.w.pause()
+        statements = self.w.statements()
+        if pause is not None and not self.text_changed() and 0 <= pause.statement < len(statements):
+            s = statements[pause.statement]
+            if s["line"] < line <= s["end_line"]:
+                # inside the paused statement: run to that line, as a one-off breakpoint
+                self._send_debug(
+                    "continue", f"Running to line {line}…", breakpoints=(line,)
+                )  # fmt: skip
+                return
+        if self.text_changed():
+            if not self._syntax_ok():
+                return
+            self.load_into_kernel(
+                None, lambda st: self._send("run_to_line", f"Running to line {line}…", line=line)
+            )
+            return
+        failed = self.w.failed_here()
+        if failed and line > failed["end_line"]:
+            self._send("skip", "")
+        self._send("run_to_line", f"Running to line {line}…", line=line)
+
+    @_when_idle
+    def step_back(self) -> None:
+        """Shift+F10: back to the previous step on the timeline: at once where its
+        snapshot is kept; otherwise the kernel replays to it."""
+        shown = self._timeline_at if self._timeline_at is not None else len(self.timeline) - 1
+        if not self.text_changed() and shown >= 1:
+            self.show_timeline_step(shown - 1)
+            return
+        if self._continue_from_timeline(self.step_back):
+            return
+        if self.text_changed():
+            if not self._syntax_ok():
+                return
+            self.load_into_kernel(max(self.w.cursor() - 1, 0))
+            return
+        self._stopped = None
+        self._send("step_back", "Stepping back…")
+
+    @_when_idle
+    def reset(self) -> None:
+        """Ctrl+R: back to before the first statement."""
+        self.w.output_panel.clear_notes()
+        self._stopped = None
+        if self.client.dead:
+            self.client.restart()
+            return
+        if self.text_changed():
+            self.load_into_kernel(None)
+            return
+        self._send("reset", "Resetting…")
+
+    @_when_idle
+    def zero_grad(self) -> None:
+        if self._continue_from_timeline(self.zero_grad):
+            return
+        self._send("zero_grad", "Zeroing every leaf's .grad…")
+
+    def stop(self) -> None:
+        """Shift+F5: a paused or running statement ends where it stands (its work so far
+        is kept); one stuck in native code is killed after STOP_GRACE_MS, and the kernel
+        restarts and replays."""
+        if not self.client.busy and self.w.pause() is not None:
+            self._pending.clear()
+            self._debug_path = []
+            self._send("debug_stop", "Stopping the paused statement…")
+            return
+        if not self.client.busy:
+            return
+        self._pending.clear()
+        req = self.client.inflight
+        if req is not None and self.client.interrupt():
+            # The kernel ends the statement at its next loop iteration or statement and
+            # replies as usual: its work so far is kept, nothing is rewound. Only a
+            # statement stuck in one long native op is killed (after a short grace).
+            self.w.set_status("Stopping: the statement ends at its next step and keeps its work…")
+            QTimer.singleShot(STOP_GRACE_MS, lambda rid=req.id: self._stop_hard(rid))
+            return
+        self._stop_hard(None)
+
+    def _stop_hard(self, request_id: int | None) -> None:
+        """Kill the kernel (restart, replay): for a statement that did not end on Stop."""
+        req = self.client.inflight
+        if request_id is not None and (req is None or req.id != request_id):
+            return  # the stopped request replied in time
+        if not self.client.busy:
+            return
+        index = self._running_index
+        req = self.client.inflight
+        if req is not None and req.progress_done is not None:
+            index = req.progress_done
+        seconds = time.monotonic() - (self._busy_since or time.monotonic())
+        statements = self.w.statements()
+        if req is not None and req.cmd == "load":
+            statements = []
+        line = statements[index]["line"] if index is not None and index < len(statements) else None
+        self._stopped = {"index": index, "line": line, "seconds": seconds}
+        if not self.client.stop():
+            return
+        where = f"line {line}" if line else "the statement"
+        self.w.output_panel.add_note(
+            f"Stopped {where} after {seconds:.1f} s. Restarting the kernel and replaying the "
+            "statements before it; nothing before it is lost.",
+            line,
+        )
+        self.w.set_status(f"Stopped {where}: restarting the kernel and replaying…")
+
+    def _on_client_timed_out(self, message: str, phase: Any) -> None:
+        """The watchdog killed the kernel: mark the statement, keep everything before it."""
+        if self.w.closing:
+            return
+        self._pending.clear()
+        phase = phase if isinstance(phase, dict) else {}
+        index = phase.get("index") if isinstance(phase.get("index"), int) else self._running_index
+        statements = self.w.statements()
+        line = statements[index]["line"] if index is not None and index < len(statements) else None
+        seconds = float(phase.get("limit_s") or 0.0)
+        self._stopped = {"index": index, "line": line, "seconds": seconds, "message": message}
+        self.w.output_panel.add_note(
+            f"{message}. Restarting the kernel and replaying the statements before it; "
+            "nothing before it is lost.",
+            line,
+        )
+        self.w.set_status(f"Time limit: line {line} stopped; restarting the kernel and replaying…")
+
+    @_when_idle
+    def set_device(self, device: str) -> None:
+        if device != self._device and self._continue_from_timeline(lambda: self.set_device(device)):
+            return
+        if device == self._device:
+            self._set_combo_device(device)
+            return
+        info = self.client.info
+        if device == "cuda" and info and not info.get("cuda_available"):
+            self.w.set_status(f"cuda is unavailable: {info.get('cuda_reason')}")
+            self._set_combo_device(self._device)
+            return
+        self._device = device
+        self._set_combo_device(device)
+        cursor = self.w.cursor()
+        if self.text_changed() and self._syntax_ok():
+            self.load_into_kernel(cursor, status=f"Switching to {device} and re-running…")
+        else:
+            self._send(
+                "set_device",
+                f"Switching to {device}: re-running {cursor} statements…",
+                device=device,
+                run_to=cursor,
+            )
+
+    def _set_combo_device(self, device: str) -> None:
+        self.w.device_combo.blockSignals(True)
+        self.w.device_combo.setCurrentText(device)
+        self.w.device_combo.blockSignals(False)
+        for act in self.w.device_actions.actions() if hasattr(self, "device_actions") else []:
+            act.setChecked(act.text() == device)
+
+    def _on_device_combo_changed(self, text: str) -> None:
+        self.set_device(text)
+
+    _STEP_COMMANDS = frozenset({
+        "load", "step", "debug", "debug_stop", "run_to_end", "run_to", "run_to_line",
+        "step_back", "reset", "zero_grad", "set_device",
+    })  # fmt: skip
+
+    def _record_step(self, cmd: str, state: dict[str, Any]) -> None:
+        """Put the state a step left on the timeline (a load of new text starts a new one)."""
+        if cmd not in self._STEP_COMMANDS:
+            return
+        if cmd == "load":
+            self.timeline.clear()
+            if self.w.freeze_heap:
+                gc.unfreeze()
+        pause = PauseView.from_state(state)
+        label, tip = describe_step(state)
+        self.timeline.add(
+            TimelineStep(
+                label=label,
+                tip=tip,
+                state=state,
+                cursor=pause.statement if pause is not None else int(state.get("cursor", 0)),
+                path=tuple(self._debug_path) if pause is not None else (),
+                paused=pause is not None,
+                nodes=len((state.get("graph") or {}).get("nodes") or []),
+            )
+        )
+        self._timeline_at = None
+        self.w.timeline_bar.set_steps(self.timeline.steps, len(self.timeline) - 1)
+
+    def _on_client_replayed_step(self, state: dict[str, Any]) -> None:
+        """A restarted kernel's replay is where the session now stands: a step of its own."""
+        self._debug_path = []
+        self._record_step("run_to", state)
+
+    def _on_timeline_bar_step_picked(self, index: int) -> None:
+        if self.busy:
+            self.w.set_status("The kernel is busy: pick the step again when it is done")
+            self.w.timeline_bar.set_steps(self.timeline.steps, self._shown_step())
+            return
+        self.show_timeline_step(index)
+
+    def _shown_step(self) -> int:
+        return self._timeline_at if self._timeline_at is not None else len(self.timeline) - 1
+
+    def show_timeline_step(self, index: int) -> None:
+        """Show the moment of timeline step ``index``: its kept snapshot at once (no kernel
+        request), or, when its snapshot was dropped to save memory, a replay to it."""
+        if not 0 <= index < len(self.timeline):
+            return
+        step = self.timeline.steps[index]
+        last = len(self.timeline) - 1
+        if step.state is None:
+            self._replay_to_step(index)
+            return
+        self._timeline_at = None if index == last else index
+        self.w.apply_state(step.state)
+        self.w.timeline_bar.set_steps(self.timeline.steps, index)
+        if index == last:
+            self.w.set_status(f"Back at the present: step {index + 1} of {last + 1}")
+        else:
+            self.w.set_status(
+                f"Showing step {index + 1} of {last + 1} ({step.tip}) from the timeline;"
+                " Step or Run continues from here"
+            )
+
+    def _continue_from_timeline(self, action: Callable[[], None]) -> bool:
+        """When a past step is shown, make it the present before ``action`` runs: the
+        kernel replays to it (the steps after it leave the timeline). True when it did."""
+        at = self._timeline_at
+        if at is None:
+            return False
+        self._timeline_at = None
+        if at >= len(self.timeline) - 1:
+            return False
+        self._replay_to_step(at)
+        self._pending.append(action)
+        return True
+
+    def _replay_to_step(self, index: int) -> None:
+        """Bring the kernel to timeline step ``index``: run its statements again from a
+        fresh start, then repeat the debug requests that paused it (same seed, same run)."""
+        step = self.timeline.steps[index]
+        self.timeline.truncate(index)
+        self._timeline_at = None
+        source = self._sent_source if self._sent_source is not None else self.client.source
+        zero_points = [
+            int(z) for z in (self.w.state or {}).get("zero_points") or [] if int(z) <= step.cursor
+        ]
+        self._stopped = None
+        self._unrecorded += 1 + len(step.path)
+        self._send(
+            "load", f"Going back to step {index + 1}: replaying…",
+            source=source, device=self._device, run_to=step.cursor, zero_points=zero_points,
+        )  # fmt: skip
+        for mode, breakpoints in step.path:
+            self._send("debug", "", mode=mode, breakpoints=list(breakpoints))
+        self._debug_path = list(step.path)
+        self.w.timeline_bar.set_steps(self.timeline.steps, index)
+
+    def _on_client_ready(self, info: dict[str, Any]) -> None:
+        model = self.w.device_combo.model()
+        if isinstance(model, QStandardItemModel):
+            item = model.item(1)
+            available = bool(info.get("cuda_available"))
+            item.setEnabled(available)
+            reason = info.get("cuda_reason") or ""
+            item.setToolTip(
+                plain_tooltip("CUDA is available" if available else f"cuda unavailable: {reason}")
+            )
+            cuda_action = self.w.device_actions.actions()[1]
+            cuda_action.setEnabled(available)
+            cuda_action.setToolTip(item.toolTip())
+            if not available and self._device == "cuda":
+                self._device = "cpu"
+                self._set_combo_device("cpu")
+                self.w.set_status(f"cuda is unavailable here ({reason}): using cpu")
+        if not self.client.replaying and self.w.state is None:
+            self.w.set_status("Kernel ready")
+
+    def _on_client_progressed(self, done: int, total: int) -> None:
+        if total >= 2:
+            self.w.progress.setRange(0, total)
+            self.w.progress.setValue(done)
+            self.w.progress.show()
+        if self.client.replaying:
+            self.w.set_status(f"Replaying {done} of {total} statements on a fresh kernel…")
+        else:
+            statements = self.w.statements()
+            self._running_index = done
+            if done < len(statements) and done < total:
+                line = statements[done]["line"]
+                self.w.set_status(f"Running line {line} ({done + 1} of {total})…")
+
+    def _on_client_busy_changed(self, busy: bool) -> None:
+        if busy:
+            self._busy_since = time.monotonic()
+            self._busy_timer.start()
+            self._stop_timer.start()
+        else:
+            self._busy_since = None
+            self._busy_timer.stop()
+            self._stop_timer.stop()
+            self.w.progress.hide()
+        self.w.update_actions()
+        while not busy and self._pending and not self.client.busy and not self.w.closing:
+            self._pending.pop(0)()
+
+    @property
+    def busy(self) -> bool:
+        """True while the kernel works or pressed actions wait their turn."""
+        return self.client.busy or bool(self._pending)
+
+    def _on_busy_timer(self) -> None:
+        if self._busy_since is None:
+            return
+        elapsed = time.monotonic() - self._busy_since
+        if elapsed < 1.0 or self.client.replaying or not self.client.inflight:
+            return
+        statements = self.w.statements()
+        index = self._running_index
+        req = self.client.inflight
+        if req is not None and req.progress_done is not None:
+            index = req.progress_done
+        where = "the script"
+        if req is not None and req.cmd != "load" and index is not None and index < len(statements):
+            where = f"line {statements[index]['line']}"
+        self.w.set_status(f"Running {where} for {elapsed:.0f} s… Stop (Shift+F5) ends it")
+
+    def _on_client_restarting(self, why: str) -> None:
+        self.w.progress.hide()
+        if why == "crashed":
+            self.w.set_status("The kernel died: restarting it and replaying…")
+
+    def _on_client_crashed(self, message: str) -> None:
+        if self.w.closing:
+            return
+        self._restarted_note = message
+        self.w.output_panel.add_note(
+            f"{_first_line(message)}. Restarting it and replaying the statements that had run."
+        )
+        self.w.set_status("The kernel died: restarting it and replaying…")
+
+    def _on_client_replayed(self, reply: dict[str, Any]) -> None:
+        if self.w.closing or self.w.doc.read_only:
+            return
+        crashed = self._restarted_note is not None
+        self._restarted_note = None
+        self.w.progress.hide()
+        if not reply.get("ok"):
+            self.w.set_status(f"Restarted, but the replay failed: {reply.get('message')}")
+            self._sent_source = self.client.source
+            self.w.update_actions()
+            return
+        state = reply["state"]
+        self._sent_source = self.client.source
+        self._unrecorded = 0
+        self._timeline_at = None
+        self.w.apply_state(state)
+        self._on_client_replayed_step(state)
+        n = int(state.get("cursor", 0))
+        if crashed:
+            self.w.set_status(f"Kernel restarted after a crash; replayed {n} statements")
+        else:
+            where = (
+                f"line {self._stopped['line']}"
+                if self._stopped and self._stopped.get("line")
+                else "the statement"
+            )
+            self.w.set_status(
+                f"Stopped {where}; replayed {n} statements on a fresh kernel:"
+                " all state before it is kept"
+            )
+
+    def _on_client_gave_up(self, message: str) -> None:
+        self._pending.clear()
+        self.w.output_panel.add_note(
+            "The kernel keeps crashing; press Reset (Ctrl+R) to start it again."
+        )
+        self.w.set_status("The kernel keeps crashing: press Reset (Ctrl+R) to start it again")
+        self.w.update_actions()
