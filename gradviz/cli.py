@@ -186,13 +186,10 @@ def _failed_report(
     }
 
 
-def _human_bytes(n: int) -> str:
-    if n >= 1024**2:
-        return f"{n:,} bytes ({n / 1024**2:.1f} MiB)"
-    return f"{n:,} bytes"
-
-
 def _print_report(report: dict[str, Any]) -> None:
+    """The report as text; numbers and sizes read as the window shows them (core.fmt)."""
+    from gradviz.core.fmt import fmt_bytes, fmt_value
+
     parse_error = report.get("parse_error")
     if parse_error:
         print(f"error: {parse_error.get('message')}")
@@ -209,7 +206,7 @@ def _print_report(report: dict[str, Any]) -> None:
         for w in r.get("warnings") or []:
             print(f"           ! {w}")
         if r.get("allocated_bytes"):
-            print(f"           allocated {_human_bytes(int(r['allocated_bytes']))}")
+            print(f"           allocated {fmt_bytes(r['allocated_bytes'])}")
         error = r.get("error")
         if error:
             print(f"           {error.get('type')}: {error.get('message')}")
@@ -219,7 +216,7 @@ def _print_report(report: dict[str, Any]) -> None:
     if history:
         print("grad after each backward pass:")
         for name, values in history.items():
-            print(f"  {name}: {values}")
+            print(f"  {name}: {fmt_value(values)}")
 
 
 def _report_failed(report: dict[str, Any]) -> bool:
@@ -367,11 +364,9 @@ def _quit_windows() -> None:
     """``--quit-after``: close every window as a person would (the kernel shuts down), then quit."""
     from PySide6.QtWidgets import QApplication
 
-    from PySide6.QtWidgets import QMessageBox
+    from gradviz.ui import main_window
 
-    from gradviz.ui import dialogs, main_window
-
-    dialogs.ask_unsaved_changes = lambda *a, **k: QMessageBox.StandardButton.Discard
+    main_window.ask_unsaved_changes = lambda *a, **k: main_window.QMessageBox.StandardButton.Discard
     for widget in QApplication.topLevelWidgets():
         if isinstance(widget, main_window.MainWindow):
             widget.close()

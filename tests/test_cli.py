@@ -131,3 +131,28 @@ def test_window_without_a_display_says_so(monkeypatch):
         pytest.skip("the display check is for Linux")
     assert proc.returncode == 2
     assert "no display" in proc.stderr and "xvfb-run" in proc.stderr
+
+
+def test_text_report_prints_numbers_and_sizes_as_the_window_does(tmp_path):
+    """Gradients and byte counts go through gradviz.core.fmt: ``x: [1.6]``, not
+    ``[1.600000023841858]``; ``4,000,000 B (3.8 MiB)``, as the panels write them."""
+    from gradviz.core.fmt import fmt_bytes, fmt_value
+
+    script = tmp_path / "s.py"
+    script.write_text(
+        "x = torch.tensor(2.0, requires_grad=True)\n"
+        "big = torch.zeros(1000, 1000)\n"
+        "y = x * 0.8\n"
+        "y.backward()\n"
+    )
+    report = json.loads(gradviz("run", str(script), "--json").stdout)
+    history = report["grad_history"]["x"]
+    assert history == [pytest.approx(0.8)] and history[0] != 0.8  # float32: 0.800000011920929
+    proc = gradviz("run", str(script))
+    assert proc.returncode == 0, proc.stderr
+    assert f"  x: {fmt_value(history)}\n" in proc.stdout
+    assert "x: [0.8]" in proc.stdout and "0.80000001" not in proc.stdout
+    allocated = next(s["allocated_bytes"] for s in report["statements"] if s["line"] == 2)
+    assert allocated >= 4_000_000
+    assert f"allocated {fmt_bytes(allocated)}" in proc.stdout
+    assert "MiB)" in proc.stdout
