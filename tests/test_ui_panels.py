@@ -13,12 +13,15 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import QObject, Signal  # noqa: E402
+from PySide6.QtWidgets import QWidget  # noqa: E402
 
+from gradviz.app.models import AppState  # noqa: E402
 from gradviz.ui.editor import CodeEditor  # noqa: E402
 from gradviz.ui.panels import (  # noqa: E402
     AccumulationPanel,
     InspectorPanel,
     MemoryPanel,
+    MiniPlot,
     OutputPanel,
     TensorsPanel,
     chain_rule,
@@ -284,3 +287,150 @@ def test_accumulation_plot_labels_never_overlap_and_the_legend_is_whole(qtbot):
         )
         assert all(rect.right() <= width for rect, _ in plot.drawn_legend)
         assert max(rect.bottom() for rect, _ in plot.drawn_legend) < 50  # two rows at most
+
+
+def _result(index, line, output="", warnings=(), value=None, error=None):
+    return {"index": index, "line": line, "end_line": line, "source": f"s{index}", "ok": error is None,
+            "error": error, "warnings": list(warnings), "output": output, "value": value}
+
+
+@pytest.mark.parametrize("width", [240, 600])
+def test_output_scrolls_to_where_the_new_statement_starts_writing(qtbot, width):
+    """A long warning is read from its start, not from the end the scroll bar reaches."""
+    from PySide6.QtCore import QPoint
+
+    panel = OutputPanel()
+    qtbot.addWidget(panel)
+    panel.resize(width, 160)
+    panel.show()
+    earlier = [_result(i, 10 + i, output=f"print {i}\n") for i in range(12)]
+    warning = "UserWarning: " + " ".join(["the .grad attribute of a non-leaf Tensor"] * 30)
+    last = _result(12, 40, value="tensor(1.)", warnings=[warning])
+    panel.set_state({"results": earlier + [last], "new_results": [last]})
+    entries = panel.entries()
+    assert panel.focus_entry() == next(i for i, e in enumerate(entries) if e.line == 40)
+    bar = panel.browser.verticalScrollBar()
+    assert 0 < bar.value() < bar.maximum()  # not the end: the warning runs on below
+    top = panel.browser.cursorForPosition(QPoint(4, 4)).block().text()
+    # narrow: the line number inline; wide: in its own column
+    assert top == "line 40" if width > OutputPanel.NARROW else top.startswith("line 40 = "), top
+    assert panel.browser.lineWrapMode() == panel.browser.LineWrapMode.WidgetWidth
+    # the same state again leaves a reader's scroll position alone
+    bar.setValue(0)
+    panel.set_state({"results": earlier + [last], "new_results": [last]})
+    assert bar.value() == 0
+    # a note goes to the end
+    panel.add_note("restarted")
+    assert panel.focus_entry() is None and bar.value() == bar.maximum()
+
+
+def test_inspector_names_leaves_and_shows_the_saved_values_a_replayed_pass_used(
+    qtbot, example_state
+):
+    panel = InspectorPanel()
+    qtbot.addWidget(panel)
+    before = copy.deepcopy(example_state)  # fn3 (PowBackward0) saved x, alive
+    panel.set_state(before)
+    after = copy.deepcopy(example_state)  # backward ran without retain_graph: freed
+    saved_ids = {e["target"] for e in after["graph"]["edges"]
+                 if e["source"] == "fn3" and e.get("kind") == "saved"}
+    after["graph"]["nodes"] = [n for n in after["graph"]["nodes"] if n["id"] not in saved_ids]
+    after["graph"]["edges"] = [e for e in after["graph"]["edges"] if e["target"] not in saved_ids]
+    for node in after["graph"]["nodes"]:
+        if node["id"] == "fn3":
+            node["freed"] = True
+    bpass = copy.deepcopy(RETAIN_GRAPH_PASS)
+    bpass["steps"] = [
+        _step("fn11", "LogBackward0", [1.0], [0.008], ["fn3"], ["z"]),
+        _step("fn3", "PowBackward0", [0.008], [0.6], ["acc5"], ["y"]),
+        _step("acc5", "AccumulateGrad", [0.6], [], [], ["x"]),
+    ]
+    bpass["root"] = ["fn11"]
+    after["backward_passes"] = [bpass]
+    panel.set_state(after)
+    panel.show_node("fn3")
+    text = panel.text()
+    assert "0.6 → x.grad (AccumulateGrad)" in text
+    assert "freed: backward() ran without retain_graph=True" in text  # not replaying
+    panel.focus_pass = 0  # the window replays pass #1
+    panel.show_node("fn3")
+    text = panel.text()
+    assert "as backward pass #1 used them" in text and "5.0" in text and "same memory as x" in text
+    # values the kernel recorded with the step win over what the window saw
+    after = copy.deepcopy(after)
+    after["backward_passes"][0]["steps"][1]["saved"] = [
+        {"label": "self", "value": 7.5, "shape": [], "vars": ["x"]}
+    ]
+    panel.set_state(after)
+    assert "self" in panel.text() and "7.5" in panel.text()
+    panel.show_node("acc5")
+    assert "x.grad (AccumulateGrad)" in panel.text() and "adds into" in panel.text()
+
+
+def test_accumulation_plot_puts_every_leaf_at_its_backward_pass_number(qtbot, example_state):
+    """a_.grad from pass 3 and x.grad from pass 4 sit at 3 and 4, not both at #1."""
+    panel = AccumulationPanel()
+    qtbot.addWidget(panel)
+    state = dict(example_state)
+    state["backward_passes"] = [dict(RETAIN_GRAPH_PASS, statement=i) for i in (1, 2, 3, 5)]
+    state["grad_events"] = {
+        "a": [{"kind": "backward", "statement": 1, "value": 2.0, "pass_index": 0},
+              {"kind": "backward", "statement": 2, "value": 7.0, "pass_index": 1},
+              {"kind": "zero", "statement": 4, "value": 0.0, "pass_index": None}],
+        "a_": [{"kind": "backward", "statement": 3, "value": 2.0, "pass_index": 2}],
+        "x": [{"kind": "backward", "statement": 5, "value": [1.0, 2.0], "pass_index": 3}],
+    }
+    panel.set_state(AppState.of(state))
+    plot = panel.plot
+    assert plot.slot_labels == ["1", "2", "3", "4"] and plot.x_title == "backward pass"
+    xs = {s.name: s.xs for s in plot.series}
+    assert xs == {"a": [0, 1, 2.5], "a_": [2], "x": [3]}  # the zero_ between passes 3 and 4
+    plot.resize(360, 220)
+    plot.show()
+    plot.grab()
+    drawn = {}
+    for name, point in plot.drawn_points:
+        drawn.setdefault(name, []).append(point.x())
+    assert drawn["a_"] == [plot.slot_x(2)] and drawn["x"] == [plot.slot_x(3)]
+    assert drawn["a"][:2] == [plot.slot_x(0), plot.slot_x(1)]
+    assert [t for _, t in plot.drawn_x_labels][:4] == ["1", "2", "3", "4"]
+    assert [name for _, name in plot.drawn_legend] == ["a", "a_", "x"]  # whole
+
+
+def test_panels_take_a_typed_state_or_the_wire_dict_alike(qtbot, example_state):
+    typed = AppState.of(example_state)
+    for cls in (TensorsPanel, MemoryPanel, OutputPanel, AccumulationPanel, InspectorPanel):
+        a, b = cls(), cls()
+        qtbot.addWidget(a)
+        qtbot.addWidget(b)
+        a.set_state(example_state)
+        b.set_state(typed)
+        a.set_state(None)  # nothing to show is fine too
+        a.set_state(typed)
+    assert a.state is typed
+
+
+def test_every_widget_of_the_panels_has_an_accessible_name(qtbot, example_state):
+    from PySide6.QtWidgets import (
+        QAbstractButton,
+        QAbstractItemView,
+        QLabel,
+        QSplitter,
+        QTextBrowser,
+    )
+
+    from gradviz.ui.debug_strip import DebugStrip
+    from gradviz.ui.panels import ModulesPanel
+    from gradviz.ui.passes_panel import PassesPanel
+
+    panels = [TensorsPanel(), MemoryPanel(), OutputPanel(), AccumulationPanel(),
+              InspectorPanel(), ModulesPanel(), PassesPanel(), DebugStrip()]
+    for panel in panels:
+        qtbot.addWidget(panel)
+        assert panel.accessibleName(), type(panel).__name__
+        kinds = (QAbstractItemView, QTextBrowser, QAbstractButton, QSplitter, QLabel, MiniPlot)
+        for child in panel.findChildren(QWidget):
+            if isinstance(child, kinds) and child.parent() is not None and not isinstance(
+                child.parent(), QAbstractItemView
+            ):
+                assert child.accessibleName(), f"{type(panel).__name__}: {type(child).__name__}"

@@ -1881,16 +1881,16 @@ class OutputPanel(QWidget):
                 f"<br><span style='color:{theme.TEXT}'>{_esc(e.detail)}</span>" if e.detail else ""
             )
             colour = colours.get(e.kind, theme.TEXT)
-            anchor = f"<a name='e{i}'></a>"
+            # one paragraph (narrow) or one table (wide) per entry: _entry_top finds it
             if narrow:
                 blocks.append(
-                    f"<p style='margin:0 0 3px 0'>{anchor}"
+                    f"<p style='margin:0 0 3px 0'>"
                     f"<span style='color:{theme.HINT_TEXT}'>{prefix}</span> "
                     f"<span style='color:{colour}'>{body}{detail}</span></p>"
                 )
             else:
                 blocks.append(
-                    f"{anchor}<table cellspacing=0 cellpadding=1 width='100%'><tr>"
+                    f"<table cellspacing=0 cellpadding=1 width='100%'><tr>"
                     f"<td width=56 style='color:{theme.HINT_TEXT}'>{prefix}</td>"
                     f"<td style='color:{colour}'>{body}{detail}</td>"
                     "</tr></table>"
@@ -1906,10 +1906,21 @@ class OutputPanel(QWidget):
 
     def _scroll(self) -> None:
         bar = self.browser.verticalScrollBar()
-        if self._focus is None:
-            bar.setValue(bar.maximum())
-        else:
-            self.browser.scrollToAnchor(f"e{self._focus}")
+        top = None if self._focus is None else self._entry_top(self._focus)
+        bar.setValue(bar.maximum() if top is None else min(top, bar.maximum()))
+
+    def _entry_top(self, index: int) -> int | None:
+        """Where entry ``index`` starts in the document (pixels), as the last render laid
+        it out: its paragraph when narrow, its table when wide."""
+        doc = self.browser.document()
+        layout = doc.documentLayout()
+        if self._narrow:
+            block = doc.findBlockByNumber(index)
+            return int(layout.blockBoundingRect(block).top()) if block.isValid() else None
+        frames = doc.rootFrame().childFrames()
+        if not 0 <= index < len(frames):
+            return None
+        return int(layout.frameBoundingRect(frames[index]).top())
 
     def _is_narrow(self) -> bool:
         return self.browser.viewport().width() < self.NARROW
