@@ -573,3 +573,77 @@ def test_fit_keeps_node_text_readable(qtbot):
     canvas.set_graph(tiny, _positions(tiny))
     canvas.fit_to_view()
     assert canvas.zoom_level() == pytest.approx(FIT_MAX_ZOOM)
+
+
+# --------------------------------------------------------------------------- legend and theme
+
+
+@pytest.mark.parametrize("size", [(600, 450), (900, 650)])  # the canvas at 1024x700, 1400x900
+def test_legend_is_shown_under_the_graph_and_never_covers_it(qtbot, snapshot, size):
+    canvas = GraphCanvas()
+    qtbot.addWidget(canvas)
+    canvas.resize(*size)
+    canvas.show()
+    qtbot.waitExposed(canvas)
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    assert canvas.legend_visible()  # by default
+    strip = canvas.legend_rect()
+    assert not strip.isEmpty()
+    viewport = canvas.viewport().geometry()
+    assert not strip.intersects(viewport)  # outside the viewport: no node is ever under it
+    assert strip.width() == canvas.width() and strip.bottom() == canvas.height() - 1
+    assert strip.height() <= 2 * 18 + 8  # two rows at most at these sizes
+    legend = canvas._legend
+    placed, _ = legend._place(strip.width())
+    for x, _, row in placed:  # every row whole inside the strip, in an 11 px font
+        assert x + legend.SWATCH + 5 + legend._fm.horizontalAdvance(row[3]) <= strip.width()
+    assert legend._font.pixelSize() >= 11
+    texts = [text for text, _ in canvas.legend_items()]
+    kinds = {n["kind"] for n in snapshot["graph"]["nodes"]}
+    assert ("op (grad_fn)" in texts) == ("grad_fn" in kinds)
+    assert "AccumulateGrad" in texts
+    assert "module / chain" not in texts  # only what the graph has
+    canvas.fit_to_view()
+    visible = canvas.mapToScene(viewport.translated(-viewport.topLeft())).boundingRect()
+    assert visible.contains(canvas.graph_rect())
+
+    height = canvas.viewport().height()
+    canvas.set_legend_visible(False)
+    assert canvas.legend_rect().isEmpty() and canvas.viewport().height() > height
+    canvas.set_legend_visible(True)
+    assert canvas.viewport().height() == height
+
+
+def test_backward_rows_join_the_legend_while_a_pass_is_shown(canvas, snapshot):
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    assert "running (backward)" not in [t for t, _ in canvas.legend_items()]
+    canvas.show_backward_step(0, 1, [TWO_PATHS_PASS])
+    assert "running (backward)" in [t for t, _ in canvas.legend_items()]
+    canvas.clear_backward()
+    assert "running (backward)" not in [t for t, _ in canvas.legend_items()]
+
+
+def test_canvas_follows_a_dark_palette(canvas, snapshot):
+    from PySide6.QtGui import QColor, QPalette
+
+    from gradviz.core.style import DARK, LIGHT
+
+    app = QApplication.instance()
+    old = app.palette()
+    canvas.set_graph(snapshot["graph"], snapshot["positions"])
+    assert canvas.current_theme() is LIGHT
+    dark = QPalette(old)
+    dark.setColor(QPalette.ColorRole.Window, QColor("#202124"))
+    dark.setColor(QPalette.ColorRole.WindowText, QColor("#e8eaed"))
+    try:
+        app.setPalette(dark)
+        QApplication.processEvents()
+        assert canvas.current_theme() is DARK
+        image = canvas.grab().toImage()
+        assert image.pixelColor(3, 3).lightness() < 128  # a dark background
+        assert [c for _, c in canvas.legend_items()][0] == DARK.nodes["grad_fn"].fill
+        assert f'fill="{LIGHT.paper}"' in canvas.to_svg()  # exports stay light
+    finally:
+        app.setPalette(old)
+        QApplication.processEvents()
+    assert canvas.current_theme() is LIGHT

@@ -1339,9 +1339,9 @@ class GraphCanvas(QGraphicsView):
 
     def fit_to_view(self, whole: bool = False) -> None:
         """Zoom and scroll so the graph reads well: all of it when it fits at a readable
-        zoom (never magnified past FIT_MAX_ZOOM); a bigger graph fits its width if it
-        can and is otherwise shown at READABLE_ZOOM, centred on the newest nodes (the
-        rest is a drag or a wheel away). ``whole``: all of it, however small."""
+        zoom (never magnified past FIT_MAX_ZOOM); a bigger graph is shown at
+        READABLE_ZOOM (node text about 7 px), centred on its newest nodes, the rest a
+        drag or a wheel away. ``whole``: all of it, however small (key W)."""
         rect = QRectF(self._node_bounds)  # kept by set_graph, so a step re-fits cheaply
         if rect.isEmpty():
             self.setTransform(QTransform())
@@ -1355,7 +1355,8 @@ class GraphCanvas(QGraphicsView):
             scale = max(MIN_ZOOM, min(scale_all, FIT_MAX_ZOOM, MAX_ZOOM))
             center = rect.center()
         else:
-            scale = max(READABLE_ZOOM, min(vw / rect.width(), FIT_MAX_ZOOM))
+            # the smallest readable zoom shows the most of it
+            scale = READABLE_ZOOM
             newest = self._newest
             if newest.isEmpty() or not rect.intersects(newest):
                 focus = QPointF(rect.center().x(), rect.top())  # the roots sit at the top
