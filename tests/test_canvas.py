@@ -647,3 +647,20 @@ def test_canvas_follows_a_dark_palette(canvas, snapshot):
         app.setPalette(old)
         QApplication.processEvents()
     assert canvas.current_theme() is LIGHT
+
+
+def test_keep_graph_in_view_follows_the_newest_nodes_and_keeps_the_users_zoom(canvas):
+    data, positions = _session_graph(
+        "x = torch.ones(3, requires_grad=True)\n" + "x = x.sin() * 2\n" * 12
+    )
+    canvas.set_graph(data, positions)
+    canvas.fit_to_view()
+    canvas.keep_graph_in_view()  # fitted: stays fitted
+    assert canvas.is_fitted() and canvas.zoom_level() == pytest.approx(READABLE_ZOOM)
+    canvas.set_zoom(1.2)  # the user's zoom, then they drag to the far end of the graph
+    canvas.centerOn(canvas.graph_rect().center().x(), canvas.graph_rect().bottom())
+    canvas.keep_graph_in_view()
+    assert canvas.zoom_level() == pytest.approx(1.2)
+    visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    newest = [n["id"] for n in data["nodes"] if n.get("new")]
+    assert any(visible.intersects(canvas.node_item(n).sceneBoundingRect()) for n in newest)

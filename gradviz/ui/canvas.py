@@ -1381,6 +1381,21 @@ class GraphCanvas(QGraphicsView):
         """Zoom out until the whole graph is in view, however small (key W)."""
         self.fit_to_view(whole=True)
 
+    def keep_graph_in_view(self) -> None:
+        """After a step: a view the user left fitted is fitted again (on the newest nodes
+        when the graph is too big to read whole); one they zoomed or panned keeps its
+        zoom and only scrolls to the newest nodes when they are out of sight."""
+        if self._node_bounds.isEmpty():
+            return
+        visible = self.mapToScene(self.viewport().rect()).boundingRect()
+        if visible.contains(self._node_bounds):
+            return
+        if self._fitted:
+            self.fit_to_view(self._fit_whole)
+        elif not self._newest.isEmpty() and not visible.intersects(self._newest):
+            self.centerOn(self._newest.center())
+            self.view_changed.emit()
+
     def is_fitted(self) -> bool:
         """The view is as fit_to_view left it (no zoom or pan since)."""
         return self._fitted
