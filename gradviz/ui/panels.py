@@ -181,11 +181,21 @@ def text_width(item: QTableWidgetItem | None) -> int:
     return QFontMetrics(item.font()).horizontalAdvance(item.text())
 
 
+#: a column's width is measured on its longest few texts only (shaping text is slow:
+#: measuring every cell of a 300-parameter model took half a second per step)
+MEASURED = 6
+
+
 def content_width(table: QTableWidget, col: int) -> int:
-    """The width column ``col`` needs to show its header and every cell unelided."""
+    """The width column ``col`` needs to show its header and every cell unelided (the
+    longest texts, by characters, are the ones measured)."""
     width = table.horizontalHeader().sectionSizeHint(col)
-    for row in range(table.rowCount()):
-        width = max(width, text_width(table.item(row, col)) + CELL_PAD)
+    items = [table.item(row, col) for row in range(table.rowCount())]
+    longest = sorted(
+        (i for i in items if i is not None), key=lambda i: len(i.text()), reverse=True
+    )
+    for item in longest[:MEASURED]:
+        width = max(width, text_width(item) + CELL_PAD)
     return width
 
 
@@ -398,8 +408,8 @@ class TensorsPanel(QWidget):
         if sharing:
             storage = f"{group} ⇄ {', '.join(sharing)}"
             tip = f"{name} shares memory with {', '.join(sharing)}: writing one changes the other"
-        value = fmt_value(info.value, 200)
-        grad = fmt_value(info.grad, 200)
+        value, value_tip = _value_texts(info.value, name)
+        grad, grad_tip = _value_texts(info.grad, f"{name}.grad")
         return {
             "name": (name, ""),
             "shape": (fmt_shape(info.shape), f"shape {list(info.shape or ())}"),
@@ -409,13 +419,13 @@ class TensorsPanel(QWidget):
             "is_leaf": (str(info.is_leaf), ""),
             "retains_grad": (str(info.retains_grad), ""),
             "grad_fn": (info.grad_fn or "None", ""),
-            "grad": (grad, _whole(info.grad, grad, f"{name}.grad")),
+            "grad": (grad, grad_tip),
             "version": (
                 "—" if info.version is None else str(info.version),
                 "t._version: in-place writes bump it (inference tensors keep none)",
             ),
             "storage": (storage, tip),
-            "value": (value, _whole(info.value, value, name)),
+            "value": (value, value_tip),
         }
 
     # test and inspector helpers
@@ -439,14 +449,14 @@ class TensorsPanel(QWidget):
         return (name, column) in self._changed
 
 
-def _whole(value: Any, shown: str, name: str) -> str:
-    """A value's tooltip: the whole value (up to 2,000 characters) unless the cell is short."""
-    if value is None:
-        return ""
+def _value_texts(value: Any, name: str) -> tuple[str, str]:
+    """A value's cell text (up to 200 characters) and its tooltip: the whole value (up to
+    2,000), unless the cell is short."""
     whole = fmt_value(value, 2000)
-    if len(whole) <= 12 and whole == shown:
-        return ""
-    return f"{name} = {whole}"
+    shown = whole if len(whole) <= 200 else fmt_value(value, 200)
+    if value is None or len(whole) <= 12:
+        return shown, ""
+    return shown, f"{name} = {whole}"
 
 
 # --- a small plot -------------------------------------------------------------------------
@@ -1869,7 +1879,7 @@ class OutputPanel(QWidget):
         narrow = self._is_narrow()
         self._narrow = narrow
         blocks = []
-        for i, e in enumerate(self.entries()):
+        for e in self.entries():
             prefix = _esc(f"line {e.line}" if e.line else "gradviz")
             tag = {"warning": "warning", "error": "error"}.get(e.kind, "")
             body = _esc(e.text).replace("\n", "<br>")
