@@ -21,8 +21,8 @@ from gradviz.ui.canvas import (  # noqa: E402
     FIT_MAX_ZOOM,
     MAX_ZOOM,
     MIN_ZOOM,
-    GraphCanvas,
     READABLE_ZOOM,
+    GraphCanvas,
     NodeItem,
     format_value,
 )

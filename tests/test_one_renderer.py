@@ -18,7 +18,6 @@ import json
 import os
 import re
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -87,13 +86,15 @@ def three_svgs(tmp_path_factory):
     ns = run_script_here()
     snap = gradviz.snapshot(ns["y"], names={"x": ns["x"], "w": ns["w"]}, root_names=["y"])
     library = snap.to_svg()
-    return {
+    yield {
         "window": (tmp / "window.svg").read_text(encoding="utf-8"),
         "cli": (tmp / "cli.svg").read_text(encoding="utf-8"),
         "library": library,
         "doc": doc,
         "canvas": canvas,
     }
+    canvas.deleteLater()
+    app.processEvents()
 
 
 def test_window_cli_and_library_write_the_same_svg(three_svgs):
