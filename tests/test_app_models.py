@@ -68,7 +68,7 @@ def _check_equals_raw(state: AppState, raw: dict) -> None:
     assert _plain(state.grad_events) == raw["grad_events"]
     assert _plain(state.memory) == raw["memory"]
     assert _plain(state.backward_passes) == [
-        {**p, "steps": [{**s, "saved": None} for s in p["steps"]]} for p in raw["backward_passes"]
+        {**p, "steps": [{"saved": None, **s} for s in p["steps"]]} for p in raw["backward_passes"]
     ]
     if raw["parse_error"] is None:
         assert state.parse_error is None
