@@ -364,9 +364,11 @@ def _quit_windows() -> None:
     """``--quit-after``: close every window as a person would (the kernel shuts down), then quit."""
     from PySide6.QtWidgets import QApplication
 
-    from gradviz.ui import main_window
+    from PySide6.QtWidgets import QMessageBox
 
-    main_window.ask_unsaved_changes = lambda *a, **k: main_window.QMessageBox.StandardButton.Discard
+    from gradviz.ui import dialogs, main_window
+
+    dialogs.ask_unsaved_changes = lambda *a, **k: QMessageBox.StandardButton.Discard
     for widget in QApplication.topLevelWidgets():
         if isinstance(widget, main_window.MainWindow):
             widget.close()
