@@ -26,14 +26,24 @@ The pipeline for a full layout, per weakly connected component:
    gaps, never overlaps and lets long chains collapse to one straight column.
 
 Saved-tensor nodes take no layer of their own: they sit to the right of the
-grad_fn that saved them, inside that grad_fn's reserved width.  Components are
-laid out side by side, in the order of their first node.
+grad_fn that saved them, inside that grad_fn's reserved width (which also keeps
+a stale saved tensor's "stale v1\u2260v0" tab clear).  Components are laid out side
+by side, in the order of their first node; tensors without any edge follow in a
+grid of short rows, the picture about as wide as a canvas, those that share a
+storage next to each other.
 
 Incremental mode (``previous`` given) keeps every old node exactly where it
 was, so the picture does not jump when a statement adds a few nodes, and puts
 the new nodes one layer above or below their placed neighbours in the nearest
-free slot.  When nodes were removed, too much is new, or the layering cannot be
-honoured, it falls back to a full layout.
+free slot; new tensors without edges join the grid.  The one exception is an
+in-place op's new grad_fn, which goes between a variable's tensor node and the
+op that made it: the tensor node moves up a layer to make room.  When most of
+the graph went and the rest lies scattered, too much is new, or the layering
+cannot be honoured, it falls back to a full layout.
+
+:class:`IncrementalLayout` keeps a layout between a kernel's steps, and where
+each node was shown: a step back replays the script from the start, and the
+nodes that come back take their places again.
 """
 
 from __future__ import annotations
@@ -42,7 +52,7 @@ import gc
 import math
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -59,6 +69,7 @@ __all__ = [
     "layout_with_routes",
     "node_lines",
     "node_size",
+    "tag_extent",
 ]
 
 Point = tuple[float, float]
@@ -91,6 +102,15 @@ class LayoutSpacing:
     """Gap between a grad_fn and the saved tensors to its right."""
     component_gap: float = 64.0
     margin: float = 24.0
+    grid_gap: float = 32.0
+    """Horizontal gap between two tensors of the grid of tensors without edges (their
+    storage badges poke out on the right)."""
+    aspect: float = 4 / 3
+    """Width / height the grid of tensors without edges aims the whole picture at (a
+    typical canvas): rows of a few tensors, not one long row that fitting shrinks."""
+    tab_char_width: float = 6.0
+    """Advance of one character of the small italic tab font (the canvas's 9 pt tabs,
+    "stale v1\u2260v0" on a saved tensor): its width is kept clear like the box's."""
 
     @property
     def row_height(self) -> float:
@@ -164,6 +184,20 @@ def node_lines(attrs: Mapping[str, Any], spacing: LayoutSpacing | None = None) -
     return [_clip(line, sp.max_chars) for line in lines]
 
 
+def tag_extent(attrs: Mapping[str, Any], spacing: LayoutSpacing | None = None) -> float:
+    """How far right of a box's left edge the tab on its top border reaches (0: none).
+
+    Only the "stale v1\u2260v0" tab of a stale saved tensor can be wider than its box
+    (a short label such as "self"); the canvas draws it from 3 px inside the left edge,
+    its text plus 8 px wide.  The layout keeps that width free, as it does the box's,
+    so no neighbour and no bend of a long edge sits under it."""
+    if attrs.get("kind") != "saved" or attrs.get("stale") is not True:
+        return 0.0
+    sp = spacing or DEFAULT_SPACING
+    text = f"stale v{attrs.get('version')}\u2260v{attrs.get('expected_version')}"
+    return 3.0 + len(text) * sp.tab_char_width + 8.0
+
+
 def node_size(
     attrs: Mapping[str, Any], spacing: LayoutSpacing | None = None
 ) -> tuple[float, float]:
@@ -195,6 +229,8 @@ class _Prepared:
 
     ids: list[Hashable]
     sizes: list[tuple[float, float]]
+    reserve: list[float]  # width kept free: the box, or its wider stale tab
+    storage: list[Any]  # storage group of a tensor / saved tensor, else None
     succ: list[list[int]]  # layering edges (everything but "saved"), insertion order
     pred: list[list[int]]
     und: list[list[int]]  # every edge, both directions: for components and BFS
@@ -207,7 +243,12 @@ def _prepare(graph: nx.DiGraph, sp: LayoutSpacing) -> _Prepared:
     ids = list(graph.nodes)
     index = {v: i for i, v in enumerate(ids)}
     n = len(ids)
-    sizes = [node_size(graph.nodes[v], sp) for v in ids]
+    attrs = [graph.nodes[v] for v in ids]
+    sizes = [node_size(a, sp) for a in attrs]
+    reserve = [max(size[0], tag_extent(a, sp)) for size, a in zip(sizes, attrs, strict=True)]
+    storage = [
+        a.get("storage") if a.get("kind") in ("tensor", "saved") else None for a in attrs
+    ]
     succ: list[list[int]] = [[] for _ in range(n)]
     pred: list[list[int]] = [[] for _ in range(n)]
     und: list[list[int]] = [[] for _ in range(n)]
@@ -233,7 +274,7 @@ def _prepare(graph: nx.DiGraph, sp: LayoutSpacing) -> _Prepared:
         if saved_in[v] and not succ[v] and not pred[v] and not saved_out[v]:
             owner[v] = saved_in[v][0]
             attached[owner[v]].append(v)
-    return _Prepared(ids, sizes, succ, pred, und, saved_in, owner, attached)
+    return _Prepared(ids, sizes, reserve, storage, succ, pred, und, saved_in, owner, attached)
 
 
 def _components(prep: _Prepared, nodes: Iterable[int]) -> list[list[int]]:
@@ -640,10 +681,10 @@ def _layout_component(prep: _Prepared, comp: list[int], sp: LayoutSpacing) -> _C
 
     def extents(v: int) -> tuple[float, float]:
         half = sizes[v][0] / 2
-        extra = 0.0
+        right = prep.reserve[v] - half  # a stale tab may reach past the box
         for s in prep.attached[v]:
-            extra += sp.saved_gap + sizes[s][0]
-        return half, half + extra
+            right += sp.saved_gap + prep.reserve[s]
+        return half, right
 
     if len(main) == 1:
         v = main[0]
@@ -765,27 +806,173 @@ def _place_attached(
             continue
         x, y = positions[v]
         edge = x + prep.sizes[v][0] / 2
+        edge += prep.reserve[v] - prep.sizes[v][0]
         for s in prep.attached[v]:
             w = prep.sizes[s][0]
             positions[s] = (edge + sp.saved_gap + w / 2, y)
-            edge += sp.saved_gap + w
+            edge += sp.saved_gap + prep.reserve[s]  # the next one starts past a stale tab
 
 
 def _full_layout(
-    prep: _Prepared, nodes: Iterable[int], sp: LayoutSpacing, x0: float
+    prep: _Prepared,
+    nodes: Iterable[int],
+    sp: LayoutSpacing,
+    x0: float,
+    beside: tuple[float, float] = (0.0, 0.0),
 ) -> tuple[dict[int, Point], dict[tuple[int, int], list[Point]]]:
-    """Lay out every component of ``nodes`` side by side, starting at x = x0."""
+    """Lay out every component of ``nodes`` side by side, starting at x = x0; the
+    tensors without any edge follow in a grid (:func:`_grid`).
+
+    ``beside``: width and height of a picture already left of x0 (an incremental
+    layout's), which the grid's shape takes into account."""
     positions: dict[int, Point] = {}
     routes: dict[tuple[int, int], list[Point]] = {}
     cursor = x0
+    loose: list[int] = []
+    bottom = 0.0
     for comp in _components(prep, nodes):
+        if len(comp) == 1 and not prep.und[comp[0]]:
+            loose.append(comp[0])
+            continue
         cl = _layout_component(prep, comp, sp)
         for v, (x, y) in cl.positions.items():
             positions[v] = (x + cursor, y)
+            bottom = max(bottom, y + prep.sizes[v][1] / 2)
         for edge, pts in cl.routes.items():
             routes[edge] = [(x + cursor, y) for x, y in pts]
         cursor += cl.width + sp.component_gap
+    if loose:
+        width, height = beside
+        if cursor > x0:
+            width += (sp.component_gap if width else 0.0) + cursor - sp.component_gap - x0
+            height = max(height, bottom - sp.margin)
+        positions.update(_grid(prep, loose, sp, cursor, (width, height)))
     return positions, routes
+
+
+# --------------------------------------------------------------------------- loose tensors
+#
+# A tensor that takes part in no autograd graph (no grad_fn, no AccumulateGrad, no
+# saved edge) has no layer: shared_storage and clone_vs_detach make a dozen of them.
+# Side by side they made one row 1,500 px wide and 44 px tall, which fitting to a
+# canvas shrank to labels 5 px tall.  They go in rows of a few instead, the picture
+# about as wide as a canvas, and tensors that share a storage (the canvas's badges
+# and dotted links) next to each other in one row.
+
+
+def _grid_blocks(prep: _Prepared, loose: Sequence[int]) -> list[list[int]]:
+    """Loose tensors in graph order, those sharing a storage group kept together."""
+    blocks: list[list[int]] = []
+    by_group: dict[Any, list[int]] = {}
+    for v in loose:
+        group = prep.storage[v]
+        if group is None:
+            blocks.append([v])
+            continue
+        block = by_group.get(group)
+        if block is None:
+            block = by_group[group] = []
+            blocks.append(block)
+        block.append(v)
+    return blocks
+
+
+def _grid_rows(blocks: Sequence[Sequence[int]], columns: int) -> list[list[int]]:
+    """Rows of at most ``columns`` tensors; a storage group that fits in a row is not
+    split, and a block goes in the first row with room for it (no half-empty row
+    above a group that had to start a new one)."""
+    rows: list[list[int]] = []
+    for block in blocks:
+        if len(block) <= columns:
+            for row in rows:
+                if len(row) + len(block) <= columns:
+                    row.extend(block)
+                    break
+            else:
+                rows.append(list(block))
+            continue
+        for i in range(0, len(block), columns):  # a group wider than a row: whole rows
+            rows.append(list(block[i : i + columns]))
+    return rows
+
+
+def _link_sag(dx: float, sp: LayoutSpacing) -> float:
+    """How far below a row's centre the dotted storage links between two of its
+    tensors ``dx`` apart reach: the canvas bends them under the boxes, by
+    min(90, 14 + 0.15 dx), from the badge on the pill's end (0.354 of its height
+    below the middle); a cubic bends three quarters of that."""
+    return 0.354 * sp.row_height + 0.75 * min(90.0, 14.0 + 0.15 * dx)
+
+
+def _row_pitches(
+    rows: Sequence[Sequence[int]], prep: _Prepared, widths: Mapping[int, float],
+    sp: LayoutSpacing,
+) -> list[float]:
+    """Distance from each row's centre to the next one's: the layer pitch, or more
+    where the storage links of the row above sag into the gap."""
+    pitches = []
+    for row in rows:
+        x = 0.0
+        spans: dict[Any, list[float]] = {}
+        for v in row:
+            if prep.storage[v] is not None:
+                spans.setdefault(prep.storage[v], []).append(x + prep.sizes[v][0])
+            x += widths[v] + sp.grid_gap
+        reach = max((max(xs) - min(xs) for xs in spans.values() if len(xs) > 1), default=-1.0)
+        pitch = sp.pitch
+        if reach >= 0:
+            pitch = max(pitch, _link_sag(reach, sp) + sp.dummy_gap + sp.row_height / 2)
+        pitches.append(pitch)
+    return pitches
+
+
+def _grid_columns(
+    blocks: Sequence[Sequence[int]],
+    widths: Mapping[int, float] | Sequence[float],
+    sp: LayoutSpacing,
+    beside: tuple[float, float],
+) -> int:
+    """How many tensors a grid row holds: the count whose picture (the grid to the right
+    of ``beside``, the width and height of what is already laid out) is closest to
+    :attr:`LayoutSpacing.aspect`."""
+    n = sum(len(b) for b in blocks)
+    if n <= 1:
+        return 1
+    bw, bh = beside
+    most = min(n, 2 * math.isqrt(n) + 2)
+    # On their own, at least three a row (a column of two or three reads worse than a
+    # short row); a storage group stays on one row (its links short, under it) unless
+    # it is much wider than the shape alone would want.
+    least = min(max(1 if bw else 3, max(len(b) for b in blocks)), most)
+    best, best_score = least, math.inf
+    for columns in range(least, most + 1):
+        rows = _grid_rows(blocks, columns)
+        width = max(sum(widths[v] for v in row) + sp.grid_gap * (len(row) - 1) for row in rows)
+        height = len(rows) * sp.row_height + (len(rows) - 1) * sp.layer_gap
+        total_w = bw + sp.component_gap + width if bw else width
+        score = abs(math.log(total_w / max(bh, height) / sp.aspect))
+        if score < best_score - 1e-9:
+            best, best_score = columns, score
+    return best
+
+
+def _grid(
+    prep: _Prepared, loose: Sequence[int], sp: LayoutSpacing, x0: float,
+    beside: tuple[float, float],
+) -> dict[int, Point]:
+    """Loose tensors in rows from (x0, the top layer), each row packed from the left."""
+    blocks = _grid_blocks(prep, loose)
+    widths = {v: prep.reserve[v] for v in loose}
+    rows = _grid_rows(blocks, _grid_columns(blocks, widths, sp, beside))
+    positions: dict[int, Point] = {}
+    y = sp.margin + sp.row_height / 2
+    for row, pitch in zip(rows, _row_pitches(rows, prep, widths, sp), strict=True):
+        x = x0
+        for v in row:
+            positions[v] = (x + prep.sizes[v][0] / 2, y)
+            x += widths[v] + sp.grid_gap
+        y += pitch
+    return positions
 
 
 # --------------------------------------------------------------------------- incremental
@@ -830,10 +1017,13 @@ class _Occupancy:
                 i += 1
 
     def hits(
-        self, cx: float, cy: float, w: float, h: float
+        self, cx: float, cy: float, w: float, h: float, gap: float | None = None
     ) -> list[tuple[float, float, float, float]]:
-        x0, x1 = cx - w / 2 - self.hgap, cx + w / 2 + self.hgap
-        y0, y1 = cy - h / 2 - self.vgap, cy + h / 2 + self.vgap
+        """Boxes closer than the gaps to this one (``gap``: one gap for both ways)."""
+        hgap = self.hgap if gap is None else gap
+        vgap = self.vgap if gap is None else gap
+        x0, x1 = cx - w / 2 - hgap, cx + w / 2 + hgap
+        y0, y1 = cy - h / 2 - vgap, cy + h / 2 + vgap
         found = []
         for b in self._bands(y0, y1):
             row = self.rows.get(b)
@@ -872,6 +1062,10 @@ class _Occupancy:
         return to_left if cx - to_left < to_right - cx else to_right
 
 
+Lifts = list[tuple[Any, Point]]
+"""Placed nodes that moved to make room for a new one, with their new positions."""
+
+
 def _place_one(
     w: float,
     h: float,
@@ -884,30 +1078,45 @@ def _place_one(
     owned: bool,
     occ: _Occupancy,
     sp: LayoutSpacing,
-) -> Point | None:
+    pendant: Callable[[Any], bool],
+) -> tuple[Point, Lifts] | None:
     """Where a new node of size ``w`` x ``h`` goes beside its placed neighbours (``pos``),
-    or None when it does not fit and the picture should be laid out afresh.
+    and which placed nodes move up to make room (already moved in ``occ``, not in
+    ``pos``); None when it does not fit and the picture should be laid out afresh.
 
-    ``owned``: a pure saved tensor, drawn to the right of the grad_fn that saved it."""
+    ``owned``: a pure saved tensor, drawn to the right of the grad_fn that saved it.
+    ``pendant(u)``: the placed predecessor ``u`` is a tensor node tied to nothing but
+    this new node (see below)."""
     anchors = [u for u in saved_in if u in pos]
     if owned and anchors:
         ax, ay = pos[anchors[0]]
         want = ax + sizes[anchors[0]][0] / 2 + sp.saved_gap + w / 2
-        return occ.free_x(want, ay, w, h, right_only=True), ay
+        return (occ.free_x(want, ay, w, h, right_only=True), ay), []
     pitch = sp.pitch
     ps = [pos[u] for u in pred if u in pos]
     ss = [pos[u] for u in succ if u in pos]
     near = ps + ss or [pos[u] for u in und if u in pos]
     want = sum(p[0] for p in near) / len(near)
+    lift: list[Any] = []
     if ps and ss:
         lo = max(p[1] for p in ps)
         hi = min(p[1] for p in ss)
-        if hi - lo >= 2 * pitch:
+        if hi - lo >= 2 * pitch - 1e-6:
             y = lo + pitch
-        elif hi - lo > 1.0:
-            y = (lo + hi) / 2
         else:
-            return None  # no room between them: the layering must change
+            # No free layer between what feeds it and what it feeds: an in-place op
+            # (``b.mul_(2)``) put a new grad_fn between the tensor node b and the op
+            # that made b.  Placed half-way, sideways, its edges looped back up (and one
+            # ran through the "stale" tab of the saved tensor beside it).  Instead the
+            # new node takes the layer just above what it feeds, and the tensor node,
+            # which hangs from nothing but it, moves up a layer: the chain keeps
+            # flowing down.  Anything else in the way needs a fresh layering.
+            y = hi - pitch
+            lift = [u for u in pred if u in pos and pos[u][1] > y - pitch + 1e-6]
+            if not all(pendant(u) for u in lift):
+                return None
+            for u in lift:
+                occ.remove(*pos[u], *sizes[u])
     elif ps:
         y = max(p[1] for p in ps) + pitch  # below what feeds it gradients
     elif ss:
@@ -916,24 +1125,113 @@ def _place_one(
         y = near[0][1]  # tied by saved edges only: same row
     x = occ.free_x(want, y, w, h)
     if abs(x - want) > max(8 * (w + sp.node_gap), 800.0):
+        for u in lift:  # leave the occupancy as it was
+            occ.add(*pos[u], *sizes[u])
         return None  # crowded: a fresh layout reads better than a far-flung node
-    return x, y
+    lifts: Lifts = []
+    if lift:
+        occ.add(x, y, w, h)  # the lifted nodes must not land on the new one
+        for u in lift:
+            uw, uh = sizes[u]
+            ux = occ.free_x(x, y - pitch, uw, uh)
+            occ.add(ux, y - pitch, uw, uh)
+            lifts.append((u, (ux, y - pitch)))
+        occ.remove(x, y, w, h)  # the caller adds it, as for any new node
+    return (x, y), lifts
+
+
+def _sides(graph: nx.DiGraph, v: Hashable) -> tuple[list, list, list, list, bool]:
+    """A node's layering successors and predecessors, the grad_fns that saved it, all its
+    neighbours, and whether it saved anything; self-loops left out, in the graph's
+    adjacency order (both incremental passes read them alike, so they agree)."""
+    out, into = graph._succ[v], graph._pred[v]
+    succ = [u for u, d in out.items() if u != v and d.get("kind") != "saved"]
+    pred = [u for u, d in into.items() if u != v and d.get("kind") != "saved"]
+    saved_in = [u for u, d in into.items() if u != v and d.get("kind") == "saved"]
+    saved_out = any(u != v and d.get("kind") == "saved" for u, d in out.items())
+    und = [u for u in out if u != v] + [u for u in into if u != v]
+    return succ, pred, saved_in, und, saved_out
+
+
+def _grow(
+    graph: nx.DiGraph,
+    pos: dict[Hashable, Point],
+    sizes: Mapping[Hashable, tuple[float, float]],
+    occ: _Occupancy,
+    sp: LayoutSpacing,
+    new: Sequence[Hashable],
+) -> tuple[list[Hashable], list[tuple[Hashable, Point]]] | None:
+    """Place the ``new`` nodes tied to the placed ones (``pos``, ``occ``), breadth-first
+    from them in the order of ``new``, so each sees placed neighbours.  Returns the nodes
+    placed and the old ones lifted (with where they were); None, with ``pos`` and ``occ``
+    as they were, when one does not fit.  New nodes with no tie are left out."""
+    succ_all, pred_all = graph._succ, graph._pred
+    queued = set(pos)
+    queue: deque[Hashable] = deque()
+    for v in new:
+        if v in queued:
+            continue
+        if any(u in pos for u in succ_all[v]) or any(u in pos for u in pred_all[v]):
+            queued.add(v)
+            queue.append(v)
+    placed_now: list[Hashable] = []
+    lifted: list[tuple[Hashable, Point]] = []  # old nodes moved up, and where they were
+
+    def undo() -> None:
+        for v in placed_now:
+            occ.remove(*pos.pop(v), *sizes[v])
+        for v, old in reversed(lifted):
+            occ.remove(*pos[v], *sizes[v])
+            occ.add(*old, *sizes[v])
+            pos[v] = old
+
+    while queue:
+        v = queue.popleft()
+        w, h = sizes[v]
+        succ, pred, saved_in, und, saved_out = _sides(graph, v)
+        owned = bool(saved_in) and not succ and not pred and not saved_out
+
+        def pendant(u: Hashable, v: Hashable = v) -> bool:
+            # no edge into it, every edge out of it into v: a variable's tensor node
+            return all(x == u for x in pred_all[u]) and all(x in (u, v) for x in succ_all[u])
+
+        placed = _place_one(w, h, pos, sizes, pred, succ, und, saved_in, owned, occ, sp, pendant)
+        if placed is None:
+            undo()
+            return None
+        (x, y), lifts = placed
+        pos[v] = (x, y)
+        placed_now.append(v)
+        occ.add(x, y, w, h)
+        for u, p in lifts:
+            lifted.append((u, pos[u]))
+            pos[u] = p
+        for u in und:
+            if u not in queued:
+                queued.add(u)
+                queue.append(u)
+    return placed_now, lifted
 
 
 def _incremental(
-    prep: _Prepared, previous: Mapping[Any, Sequence[float]], sp: LayoutSpacing
+    graph: nx.DiGraph, prep: _Prepared, previous: Mapping[Any, Sequence[float]],
+    sp: LayoutSpacing,
 ) -> dict[Hashable, Point] | None:
     """Keep old positions, place new nodes near their neighbours; None means 'do a full one'."""
     index = {v: i for i, v in enumerate(prep.ids)}
     kept = {v: p for v, p in previous.items() if v in index}
-    # Rebinding a variable (``y = y * 2``) drops the old tensor node every step:
-    # the rest of the picture still fits, so only a mostly-gone graph is redone.
-    if not kept or len(kept) < len(previous) / 2:
+    if not kept:
         return None
     n = len(prep.ids)
     pos: dict[int, Point] = {}
     for v, p in kept.items():
         pos[index[v]] = (float(p[0]), float(p[1]))
+    # Rebinding a variable (``y = y * 2``) drops the old tensor node every step:
+    # the rest of the picture still fits, so only a mostly-gone graph is redone, and
+    # only when what is left of it is scattered (a fresh layout would move the few
+    # nodes left for nothing, and they would jump back on a step back).
+    if len(kept) < len(previous) / 2 and _scattered(prep, pos, sp):
+        return None
     new_count = n - len(pos)
     if new_count == 0:
         return {v: pos[i] for i, v in enumerate(prep.ids)}
@@ -944,42 +1242,132 @@ def _incremental(
     for i, (x, y) in pos.items():
         occ.add(x, y, *prep.sizes[i])
 
-    # Breadth-first from the placed nodes, so each new node sees placed neighbours.
-    queued = [i in pos for i in range(n)]
-    queue: deque[int] = deque()
-    for i in range(n):
-        if i in pos:
-            for j in prep.und[i]:
-                if not queued[j]:
-                    queued[j] = True
-                    queue.append(j)
-    while queue:
-        v = queue.popleft()
-        w, h = prep.sizes[v]
-        placed = _place_one(
-            w, h, pos, prep.sizes, prep.pred[v], prep.succ[v], prep.und[v], prep.saved_in[v],
-            prep.owner[v] >= 0, occ, sp,
-        )
-        if placed is None:
-            return None
-        x, y = placed
-        pos[v] = (x, y)
-        occ.add(x, y, w, h)
-        for j in prep.und[v]:
-            if not queued[j]:
-                queued[j] = True
-                queue.append(j)
+    ids = prep.ids
+    by_id = {ids[i]: p for i, p in pos.items()}
+    grown = _grow(graph, by_id, dict(zip(ids, prep.sizes, strict=True)), occ, sp,
+                  [v for i, v in enumerate(ids) if i not in pos])
+    if grown is None:
+        return None
+    for v in grown[0]:
+        pos[index[v]] = by_id[v]
+    for v, _ in grown[1]:
+        pos[index[v]] = by_id[v]
 
     rest = [i for i in range(n) if i not in pos]
     if rest:
-        # New components with no tie to the old picture go to its right.
-        x0 = max(x + prep.sizes[i][0] / 2 for i, (x, _) in pos.items()) + sp.component_gap
-        top = min(y - prep.sizes[i][1] / 2 for i, (_, y) in pos.items())
-        extra, _ = _full_layout(prep, rest, sp, x0)
-        dy = top - sp.margin
-        for i, (x, y) in extra.items():
-            pos[i] = (x, y + dy)
+        _place_rest(prep, pos, occ, rest, sp)
     return {v: pos[i] for i, v in enumerate(prep.ids)}
+
+
+def _scattered(prep: _Prepared, pos: Mapping[int, Point], sp: LayoutSpacing) -> bool:
+    """Whether the boxes at ``pos`` spread over more than twice the room they need."""
+    left, top, right, bottom = _extent(prep, pos, pos)
+    need = sum((prep.reserve[i] + sp.node_gap) * sp.pitch for i in pos)
+    return (right - left) * (bottom - top) > 2 * need
+
+
+def _extent(prep: _Prepared, pos: Mapping[int, Point], nodes: Iterable[int]) -> tuple[float, ...]:
+    """(left, top, right, bottom) of the boxes of ``nodes``."""
+    left = top = math.inf
+    right = bottom = -math.inf
+    for i in nodes:
+        x, y = pos[i]
+        w, h = prep.sizes[i]
+        left, right = min(left, x - w / 2), max(right, x - w / 2 + prep.reserve[i])
+        top, bottom = min(top, y - h / 2), max(bottom, y + h / 2)
+    return left, top, right, bottom
+
+
+def _place_rest(
+    prep: _Prepared, pos: dict[int, Point], occ: _Occupancy, rest: list[int], sp: LayoutSpacing
+) -> None:
+    """Place the new nodes with no tie to the old picture (``rest``): loose tensors join
+    the grid of loose tensors already there; the rest, and a first grid, go to the
+    right of the picture, top-aligned with it."""
+    loose_old = [i for i in pos if not prep.und[i]]
+    if loose_old:
+        loose_new = [i for i in rest if not prep.und[i]]
+        if loose_new:
+            _append_loose(prep, pos, occ, sorted(loose_old), loose_new, sp)
+            rest = [i for i in rest if prep.und[i]]
+        if not rest:
+            return
+    left, top, right, bottom = _extent(prep, pos, pos)
+    extra, _ = _full_layout(
+        prep, rest, sp, right + sp.component_gap, (right - left, bottom - top)
+    )
+    dy = top - sp.margin
+    for i, (x, y) in extra.items():
+        pos[i] = (x, y + dy)
+
+
+def _append_loose(
+    prep: _Prepared,
+    pos: dict[int, Point],
+    occ: _Occupancy,
+    loose_old: list[int],
+    loose_new: list[int],
+    sp: LayoutSpacing,
+) -> None:
+    """New loose tensors join the grid without moving it.
+
+    One that shares a storage with a loose tensor goes right after the last of them, or
+    right under it when that place is taken; any other goes after the newest loose
+    tensor, or starts a new row below it when its row is as long as a grid of all of
+    them would make it.  A new row leaves room for the storage links of the row above
+    at their longest: they may gain members after the row below is placed."""
+    others = [i for i in pos if prep.und[i]]
+    beside = (0.0, 0.0)
+    if others:
+        left, top, right, bottom = _extent(prep, pos, others)
+        beside = (right - left, bottom - top)
+    loose = loose_old + loose_new
+    columns = _grid_columns([[i] for i in loose], prep.reserve, sp, beside)
+    pitch = max(sp.pitch, _link_sag(math.inf, sp) + sp.dummy_gap + sp.row_height / 2)
+    last_of: dict[Any, int] = {}
+    for i in loose_old:
+        if prep.storage[i] is not None:
+            last_of[prep.storage[i]] = i
+    anchor = loose_old[-1]  # the newest: the end of the grid
+    for v in loose_new:
+        w, h = prep.sizes[v]
+        mate = last_of.get(prep.storage[v]) if prep.storage[v] is not None else None
+        after = mate if mate is not None else anchor
+        ax, ay = pos[after]
+        left = ax - prep.sizes[after][0] / 2
+        want, y = left + prep.reserve[after] + sp.grid_gap + w / 2, ay
+        if mate is not None:
+            if occ.hits(want, y, w, h) and not occ.hits(left + w / 2, ay + pitch, w, h):
+                want, y = left + w / 2, ay + pitch
+        else:
+            count, start = _row_run(prep, pos, anchor, sp)
+            if count >= columns:
+                want, y = start + w / 2, ay + pitch  # a new row, from the grid's left
+        x = occ.free_x(want, y, w, h, right_only=True)
+        pos[v] = (x, y)
+        occ.add(x, y, w, h)
+        anchor = v
+        if prep.storage[v] is not None:
+            last_of[prep.storage[v]] = v
+
+
+def _row_run(
+    prep: _Prepared, pos: Mapping[int, Point], end: int, sp: LayoutSpacing
+) -> tuple[int, float]:
+    """How many loose tensors make the row that ends at ``end`` and where it starts: the
+    loose tensors left of it on its row, each at most two grid gaps from the next."""
+    ey = pos[end][1]
+    row = sorted(
+        (pos[i][0] - prep.sizes[i][0] / 2, i)
+        for i in pos
+        if not prep.und[i] and abs(pos[i][1] - ey) < 1.0 and pos[i][0] <= pos[end][0]
+    )
+    count, start = 1, row[-1][0]
+    for (left, i), (next_left, _) in zip(row[-2::-1], row[::-1], strict=False):
+        if next_left - (left + prep.reserve[i]) > 2 * sp.grid_gap + 1.0:
+            break
+        count, start = count + 1, left
+    return count, start
 
 
 # --------------------------------------------------------------------------- public API
@@ -1011,7 +1399,7 @@ def _layout_with_routes(
     prep = _prepare(graph, sp)  # fresh lists: cycle breaking may edit them
     sizes = dict(zip(prep.ids, prep.sizes, strict=True))
     if previous:
-        positions = _incremental(prep, previous, sp)
+        positions = _incremental(graph, prep, previous, sp)
         if positions is not None:
             return LayoutResult(positions, {}, sizes, incremental=True)
     placed, routes = _full_layout(prep, range(len(prep.ids)), sp, sp.margin)
@@ -1063,8 +1451,28 @@ class IncrementalLayout:
         self.last = ""
         #: the nodes the last call placed (None: it laid out everything)
         self.moved: set[Hashable] | None = None
+        #: where each node was last shown, by id, kept by reset(remember=True)
+        self.memory: dict[Hashable, Point] = {}
+        #: the picture shown when reset(remember=True) came: its places come first
+        self._shown: dict[Hashable, Point] = {}
 
-    def reset(self) -> None:
+    def reset(self, remember: bool = False) -> None:
+        """Start a new picture.
+
+        ``remember``: the same script runs again from the start (a step back, a device
+        switch, the timeline going back to an earlier step), so its nodes get the same
+        ids. Where each node was last shown is kept (:attr:`memory`: also the nodes
+        that went since), and a node that comes back takes that place again when
+        nothing else is there now: stepping back shows the picture it left, instead
+        of a fresh layout whose nodes swap places.  (Ids never repeat within a run, so
+        the memory only comes into play after such a reset.)"""
+        if remember:
+            self.memory.update(self.positions)
+            if self.positions:
+                self._shown = self.positions
+        else:
+            self.memory = {}
+            self._shown = {}
         self.positions = {}
         self._sizes = {}
         self._keys = {}
@@ -1091,14 +1499,84 @@ class IncrementalLayout:
             if placed is None:
                 self.last = "fallback" if self.positions else "full"
                 self.moved = None
-                self._rebuild(graph, layout(graph, self.positions or None, spacing=self.sp))
+                self._rebuild(graph, self._layout(graph))
+                self._remember(self.positions)
             else:
                 self.last = "incremental"
                 self.moved = placed
+                self._remember({v: self.positions[v] for v in placed})
             return self.positions
         finally:
             if gc_was_enabled:
                 gc.enable()
+
+    #: the memory forgets all but the picture shown when it holds more nodes than this
+    MEMORY_CAP = 200_000
+
+    def _remember(self, positions: Mapping[Hashable, Point]) -> None:
+        if len(self.memory) + len(positions) > self.MEMORY_CAP:
+            self.memory = dict(self.positions)
+        self.memory.update(positions)
+
+    def _layout(self, graph: nx.DiGraph) -> Mapping[Any, Point]:
+        """:func:`layout` around the kept positions, or around remembered ones.
+
+        Remembered places come from the pictures of several steps: after a full
+        layout in between, the nodes gone since sit where that older picture had
+        them and may not fit with the rest. So first the picture last shown plus
+        every other remembered place that fits, then the picture last shown alone
+        (the others placed around it as new), then a fresh layout."""
+        base = self.positions
+        if not self.memory:
+            return layout_with_routes(graph, base or None, spacing=self.sp).positions
+        shown = {v: p for v, p in self._shown.items() if v in graph and v not in base}
+        for then in (self.memory, {}):
+            recalled = self._recall(graph, shown, then)
+            if recalled:
+                if not base:
+                    self.last = "recalled"
+                result = layout_with_routes(graph, {**base, **recalled}, spacing=self.sp)
+                if result.incremental or not then:
+                    return result.positions
+        return layout_with_routes(graph, base or None, spacing=self.sp).positions
+
+    def _recall(
+        self,
+        graph: nx.DiGraph,
+        first: Mapping[Hashable, Point],
+        then: Mapping[Hashable, Point],
+    ) -> dict[Hashable, Point]:
+        """Remembered places of graph nodes with no position now: all of ``first`` (the
+        picture last shown stays as it was), then each of ``then`` where its box (at
+        today's size) overlaps no box kept or taken before it."""
+        sp, pos = self.sp, self.positions
+        out: dict[Hashable, Point] = dict(first)
+        wanted = [(v, then[v]) for v in graph if v in then and v not in pos and v not in first]
+        if not wanted:
+            return out
+        occ = _Occupancy(sp.pitch / 2, sp.node_gap, 2.0)
+        for v, p in [*pos.items(), *first.items()]:
+            if v in graph:
+                occ.add(*p, *node_size(graph.nodes[v], sp))
+        for v, p in wanted:
+            size = node_size(graph.nodes[v], sp)
+            if not occ.hits(*p, *size, gap=-0.5):
+                out[v] = p
+                occ.add(*p, *size)
+        return out
+
+    def _seat_remembered(self, new: list[Hashable]) -> list[Hashable]:
+        """Put new nodes back where the memory has them, where that place is free."""
+        pos, sizes, occ, memory = self.positions, self._sizes, self._occ, self.memory
+        assert occ is not None
+        seated = []
+        for v in new:
+            p = memory.get(v)
+            if p is not None and not occ.hits(*p, *sizes[v], gap=-0.5):
+                pos[v] = p
+                occ.add(*p, *sizes[v])
+                seated.append(v)
+        return seated
 
     def _rebuild(self, graph: nx.DiGraph, positions: Mapping[Hashable, Point]) -> None:
         sp = self.sp
@@ -1152,49 +1630,23 @@ class IncrementalLayout:
                 sizes[v] = size
         if not new:
             return set()
-        succ_all, pred_all = graph._succ, graph._pred
-
-        def sides(v: Hashable) -> tuple[list, list, list, list, bool]:
-            succ = [u for u, d in succ_all[v].items() if u != v and d.get("kind") != "saved"]
-            pred = [u for u, d in pred_all[v].items() if u != v and d.get("kind") != "saved"]
-            saved_in = [u for u, d in pred_all[v].items() if u != v and d.get("kind") == "saved"]
-            saved_out = any(u != v and d.get("kind") == "saved" for u, d in succ_all[v].items())
-            und = [u for u in succ_all[v] if u != v] + [u for u in pred_all[v] if u != v]
-            return succ, pred, saved_in, und, saved_out
-
-        queued = set(pos)
-        queue: deque[Hashable] = deque()
-        for v in new:
-            if any(u in pos for u in succ_all[v]) or any(u in pos for u in pred_all[v]):
-                queued.add(v)
-                queue.append(v)
-        placed_now: list[Hashable] = []
-
-        def undo() -> None:
-            for v in placed_now:
+        # After a step back the nodes of the next statement come back: to where they were.
+        seated = self._seat_remembered(new)
+        grown = _grow(graph, pos, sizes, occ, sp, [v for v in new if v not in pos])
+        if grown is None or len(seated) + len(grown[0]) < len(new):
+            # no room (or a new component with no tie to the picture: layout() places it)
+            if grown is not None:
+                for v in grown[0]:
+                    occ.remove(*pos.pop(v), *sizes[v])
+                for v, old in reversed(grown[1]):
+                    occ.remove(*pos[v], *sizes[v])
+                    occ.add(*old, *sizes[v])
+                    pos[v] = old
+            for v in seated:
                 occ.remove(*pos.pop(v), *sizes[v])
-
-        while queue:
-            v = queue.popleft()
-            w, h = sizes[v]
-            succ, pred, saved_in, und, saved_out = sides(v)
-            owned = bool(saved_in) and not succ and not pred and not saved_out
-            placed = _place_one(w, h, pos, sizes, pred, succ, und, saved_in, owned, occ, sp)
-            if placed is None:
-                undo()
-                return None
-            x, y = placed
-            pos[v] = (x, y)
-            placed_now.append(v)
-            occ.add(x, y, w, h)
-            for u in und:
-                if u not in queued:
-                    queued.add(u)
-                    queue.append(u)
-        if len(placed_now) < len(new):
-            undo()  # a new component with no tie to the picture: layout() places it
             return None
-        return set(placed_now)
+        placed, lifted = grown
+        return set(seated).union(placed, (u for u, _ in lifted))
 
 
 def _size_key(data: Mapping[str, Any]) -> tuple[Any, ...]:
