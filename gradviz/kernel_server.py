@@ -177,17 +177,23 @@ class Kernel:
 
     def _new_session(self, source: str, device: str, limits: Limits | None = None) -> Session:
         gc.unfreeze()  # the old session's objects may be collected again (see serve)
+        old = getattr(self, "session", None)
         self.session = Session(source, device=device, limits=limits)
-        self.layout.reset()
+        # The same script loaded again (the timeline going back replays it this way)
+        # gives its nodes the same ids: they keep the places they were shown at. A new
+        # script's ids name other things: its picture starts afresh.
+        same = old is not None and old.source == self.session.source
+        self.layout.reset(remember=same)
         self._positions_json = None
-        # A reset (step back, device switch, replay) starts a new picture.
+        # A reset (step back, device switch, replay) starts a new picture, which keeps
+        # the places of the nodes that come back.
         self.session.events.connect("reset", self._forget_positions)
         self.session.events.connect("phase", self.phase)
         return self.session
 
     def _forget_positions(self) -> None:
         gc.unfreeze()  # a replay from the start: what the last run kept is garbage now
-        self.layout.reset()
+        self.layout.reset(remember=True)
         self._positions_json = None
 
     def _run_to(self, index: int | None) -> list[Any]:
