@@ -25,6 +25,7 @@ from gradviz.app.guide import (
     statements_before_backward,
 )
 from gradviz.app.marks import editor_marks
+from gradviz.app.models import AppState
 from gradviz.core.demos import list_demos
 from gradviz.core.fmt import fmt_value
 from gradviz.core.session import Session
@@ -32,10 +33,10 @@ from gradviz.core.session import Session
 DEMOS = {d.name: d for d in list_demos()}
 
 
-def run(source: str) -> dict:
+def run(source: str) -> AppState:
     session = Session(source)
     session.run_to_end(keep_going=True)
-    return session.snapshot()
+    return AppState.from_wire(session.snapshot())
 
 
 def test_the_app_layer_imports_neither_qt_nor_torch():
@@ -55,14 +56,14 @@ def test_the_app_layer_imports_neither_qt_nor_torch():
 def test_backward_note_names_leaves_by_their_variable_with_pytorchs_numbers():
     demo = DEMOS["custom_function"]
     state = run(demo.source)
-    bpass = state["backward_passes"][0]
+    bpass = state.backward_passes[0]
     # the same numbers from plain PyTorch: the script's own leaves after backward()
     env: dict = {}
     exec(compile(demo.source.replace("dev", "'cpu'"), "demo", "exec"), env)  # noqa: S102
     x, q = env["x"], env["q"]
     notes = [
-        backward_step_note(bpass, 0, i, state["graph"]["nodes"], state["statements"]).plain()
-        for i in range(1, len(bpass["steps"]) + 1)
+        backward_step_note(bpass, 0, i, state.graph_nodes, state.statements).plain()
+        for i in range(1, len(bpass.steps) + 1)
     ]
     pow_step = next(n for n in notes if n.split(": ", 1)[1].startswith("MyPowBackward"))
     assert f"{fmt_value(x.grad.item())} → x.grad" in pow_step
@@ -74,9 +75,9 @@ def test_backward_note_names_leaves_by_their_variable_with_pytorchs_numbers():
 
 def test_node_titles_never_show_internal_ids():
     state = run(DEMOS["two_leaves"].source)
-    bpass = state["backward_passes"][0]
-    titles = node_titles(bpass, state["graph"]["nodes"])
-    for node_id in bpass["nodes"]:
+    bpass = state.backward_passes[0]
+    titles = node_titles(bpass, state.graph_nodes)
+    for node_id in bpass.nodes:
         assert node_id not in titles[node_id]
 
 
@@ -86,25 +87,25 @@ def test_node_titles_never_show_internal_ids():
 def test_a_failed_statement_inside_a_loop_is_named_by_the_line_that_failed():
     source = "import torch\nx = torch.ones(2)\nfor i in range(2):\n    y = x @ torch.ones(3)\n"
     state = run(source)
-    failed = state["results"][-1]
-    assert not failed["ok"]
-    note = guide_note(
-        GuideContext(statements=state["statements"], cursor=state["cursor"], failed=failed)
-    )
+    failed = state.results[-1]
+    assert not failed.ok
+    note = guide_note(GuideContext(statements=state.statements, cursor=state.cursor, failed=failed))
     assert note.tag is not None and note.tag.text == "Line 4 failed"
-    assert reply_status("step", {**state, "new_results": [failed]}).startswith("Line 4 failed")
-    marks = editor_marks(state["statements"], state["results"], state["cursor"], failed)
+    reply = AppState.from_wire({**state.raw, "new_results": [state.raw["results"][-1]]})
+    assert reply_status("step", reply).startswith("Line 4 failed")
+    marks = editor_marks(state.statements, state.results, state.cursor, failed)
     assert marks.error is not None and marks.error[:2] == (4, 4)
 
 
 def test_a_syntax_error_says_the_line_once():
     state = run("import torch\nx = (\n")
-    pe = state["parse_error"]
+    pe = state.parse_error
+    assert pe is not None
     note = guide_note(GuideContext(parse_error=pe))
-    assert note.tag is not None and note.tag.text.startswith(f"Fix · line {pe['line']}")
-    assert f"line {pe['line']}" not in note.plain().split(": ", 1)[1]
+    assert note.tag is not None and note.tag.text.startswith(f"Fix · line {pe.line}")
+    assert f"line {pe.line}" not in note.plain().split(": ", 1)[1]
     status = reply_status("load", state)
-    assert status.count(f"line {pe['line']}") == 1
+    assert status.count(f"line {pe.line}") == 1
     typed = guide_note(GuideContext(syntax_error=(3, "SyntaxError: invalid syntax")))
     assert typed.tag is not None and typed.tag.text == "Fix · line 3"
     assert "state is kept" in typed.plain()
@@ -113,13 +114,13 @@ def test_a_syntax_error_says_the_line_once():
 def test_demo_notes_and_the_end_of_the_script():
     demo = DEMOS["retain_graph"]
     session = Session(demo.source)
-    state = session.snapshot()
-    first = guide_note(GuideContext(statements=state["statements"], cursor=0, notes=demo.notes))
+    state = AppState.from_wire(session.snapshot())
+    first = guide_note(GuideContext(statements=state.statements, cursor=0, notes=demo.notes))
     assert first.tag is not None and first.tag.role in ("note", "next")
     session.run_to_end(keep_going=True)
-    end = session.snapshot()
+    end = AppState.from_wire(session.snapshot())
     note = guide_note(
-        GuideContext(statements=end["statements"], cursor=len(end["statements"]),
+        GuideContext(statements=end.statements, cursor=len(end.statements),
                      notes=demo.notes, backward_available=True, has_passes=True)
     )  # fmt: skip
     assert note.tag is not None and note.tag.text == "End" and "F7" in note.plain()
@@ -128,9 +129,9 @@ def test_demo_notes_and_the_end_of_the_script():
 def test_statements_before_backward_counts_top_level_statements():
     source = DEMOS["first_backward"].source
     n = statements_before_backward(source)
-    state = Session(source).snapshot()
-    assert n is not None and ".backward(" in state["statements"][n]["source"]
-    assert all(".backward(" not in s["source"] for s in state["statements"][:n])
+    state = AppState.from_wire(Session(source).snapshot())
+    assert n is not None and ".backward(" in state.statements[n].source
+    assert all(".backward(" not in s.source for s in state.statements[:n])
 
 
 # --- the backward player ------------------------------------------------------------------
@@ -138,21 +139,21 @@ def test_statements_before_backward_counts_top_level_statements():
 
 def test_the_player_walks_every_step_then_ends_and_hides_its_highlight():
     state = run(DEMOS["retain_graph"].source)
-    passes = state["backward_passes"]
+    passes = state.backward_passes
     player = BackwardPlayer()
     player.sync(passes)
     seen = []
     while player.step(passes):
         assert player.visible and player.step_index is not None
         seen.append((player.pass_index, player.step_index))
-    expected = [(i, k) for i, p in enumerate(passes) for k in range(len(p["steps"]))]
+    expected = [(i, k) for i, p in enumerate(passes) for k in range(len(p.steps))]
     assert seen == expected
     assert not player.visible and player.step_index is None  # the replay ended
     assert not player.available(passes)
 
 
 def test_a_new_state_hides_the_highlight_and_keeps_the_place():
-    passes = run(DEMOS["retain_graph"].source)["backward_passes"]
+    passes = run(DEMOS["retain_graph"].source).backward_passes
     player = BackwardPlayer()
     player.sync(passes)
     player.step(passes)
@@ -167,7 +168,7 @@ def test_a_new_state_hides_the_highlight_and_keeps_the_place():
 
 
 def test_picking_a_pass_starts_it_over():
-    passes = run(DEMOS["retain_graph"].source)["backward_passes"]
+    passes = run(DEMOS["retain_graph"].source).backward_passes
     player = BackwardPlayer()
     player.sync(passes)
     assert player.pick(passes, 1) and (player.pass_index, player.step_index) == (1, 0)
@@ -264,18 +265,19 @@ def test_every_demo_gets_a_note_and_marks(name):
     session = Session(demo.source)
     for _ in range(len(session.statements)):
         session.step()
-        state = session.snapshot()
-        results = state["results"]
-        failed = results[-1] if results and not results[-1]["ok"] else None
-        if failed is not None and failed["index"] != state["cursor"]:
+        raw = session.snapshot()
+        state = AppState.from_wire(raw)
+        results = state.results
+        failed = results[-1] if results and not results[-1].ok else None
+        if failed is not None and failed.index != state.cursor:
             failed = None
         note = guide_note(
-            GuideContext(statements=state["statements"], cursor=state["cursor"], failed=failed,
+            GuideContext(statements=state.statements, cursor=state.cursor, failed=failed,
                          notes=demo.notes)
         )  # fmt: skip
         assert note.plain()
-        marks = editor_marks(state["statements"], results, state["cursor"], failed)
+        marks = editor_marks(state.statements, results, state.cursor, failed)
         assert marks.executed
         if failed is not None:
             session.skip_failed()
-    json.dumps(state)
+    json.dumps(raw)

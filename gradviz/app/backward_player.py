@@ -12,16 +12,17 @@ where the replay was.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+
+from .models import PassInfo, StepInfo
 
 __all__ = ["BackwardPlayer"]
 
-Passes = Sequence[Mapping[str, Any]]
+Passes = Sequence[PassInfo]
 
 
-def _steps(p: Mapping[str, Any]) -> Sequence[Any]:
-    return p.get("steps") or ()
+def _steps(p: PassInfo) -> Sequence[StepInfo]:
+    return p.steps
 
 
 class BackwardPlayer:

@@ -20,6 +20,8 @@ from typing import Any, Protocol
 from gradviz.core.debugger import calls_backward
 from gradviz.core.fmt import fmt_value
 
+from .models import AppState, ErrorInfo, PassInfo, ResultInfo, StatementInfo
+
 __all__ = [
     "STOPPED_TYPES",
     "GuideContext",
@@ -90,11 +92,11 @@ class GuideTitle:
 class GuideContext:
     """What the guide's note depends on (all plain data)."""
 
-    statements: Sequence[Mapping[str, Any]] = ()
+    statements: Sequence[StatementInfo] = ()
     cursor: int = 0
     #: the failed result at the cursor, if the last statement that ran failed
-    failed: Mapping[str, Any] | None = None
-    parse_error: Mapping[str, Any] | None = None
+    failed: ResultInfo | None = None
+    parse_error: ErrorInfo | None = None
     pause: Any = None
     #: the text of the line the pause is on
     paused_code: str = ""
@@ -116,24 +118,22 @@ def first_line(text: Any) -> str:
     return first if len(first) <= 120 else first[:117] + "…"
 
 
-def note_for(notes: Mapping[int, str], statement: Mapping[str, Any] | None) -> str | None:
-    if not statement or not notes:
+def note_for(notes: Mapping[int, str], statement: StatementInfo | None) -> str | None:
+    if statement is None or not notes:
         return None
-    for line in range(statement["line"], statement["end_line"] + 1):
+    for line in range(statement.line, statement.end_line + 1):
         if line in notes:
             return notes[line]
     return None
 
 
-def failed_line(result: Mapping[str, Any]) -> int:
+def failed_line(result: ResultInfo) -> int:
     """The line a failed statement failed on: the error's own line when it lies inside
     the statement (a loop body's line), else the statement's first line."""
-    err = result.get("error") or {}
-    line = err.get("line")
-    first, last = int(result["line"]), int(result.get("end_line", result["line"]))
-    if isinstance(line, int) and first <= line <= last:
+    line = result.error.line if result.error is not None else None
+    if line is not None and result.line <= line <= result.end_line:
         return line
-    return first
+    return result.line
 
 
 def _strip_line_prefix(message: str, line: Any) -> str:
@@ -231,30 +231,28 @@ def guide_note(ctx: GuideContext) -> GuideNote:
                 ),
             ),
         )
-    if ctx.parse_error:
+    if ctx.parse_error is not None:
         pe = ctx.parse_error
-        line = pe.get("line")
-        message = _strip_line_prefix(str(pe.get("message", "")), line)
-        kind = pe.get("type") or "SyntaxError"
+        message = _strip_line_prefix(pe.message, pe.line)
+        kind = pe.type or "SyntaxError"
         return GuideNote(
-            Tag(f"Fix · line {line}" if line else "Fix", "error"),
+            Tag(f"Fix · line {pe.line}" if pe.line else "Fix", "error"),
             (("text", f"{kind}: {message}. Nothing ran: fix this line and Step again."),),
         )
-    if failed and (failed.get("error") or {}).get("type") in STOPPED_TYPES:
-        err = failed.get("error") or {}
+    err = failed.error if failed is not None else None
+    if failed is not None and err is not None and err.type in STOPPED_TYPES:
         return GuideNote(
             Tag(f"Stopped · line {failed_line(failed)}", "stopped"),
             (
                 (
                     "text",
-                    f"{first_line(err.get('message', ''))}. Nothing was rewound. Step skips the "
+                    f"{first_line(err.message)}. Nothing was rewound. Step skips the "
                     "rest of this statement; edit it and Step to run it again.",
                 ),
             ),
         )
-    if failed:
-        err = failed.get("error") or {}
-        why = err.get("explanation") or first_line(err.get("message", ""))
+    if failed is not None:
+        why = (err.explanation or first_line(err.message)) if err is not None else "it failed"
         return GuideNote(
             Tag(f"Line {failed_line(failed)} failed", "error"),
             (("text", why),),
@@ -267,7 +265,7 @@ def guide_note(ctx: GuideContext) -> GuideNote:
             else f"you stopped it after {stopped['seconds']:.1f} s"
         )
         return GuideNote(
-            Tag(f"Stopped · line {statements[cursor]['line']}", "stopped"),
+            Tag(f"Stopped · line {statements[cursor].line}", "stopped"),
             (
                 (
                     "text",
@@ -281,16 +279,14 @@ def guide_note(ctx: GuideContext) -> GuideNote:
         s = statements[cursor]
         note = note_for(notes, s)
         if note:
-            return GuideNote(Tag(f"Next · line {s['line']}", "note"), (("text", note),))
+            return GuideNote(Tag(f"Next · line {s.line}", "note"), (("text", note),))
         prev = statements[cursor - 1] if cursor > 0 else None
         prev_note = note_for(notes, prev) if prev else None
         if prev and prev_note:
             return GuideNote(
-                Tag(f"Just ran · line {prev['line']}", "just_ran"), (("text", prev_note),)
+                Tag(f"Just ran · line {prev.line}", "just_ran"), (("text", prev_note),)
             )
-        return GuideNote(
-            Tag(f"Next · line {s['line']}", "next"), (("code", first_line(s["source"])),)
-        )
+        return GuideNote(Tag(f"Next · line {s.line}", "next"), (("code", first_line(s.source)),))
     if statements:
         prev_note = note_for(notes, statements[-1])
         if ctx.backward_available:
@@ -306,7 +302,7 @@ def guide_note(ctx: GuideContext) -> GuideNote:
             )
         if prev_note:
             return GuideNote(
-                Tag(f"Just ran · line {statements[-1]['line']}", "just_ran"), (("text", prev_note),)
+                Tag(f"Just ran · line {statements[-1].line}", "just_ran"), (("text", prev_note),)
             )
         extra = "" if ctx.has_passes else " Reset (Ctrl+R) to start over."
         return GuideNote(Tag("End", "end"), (("text", "every statement ran." + extra),))
@@ -316,15 +312,15 @@ def guide_note(ctx: GuideContext) -> GuideNote:
 # --- the status bar -------------------------------------------------------------------------
 
 
-def reply_status(cmd: str, state: Mapping[str, Any], pause: Any = None) -> str:
+def reply_status(cmd: str, state: AppState, pause: Any = None) -> str:
     """The status bar's line after the kernel answered ``cmd`` with ``state``."""
-    new = state.get("new_results") or []
-    failed = [r for r in new if not r.get("ok")]
-    if state.get("parse_error"):
-        pe = state["parse_error"]
-        line = pe.get("line")
-        message = _strip_line_prefix(str(pe.get("message", "")), line)
-        return f"The script does not parse (line {line}): {message}"
+    new = state.new_results
+    failed = [r for r in new if not r.ok]
+    if state.parse_error is not None:
+        pe = state.parse_error
+        return (
+            f"The script does not parse (line {pe.line}): {_strip_line_prefix(pe.message, pe.line)}"
+        )
     if pause is not None:
         where = f"Paused before line {pause.line}"
         if pause.iteration_text:
@@ -334,25 +330,23 @@ def reply_status(cmd: str, state: Mapping[str, Any], pause: Any = None) -> str:
         return where + ": F10 over, F11 into, Shift+F11 out, F5 continue, Shift+F5 stop"
     if failed:
         r = failed[-1]
-        err = r.get("error") or {}
-        if err.get("type") in STOPPED_TYPES:
-            return f"{first_line(err.get('message', ''))}; Step skips the rest of line {r['line']}"
-        return (
-            f"Line {failed_line(r)} failed: {err.get('type')}: {first_line(err.get('message', ''))}"
-        )
+        err = r.error or ErrorInfo("Error", "")
+        if err.type in STOPPED_TYPES:
+            return f"{first_line(err.message)}; Step skips the rest of line {r.line}"
+        return f"Line {failed_line(r)} failed: {err.type}: {first_line(err.message)}"
     if cmd == "zero_grad":
-        zeroed = state.get("zeroed") or []
+        zeroed = state.zeroed or ()
         return f"Zeroed .grad of {', '.join(zeroed)}" if zeroed else "No leaf has a .grad to zero"
     if cmd == "reset":
         return "Reset: nothing has run yet. Step (F10) runs the first statement."
     if cmd == "load" and not new:
         return "Loaded: nothing has run yet. Step (F10) runs the first statement."
     if len(new) == 1:
-        extra = " — backward() ran: press F7 to step through it" if new[0].get("passes") else ""
-        return f"Ran line {new[0]['line']}{extra}"
+        extra = " — backward() ran: press F7 to step through it" if new[0].passes else ""
+        return f"Ran line {new[0].line}{extra}"
     if new:
-        return f"Ran {len(new)} statements (lines {new[0]['line']}–{new[-1]['line']})"
-    if state.get("at_end"):
+        return f"Ran {len(new)} statements (lines {new[0].line}–{new[-1].line})"
+    if state.at_end:
         return "At the end of the script"
     return "Ready"
 
@@ -373,20 +367,17 @@ def position_text(statements: int, cursor: int, pause: Any = None) -> str:
 # --- the backward replay --------------------------------------------------------------------
 
 
-def node_titles(
-    bpass: Mapping[str, Any], graph_nodes: Sequence[Mapping[str, Any]]
-) -> dict[str, str]:
+def node_titles(bpass: PassInfo, graph_nodes: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     """Node id -> what the guide calls it: its op and the script's names for it;
-    an AccumulateGrad is its leaf's ``.grad`` (``x.grad``), never an internal id."""
+    an AccumulateGrad is its leaf's ``.grad`` (``x.grad``), never an internal id.
+    (``graph_nodes`` are the graph's node attribute dicts, as the canvas draws them.)"""
     titles: dict[str, str] = {}
     for n in graph_nodes:
         label = str(n.get("label", ""))
         names = [str(v) for v in n.get("vars") or [] if str(v) != label]
         titles[str(n["id"])] = _title(label, names)
-    names_of = bpass.get("names") or {}
-    for node_id, label in zip(bpass.get("nodes") or [], bpass.get("labels") or []):
-        own = [str(v) for v in names_of.get(node_id) or []]
-        titles.setdefault(str(node_id), _title(str(label), own))
+    for node_id, label in zip(bpass.nodes, bpass.labels):
+        titles.setdefault(node_id, _title(label, bpass.names.get(node_id) or ()))
     return titles
 
 
@@ -397,54 +388,54 @@ def _title(label: str, names: Sequence[str]) -> str:
 
 
 def backward_step_note(
-    bpass: Mapping[str, Any],
+    bpass: PassInfo,
     pass_index: int,
     shown: int,
     graph_nodes: Sequence[Mapping[str, Any]],
-    statements: Sequence[Mapping[str, Any]] = (),
+    statements: Sequence[StatementInfo] = (),
     last: bool = False,
 ) -> GuideNote:
     """The note for engine step ``shown`` (1-based) of backward pass ``pass_index``:
     what the node receives and where it passes gradients on, by the script's names.
     ``last``: no step of any pass comes after it."""
-    steps = bpass.get("steps") or []
+    steps = bpass.steps
     step = steps[shown - 1]
     titles = node_titles(bpass, graph_nodes)
-    received = ", ".join(fmt_value(g, 60) for g in step.get("grad_outputs", []))
+    received = ", ".join(fmt_value(g, 60) for g in step.grad_outputs)
     sent = [
         f"{fmt_value(g, 60)} → {titles.get(t, t)}"
-        for g, t in zip(step.get("grad_inputs", []), step.get("targets", []))
+        for g, t in zip(step.grad_inputs, step.targets)
         if t is not None
     ]
-    name = str(step.get("label", step["node"]))
-    if step.get("vars"):
-        name += f" ({', '.join(step['vars'])})"
-    line = bpass.get("line")
-    if line is None and bpass.get("statement") is not None and bpass["statement"] < len(statements):
-        line = statements[bpass["statement"]]["line"]
+    name = step.label or step.node
+    if step.vars:
+        name += f" ({', '.join(step.vars)})"
+    line = bpass.line
+    if line is None and bpass.statement is not None and bpass.statement < len(statements):
+        line = statements[bpass.statement].line
     where = []
     if line:
         where.append(f"line {line}")
-    if bpass.get("iteration") is not None:
-        where.append(f"iteration {bpass['iteration']}")
+    if bpass.iteration is not None:
+        where.append(f"iteration {bpass.iteration}")
     place = f" ({', '.join(where)})" if where else ""
     parts: list[tuple[str, str]] = [("bold", name), ("text", f" receives {received or '–'}")]
     if sent:
         parts.append(("text", " and passes " + "; ".join(sent)))
-    elif step.get("label") == "AccumulateGrad":
-        into = ", ".join(f"{v}.grad" for v in step.get("vars", [])) or ".grad"
+    elif step.is_accumulate:
+        into = ", ".join(f"{v}.grad" for v in step.vars) or ".grad"
         parts.append(("text", f" and adds it into {into}"))
-    if shown == len(steps) and bpass.get("error"):
-        parts.append(("error", first_line(bpass["error"])))
+    if shown == len(steps) and bpass.error:
+        parts.append(("error", first_line(bpass.error)))
     elif last:
         parts.append(("text", ". That was the last recorded step: F7 ends the replay."))
     tag = Tag(f"Backward #{pass_index + 1}{place} · step {shown} of {len(steps)}", "backward")
     return GuideNote(tag, tuple(parts))
 
 
-def backward_step_status(bpass: Mapping[str, Any], pass_index: int, shown: int) -> str:
-    steps = bpass.get("steps") or []
-    label = steps[shown - 1].get("label") if 0 < shown <= len(steps) else ""
+def backward_step_status(bpass: PassInfo, pass_index: int, shown: int) -> str:
+    steps = bpass.steps
+    label = steps[shown - 1].label if 0 < shown <= len(steps) else ""
     return f"Backward pass #{pass_index + 1}: step {shown} of {len(steps)} ({label})"
 
 

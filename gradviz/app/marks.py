@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .models import ErrorInfo, ResultInfo, StatementInfo
+
 __all__ = ["EditorMarks", "editor_marks"]
 
 Lines = tuple[int, int]
@@ -28,51 +30,46 @@ class EditorMarks:
 
 
 def editor_marks(
-    statements: Sequence[Mapping[str, Any]],
-    results: Sequence[Mapping[str, Any]],
+    statements: Sequence[StatementInfo],
+    results: Sequence[ResultInfo],
     cursor: int,
-    failed: Mapping[str, Any] | None,
-    parse_error: Mapping[str, Any] | None = None,
+    failed: ResultInfo | None,
+    parse_error: ErrorInfo | None = None,
     stopped: Mapping[str, Any] | None = None,
 ) -> EditorMarks:
     """The marks for a state: ``failed`` is the failed result at the cursor, ``stopped``
     a statement the user (or the time limit) stopped (index, seconds, message)."""
     executed = frozenset(
-        line for s in statements if s.get("ran") for line in range(s["line"], s["end_line"] + 1)
+        line for s in statements if s.ran for line in range(s.line, s.end_line + 1)
     )
     next_lines = None
-    if cursor < len(statements) and not failed:
+    if cursor < len(statements) and failed is None:
         s = statements[cursor]
-        next_lines = (s["line"], s["end_line"])
+        next_lines = (s.line, s.end_line)
     ran_lines = None
-    ok = [r for r in results if r.get("ok")]
-    if ok and not failed:
-        ran_lines = (ok[-1]["line"], ok[-1]["end_line"])
+    ok = [r for r in results if r.ok]
+    if ok and failed is None:
+        ran_lines = (ok[-1].line, ok[-1].end_line)
     error = None
-    if parse_error and parse_error.get("line"):
-        line = parse_error["line"]
-        error = (
-            line,
-            line,
-            f"{parse_error.get('type')}: {parse_error.get('message')}\n\nNothing ran: fix this line.",
-        )
-    elif failed:
-        err = failed.get("error") or {}
-        first, last = failed["line"], failed["end_line"]
-        line = err.get("line")
-        if isinstance(line, int) and first <= line <= last:
-            first = last = line
-        tip = f"{err.get('type')}: {err.get('message')}"
-        if err.get("explanation"):
-            tip += f"\n\nWhy: {err['explanation']}"
+    if parse_error is not None and parse_error.line:
+        line = parse_error.line
+        error = (line, line, f"{parse_error.title}\n\nNothing ran: fix this line.")
+    elif failed is not None:
+        err = failed.error
+        first, last = failed.line, failed.end_line
+        if err is not None and err.line is not None and first <= err.line <= last:
+            first = last = err.line
+        tip = err.title if err is not None else "The statement failed"
+        if err is not None and err.explanation:
+            tip += f"\n\nWhy: {err.explanation}"
         tip += "\n\nStep (F10) skips this statement; edit it and Step to run it again."
         error = (first, last, tip)
     elif stopped and stopped.get("index") == cursor and cursor < len(statements):
         s = statements[cursor]
         why = stopped.get("message") or f"Stopped by you after {stopped['seconds']:.1f} s."
         error = (
-            s["line"],
-            s["end_line"],
+            s.line,
+            s.end_line,
             f"{why}\nEverything before it is intact. Step (F10) skips it; edit it and Step to run "
             "the new text.",
         )

@@ -31,6 +31,10 @@ class BackwardStep:
     vars: list[str] = field(default_factory=list)
     #: next node ids, aligned with grad_inputs (None where the input needs no grad)
     targets: list[str | None] = field(default_factory=list)
+    #: the tensors the node had saved, as this step used them (label, value, shape):
+    #: read just before the node ran, since a pass without retain_graph frees them
+    #: right after; None when not recorded (a big pass, or nothing was saved)
+    saved: list[dict[str, Any]] | None = None
 
 
 @dataclass
@@ -92,6 +96,10 @@ def _as_tensor_list(value: Any) -> list[torch.Tensor]:
     return []
 
 
+#: passes over more nodes than this do not record each step's saved tensors (reading
+#: them costs a little per node; a lesson has tens of nodes, a model thousands)
+SAVED_VALUES_NODES = 500
+
 #: the real functions, taken before anyone (gradviz.record) patches torch.autograd
 _AUTOGRAD_GRAD = torch.autograd.grad
 
@@ -136,6 +144,7 @@ def record_backward(
     names: dict[int, list[str]],
     statement: int | None = None,
     on_step: Callable[[Any, BackwardStep], None] | None = None,
+    read_saved_values: Callable[[Any], list[dict[str, Any]] | None] | None = None,
 ) -> tuple[Any, BackwardPass]:
     """Run ``run()`` (a backward call) with hooks on every node; return its result and trace.
 
@@ -143,7 +152,8 @@ def record_backward(
     steps carry the user's names; ``on_step(node, step)`` sees each step with the
     autograd node it ran (so names given later can still be attached). Exceptions
     propagate after the trace is completed with the error (the session keeps the
-    partial trace).
+    partial trace). ``read_saved_values(node)`` gives a node's saved tensors just
+    before it runs (on passes of at most SAVED_VALUES_NODES nodes), kept on its step.
     """
     is_grad = func is torch.autograd.grad or func is _AUTOGRAD_GRAD
     roots, retain_graph, create_graph = backward_call(func, args, kwargs)
@@ -171,11 +181,15 @@ def record_backward(
         if own:
             trace.names[node_id] = list(own)
     received: dict[int, list[Any]] = {}
+    saved_before: dict[int, list[dict[str, Any]] | None] = {}
+    read_saved = read_saved_values if len(nodes) <= SAVED_VALUES_NODES else None
     handles = []
 
     def make_prehook(fn: Any) -> Callable[..., None]:
         def prehook(grad_outputs: tuple) -> None:
             received[id(fn)] = _grads_to_json(grad_outputs)
+            if read_saved is not None:
+                saved_before[id(fn)] = read_saved(fn)
 
         return prehook
 
@@ -197,6 +211,7 @@ def record_backward(
                 grad_inputs=_grads_to_json(grad_inputs),
                 vars=list(var_names),
                 targets=targets,
+                saved=saved_before.pop(id(fn), None),
             )
             trace.steps.append(step)
             if on_step is not None:

@@ -32,6 +32,7 @@ from .capture import (
     capture,
     graph_to_json,
     named_tensors,
+    read_saved,
     tensor_value,
 )
 from .debugger import Debugger, Pause
@@ -176,6 +177,10 @@ class Emitter:
     def emit(self, event: str, *args: Any) -> None:
         for cb in list(self._callbacks.get(event, [])):
             cb(*args)
+
+
+#: a saved tensor of more elements keeps only its shape in a backward step's record
+SAVED_VALUE_ELEMENTS = 4096
 
 
 class Session:
@@ -567,6 +572,29 @@ class Session:
 
     # --- graph, gradients ---------------------------------------------------------
 
+    def _saved_values(self, fn: Any) -> list[dict[str, Any]] | None:
+        """A node's saved tensors as its backward step is about to use them (the
+        inspector shows them once the pass freed them). Like capture, this reads them
+        without running the script's unpack hooks; big tensors keep their shape only."""
+        self.interpreter.capturing = True
+        try:
+            tensors, _, freed = read_saved(fn)
+        except Exception:  # noqa: BLE001 - a node gradviz cannot read is left unrecorded
+            return None
+        finally:
+            self.interpreter.capturing = False
+        if freed or not tensors:
+            return None
+        return [
+            {
+                "label": name,
+                "value": tensor_value(t) if t.numel() <= SAVED_VALUE_ELEMENTS else None,
+                "shape": list(t.shape),
+                "vars": [],
+            }
+            for name, t in tensors.items()
+        ]
+
     def _capture_graph(self, index: int | None) -> Any:
         # reading saved tensors must not run the script's unpack hooks: gradviz is
         # looking, the script is not (a hook that prints would print twice)
@@ -741,6 +769,7 @@ class Session:
                 func, args, kwargs, self._unguarded(run, _backward_roots(func, args, kwargs)),
                 self.registry, names,
                 self._current_index,
+                read_saved_values=self._saved_values if self.capture_saved else None,
             )
         except _WithTrace as exc:
             self._place_pass(exc.trace)

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject
 
 from gradviz.app.backward_player import BackwardPlayer
 from gradviz.app.guide import backward_step_note, backward_step_status
+from gradviz.app.models import PassInfo
 
 
 class BackwardReplay(QObject):
@@ -25,14 +26,14 @@ class BackwardReplay(QObject):
         self.w = window
         self.player = BackwardPlayer()
 
-    def passes(self) -> list[dict[str, Any]]:
-        return list((self.w.state or {}).get("backward_passes") or [])
+    def passes(self) -> tuple[PassInfo, ...]:
+        return self.w.model.backward_passes
 
     def available(self) -> bool:
         """Whether F7 has a step to show."""
         return self.player.available(self.passes())
 
-    def sync(self, passes: list[dict[str, Any]]) -> None:
+    def sync(self, passes: tuple[PassInfo, ...]) -> None:
         """A new state is shown: follow its passes and clear the highlights."""
         self.player.sync(passes)
         self.w.canvas.clear_backward()
@@ -87,7 +88,7 @@ class BackwardReplay(QObject):
         assert player.pass_index is not None
         pass_index, shown = player.pass_index, player.shown
         bpass = passes[pass_index]
-        step = (bpass.get("steps") or [])[shown - 1]
+        step = bpass.steps[shown - 1]
         graph_view = self.w.graph_view
         if graph_view.pass_needs_own_graph(bpass):
             if graph_view.pass_graph_shown != pass_index:
@@ -99,10 +100,10 @@ class BackwardReplay(QObject):
         self.w.canvas.show_backward_step(pass_index, shown - 1, graph_view.canvas_passes())
         statements = self.w.statements()
         self.w.passes_panel.set_passes(passes, statements, pass_index)
-        graph_view.keep_in_view(graph_view.shown_id(step["node"]))
+        graph_view.keep_in_view(graph_view.shown_id(step.node))
         self.w.inspector_panel.focus_pass = pass_index
-        self.w.inspector_panel.show_node(step["node"])
-        nodes = (self.w.state or {}).get("graph", {}).get("nodes", [])
+        self.w.inspector_panel.show_node(step.node)
+        nodes = self.w.model.graph_nodes
         last = not player.available(passes)
         self.w.update_guide(backward_step_note(bpass, pass_index, shown, nodes, statements, last))
         self.w.set_status(backward_step_status(bpass, pass_index, shown))

@@ -26,8 +26,9 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
     QTextFormat,
+    QTextOption,
 )
-from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
+from PySide6.QtWidgets import QApplication, QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from . import theme
 from .text import plain_tooltip
@@ -218,12 +219,16 @@ class CodeEditor(QPlainTextEdit):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
+        # a monospaced font one point above the user's own size (their setting is kept)
         font = QFont("DejaVu Sans Mono")
         font.setStyleHint(QFont.StyleHint.Monospace)
         font.setFixedPitch(True)
-        font.setPointSize(10)
+        base = QApplication.font().pointSizeF()
+        font.setPointSizeF((base if base > 0 else 9.0) + 1.0)
         self.setFont(font)
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # long lines (a lesson's #> notes) wrap at the editor's width rather than run off
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
         self.setPlaceholderText(
             "# Type PyTorch code here, e.g.\n"

@@ -10,7 +10,7 @@ pass drawn on its own graph when the state no longer holds it.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import networkx as nx
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from gradviz.app.display import ASYNC_LAYOUT_NODES, Display, build_display, is_chain, map_passes
+from gradviz.app.models import PassInfo
 from gradviz.core.delta import GraphChanges
 from gradviz.core.graphdata import graph_from_json
 from gradviz.core.grouping import module_tree_of_nodes, search
@@ -49,7 +50,7 @@ class GraphView(QObject):
         super().__init__(window)
         self.w = window
         # What the canvas shows: the captured graph, grouped (modules, chains), laid out.
-        self.raw_graph_data: dict[str, Any] = {}
+        self.raw_graph_data: Mapping[str, Any] = {}
         self._raw_graph_cache: nx.DiGraph | None = None
         self.collapsed: set[str] = set()
         self.display: Display | None = None
@@ -99,22 +100,13 @@ class GraphView(QObject):
         if self.display is not None and node_id in self.display.groups:
             self.expand_group(node_id)
             return
-        node = next(
-            (
-                n
-                for n in (self.w.state or {}).get("graph", {}).get("nodes", [])
-                if n["id"] == node_id
-            ),
-            None,
-        )
+        node = self.w.model.node(node_id)
         if node is None or node.get("statement") is None:
             return
-        statements = self.w.statements()
-        index = node["statement"]
-        if 0 <= index < len(statements):
-            s = statements[index]
-            self.w.editor.select_lines(s["line"], s["end_line"])
-            self.w.set_status(f"{node.get('label')} was created by line {s['line']}")
+        s = self.w.model.statement(node["statement"])
+        if s is not None:
+            self.w.editor.select_lines(s.line, s.end_line)
+            self.w.set_status(f"{node.get('label')} was created by line {s.line}")
 
     def _on_canvas_node_menu_requested(self, node_id: str, pos: QPoint) -> None:
         menu = self.node_menu(node_id)
@@ -213,7 +205,7 @@ class GraphView(QObject):
         """The graph on the canvas (groups in place of collapsed modules and chains)."""
         return self.display.graph if self.display is not None else self.raw_graph
 
-    def set_raw_graph(self, data: dict[str, Any]) -> None:
+    def set_raw_graph(self, data: Mapping[str, Any]) -> None:
         self.raw_graph_data = data
         self._raw_graph_cache = None
 
@@ -232,7 +224,6 @@ class GraphView(QObject):
         out on the worker thread; the canvas keeps the old picture until the
         result comes (a newer request makes an older one's result stale).
         """
-        state = self.w.state or {}
         nodes = self.raw_graph_data.get("nodes") or []
         delta = self.state_changes
         cached = self._modules_cache
@@ -250,7 +241,7 @@ class GraphView(QObject):
         collapsed = frozenset(self.collapsed)
         chains = self.w.act_chains.isChecked()
         self.w.modules_panel.set_modules(modules, collapsed)
-        given = None if self.w.read_only else state.get("positions")
+        given = None if self.w.read_only else (self.w.model.positions or None)
         count = len(nodes)
         if delta is not None and given:
             # the kernel sent a position with every node it added
@@ -271,7 +262,7 @@ class GraphView(QObject):
         if self.display is not None and not fit:
             previous = dict(self.display.positions)
         job = functools.partial(
-            build_display, raw, state.get("graph"), collapsed, chains, previous, given
+            build_display, raw, self.raw_graph_data, collapsed, chains, previous, given
         )
         self._after_display = after
         needs_layout = bool(collapsed or chains or not given or any(n not in given for n in raw))
@@ -333,7 +324,8 @@ class GraphView(QObject):
         """The backward passes in the ids drawn on the canvas (a hidden node -> its group)."""
         if self._canvas_passes_cache is None:
             owner = self.display.owner if self.display is not None else {}
-            self._canvas_passes_cache = map_passes(self.w.replay.passes(), owner)
+            passes = [p.raw for p in self.w.replay.passes()]
+            self._canvas_passes_cache = map_passes(passes, owner)
         return self._canvas_passes_cache
 
     def focus_search(self) -> None:
@@ -448,12 +440,9 @@ class GraphView(QObject):
         self.w.set_status(f"Graph written to {path}")
 
     def keep_graph_in_view(self) -> None:
-        items = self.w.canvas.graph_rect()
-        if items.isEmpty():
-            return
-        visible = self.w.canvas.mapToScene(self.w.canvas.viewport().rect()).boundingRect()
-        if not visible.contains(items):
-            self.w.canvas.fit_to_view()
+        """After a step: the canvas's rule (a fitted view is fitted again; a view the
+        user zoomed or panned only scrolls to the newest nodes when they are off screen)."""
+        self.w.canvas.keep_graph_in_view()
 
     def keep_in_view(self, node_id: str) -> None:
         """Scroll to ``node_id`` when it is off screen (a big graph's executing node)."""
@@ -479,10 +468,10 @@ class GraphView(QObject):
         self.w.inspector_panel.set_groups({})
         self.w.inspector_panel.set_state({**(self.w.state or {}), "graph": data})
 
-    def pass_needs_own_graph(self, bpass: dict[str, Any]) -> bool:
+    def pass_needs_own_graph(self, bpass: PassInfo) -> bool:
         """True when some node the pass ran over is not in the graph the state shows (a
         later iteration built a new graph): the pass is then drawn on its own graph."""
-        nodes = set(bpass.get("nodes") or [])
+        nodes = set(bpass.nodes)
         if not nodes:
             return False
         shown = {str(n["id"]) for n in self.raw_graph_data.get("nodes") or []}

@@ -24,8 +24,17 @@ from typing import Any
 
 import networkx as nx
 from PySide6.QtCore import QByteArray, QSettings
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QMainWindow, QMenu
+from PySide6.QtGui import QActionGroup, QCloseEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QSplitter,
+    QToolBar,
+)
 
 from gradviz.app.commands import CommandContext, enabled_commands
 from gradviz.app.files import APP_NAME, Document
@@ -40,17 +49,31 @@ from gradviz.app.guide import (
     read_only_note,
 )
 from gradviz.app.marks import editor_marks
+from gradviz.app.models import AppState, PauseInfo, ResultInfo, StatementInfo
 from gradviz.core.delta import GraphChanges
 
 from . import actions as action_table
 from . import dialogs
 from .backward_replay import BackwardReplay
-from .debug_strip import PauseView
+from .canvas import GraphCanvas
+from .debug_strip import DebugStrip
+from .editor import CodeEditor
 from .files import AUTOSAVE_INTERVAL_MS, Files
 from .graph_view import GraphView
+from .guide_strip import GuideStrip
 from .kernel_client import KernelClient
+from .panels import (
+    AccumulationPanel,
+    InspectorPanel,
+    MemoryPanel,
+    ModulesPanel,
+    OutputPanel,
+    TensorsPanel,
+)
+from .passes_panel import PassesPanel
 from .settings import default_data_dir, default_settings
 from .stepper import Stepper
+from .timeline import TimelineBar
 from .window_layout import (
     SETTINGS_VERSION,
     apply_default_sizes,
@@ -69,6 +92,39 @@ class MainWindow(QMainWindow):
     #: never inside a host program that called the library (see gradviz.ui.app)
     freeze_heap = False
 
+    # The parts, made by gradviz.ui.window_layout and gradviz.ui.actions (the actions
+    # themselves are window.act_<key>, and window.actions_by_key by key).
+    editor: CodeEditor
+    editor_header: QLabel
+    canvas: GraphCanvas
+    guide: GuideStrip
+    guide_title: QLabel
+    guide_note: QLabel
+    debug_strip: DebugStrip
+    timeline_bar: TimelineBar
+    splitter: QSplitter
+    tensors_panel: TensorsPanel
+    accumulation_panel: AccumulationPanel
+    memory_panel: MemoryPanel
+    inspector_panel: InspectorPanel
+    output_panel: OutputPanel
+    modules_panel: ModulesPanel
+    passes_panel: PassesPanel
+    inspector_dock: QDockWidget
+    modules_dock: QDockWidget
+    docks: list[QDockWidget]
+    default_dock_state: QByteArray
+    toolbar: QToolBar
+    device_combo: QComboBox
+    device_actions: QActionGroup
+    search_box: QLineEdit
+    search_label: QLabel
+    recent_menu: QMenu
+    status_label: QLabel
+    position_label: QLabel
+    device_label: QLabel
+    layout_label: QLabel
+
     def __init__(
         self,
         settings: QSettings | None = None,
@@ -80,8 +136,11 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings if settings is not None else default_settings()
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
-        #: the kernel's last state shown (or a snapshot's); None before the first reply
+        #: the kernel's last state shown (or a snapshot's) as it came (the wire dict:
+        #: what a snapshot saves); None before the first reply
         self.state: dict[str, Any] | None = None
+        #: the same state, typed: what every widget reads
+        self.model: AppState = AppState.of(None)
         #: what the editor holds: a file, a demo, or a read-only snapshot
         self.doc = Document()
         self.closing = False
@@ -106,7 +165,7 @@ class MainWindow(QMainWindow):
         self.graph_view = GraphView(self)
         self.replay = BackwardReplay(self)
         self.files.update_recent_menu()
-        self.modules_panel.chains_box.toggled.connect(self.act_chains.setChecked)
+        self.modules_panel.chains_box.toggled.connect(self.actions_by_key["chains"].setChecked)
         self.passes_panel.pass_picked.connect(self.replay.pick)
         self.editor.textChanged.connect(self._on_editor_text_changed)
         self.editor.document().modificationChanged.connect(lambda *_: self.files.update_title())
@@ -125,11 +184,12 @@ class MainWindow(QMainWindow):
         ``changes`` (what differs from the state before, as the kernel sent it) lets
         the canvas update only those items."""
         self.state = state
+        model = self.model = AppState.of(state)
         view = self.graph_view
         view.state_changes = changes
-        view.set_raw_graph(state.get("graph") or {})
+        view.set_raw_graph(model.graph_data)
         view.pass_graph_shown = None
-        passes = state.get("backward_passes") or []
+        passes = model.backward_passes
         self.replay.sync(passes)
         self.inspector_panel.focus_pass = None
         view.refresh_display()
@@ -140,7 +200,7 @@ class MainWindow(QMainWindow):
             self.output_panel,
             self.inspector_panel,
         ):
-            panel.set_state(state)
+            panel.set_state(model)
         self.debug_strip.set_pause(self.pause())
         self.passes_panel.set_passes(passes, self.statements(), self.replay.player.pass_index)
         self._mark_editor()
@@ -148,29 +208,29 @@ class MainWindow(QMainWindow):
         self._update_position()
         self.update_actions()
 
-    def statements(self) -> list[dict[str, Any]]:
-        return list((self.state or {}).get("statements") or [])
+    def statements(self) -> tuple[StatementInfo, ...]:
+        return self.model.statements
 
-    def cursor(self) -> int:
-        return int((self.state or {}).get("cursor", 0))
+    def cursor_index(self) -> int:
+        return self.model.cursor
 
-    def failed_here(self) -> dict[str, Any] | None:
+    def failed_here(self) -> ResultInfo | None:
         """The failed result at the cursor, if the last statement that ran failed."""
-        results = (self.state or {}).get("results") or []
-        if results and not results[-1].get("ok") and results[-1].get("index") == self.cursor():
+        results = self.model.results
+        if results and not results[-1].ok and results[-1].index == self.model.cursor:
             return results[-1]
         return None
 
     def at_end(self) -> bool:
-        return self.cursor() >= len(self.statements())
+        return self.cursor_index() >= len(self.statements())
 
-    def pause(self) -> PauseView | None:
+    def pause(self) -> PauseInfo | None:
         """Where the kernel's statement is paused (None when nothing is, or read-only)."""
-        return None if self.doc.read_only else PauseView.from_state(self.state)
+        return None if self.doc.read_only else self.model.paused
 
     def device_from_state(self) -> str:
         if self.state:
-            return "cuda" if str(self.state.get("device", "cpu")).startswith("cuda") else "cpu"
+            return "cuda" if self.model.device.startswith("cuda") else "cpu"
         return self.stepper.device
 
     def _demo_text_shown(self) -> bool:
@@ -181,10 +241,10 @@ class MainWindow(QMainWindow):
     # --- editor marks, guide, position, actions -------------------------------------------------
 
     def _mark_editor(self) -> None:
-        state = self.state or {}
+        model = self.model
         marks = editor_marks(
-            self.statements(), state.get("results") or [], self.cursor(), self.failed_here(),
-            state.get("parse_error"), self.stepper.stopped,
+            model.statements, model.results, model.cursor, self.failed_here(),
+            model.parse_error, self.stepper.stopped,
         )  # fmt: skip
         self.editor.set_statement_marks(marks.next_lines, marks.ran_lines, set(marks.executed))
         pause = self.pause()
@@ -198,8 +258,8 @@ class MainWindow(QMainWindow):
     def update_guide(self, note: GuideNote | None = None) -> None:
         """The guide strip: ``note`` when given (a backward step, a syntax error), else
         what the state says comes next."""
-        nodes = len((self.state or {}).get("graph", {}).get("nodes") or [])
-        passes = len(self.replay.passes())
+        nodes = len(self.model.graph_nodes)
+        passes = len(self.model.backward_passes)
         if self.doc.read_only:
             self.guide.show_title(
                 GuideTitle(read_only_banner(self.doc.snapshot_name, nodes, passes))
@@ -218,9 +278,9 @@ class MainWindow(QMainWindow):
             note = guide_note(
                 GuideContext(
                     statements=self.statements(),
-                    cursor=self.cursor(),
+                    cursor=self.cursor_index(),
                     failed=self.failed_here(),
-                    parse_error=(self.state or {}).get("parse_error"),
+                    parse_error=self.model.parse_error,
                     pause=pause,
                     paused_code=(
                         self.editor.document().findBlockByNumber(pause.line - 1).text().strip()
@@ -237,16 +297,18 @@ class MainWindow(QMainWindow):
 
     def read_only_banner(self) -> str:
         """``Read-only snapshot of run.gradviz.json: 136 nodes · 1 backward pass — …``."""
-        nodes = len((self.state or {}).get("graph", {}).get("nodes") or [])
-        return read_only_banner(self.doc.snapshot_name, nodes, len(self.replay.passes()))
+        model = self.model
+        return read_only_banner(
+            self.doc.snapshot_name, len(model.graph_nodes), len(model.backward_passes)
+        )
 
     def _update_position(self) -> None:
         if self.doc.read_only:
             self.position_label.setText("read-only snapshot")
-            self.device_label.setText(f"device: {(self.state or {}).get('device', 'cpu')}")
+            self.device_label.setText(f"device: {self.model.device}")
             return
         self.position_label.setText(
-            position_text(len(self.statements()), self.cursor(), self.pause())
+            position_text(len(self.statements()), self.cursor_index(), self.pause())
         )
         self.device_label.setText(f"device: {self.device_from_state()}")
 
@@ -260,8 +322,7 @@ class MainWindow(QMainWindow):
             or bool(stepper._pending)
             or (stepper._sent_source is not None and stepper._sent_source != client.source)
         )  # a load of new text is under way, or presses wait their turn
-        state = self.state or {}
-        tensors = state.get("tensors") or {}
+        model = self.model
         enabled = enabled_commands(
             CommandContext(
                 read_only=self.doc.read_only,
@@ -272,10 +333,10 @@ class MainWindow(QMainWindow):
                 failed_here=self.failed_here() is not None,
                 paused=self.pause() is not None,
                 has_statements=bool(self.statements()),
-                can_step_back=self.cursor() > 0 or bool(state.get("results")) or stepper._shown_step() > 0,
+                can_step_back=self.cursor_index() > 0 or bool(model.results) or stepper._shown_step() > 0,
                 backward_available=self.replay.available(),
                 backward_shown=self.replay.player.visible,
-                has_grad=any(t.get("is_leaf") and t.get("grad") is not None for t in tensors.values()),
+                has_grad=any(t.is_leaf and t.grad is not None for t in model.tensors.values()),
                 stoppable=client.busy and not stepper.stop_delay_active
                 and (client.inflight is not None or client.replaying),
                 busy=client.busy,
@@ -301,6 +362,7 @@ class MainWindow(QMainWindow):
         self.editor.setReadOnly(False)
         self.graph_view.forget()
         self.state = None
+        self.model = AppState.of(None)
         self.graph_view.set_raw_graph({})
         self.canvas.clear()
         for panel in (

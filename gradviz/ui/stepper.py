@@ -27,9 +27,9 @@ from gradviz.app.guide import (
 )
 from gradviz.app.guide import first_line as _first_line
 from gradviz.app.guide import top_level_backward as _top_level_backward
+from gradviz.app.models import AppState
 from gradviz.app.timeline import MAX_KEPT_NODES, Timeline, TimelineStep, describe_step
 
-from .debug_strip import PauseView
 from .text import plain_tooltip
 
 #: how long Stop waits for the kernel to end a statement gently before killing it
@@ -141,8 +141,8 @@ class Stepper(QObject):
         self,
         cmd: str,
         status: str,
-        then: Callable[[dict[str, Any]], None] | None = None,
-        before: Callable[[dict[str, Any]], None] | None = None,
+        then: Callable[[AppState], None] | None = None,
+        before: Callable[[AppState], None] | None = None,
         **params: Any,
     ) -> None:
         def on_reply(reply: dict[str, Any]) -> None:
@@ -160,10 +160,10 @@ class Stepper(QObject):
                 self._send("load", status, then, before, **{**params, "device": "cpu"})
                 return
             if before is not None and reply.get("ok") and not self.w.closing:
-                before(reply["state"])
+                before(AppState.of(reply["state"]))
             self._on_reply(reply, cmd)
             if then is not None and reply.get("ok"):
-                then(reply["state"])
+                then(AppState.of(reply["state"]))
 
         if cmd == "load":
             self._sent_source = params.get("source", "")
@@ -174,7 +174,7 @@ class Stepper(QObject):
 
     def _index_for_status(self, cmd: str, params: dict[str, Any]) -> int | None:
         if cmd in ("step", "debug", "run_to_end", "run_to_line") and self.w.state:
-            return int(self.w.state.get("cursor", 0))
+            return self.w.cursor_index()
         if cmd in ("load", "set_device", "step_back"):
             return 0
         return None
@@ -205,7 +205,7 @@ class Stepper(QObject):
         if isinstance(state, dict):
             self._timeline_at = None
             self.w.apply_state(state, reply.get("changes"))
-            self.w.set_status(reply_status(cmd, state, self.w.pause()))
+            self.w.set_status(reply_status(cmd, self.w.model, self.w.pause()))
             if not replayed:
                 self._record_step(cmd, state)
             if self.w.freeze_heap:
@@ -229,7 +229,7 @@ class Stepper(QObject):
     def load_into_kernel(
         self,
         run_to: int | None = None,
-        then: Callable[[dict[str, Any]], None] | None = None,
+        then: Callable[[AppState], None] | None = None,
         status: str = "",
     ) -> None:
         self._stopped = None
@@ -300,11 +300,11 @@ class Stepper(QObject):
         if self.text_changed():
             if not self._syntax_ok():
                 return
-            ran = self.w.cursor()
+            ran = self.w.cursor_index()
 
-            def then(state: dict[str, Any]) -> None:
-                results = state.get("new_results") or []
-                if results and not results[-1].get("ok"):
+            def then(state: AppState) -> None:
+                results = state.new_results
+                if results and not results[-1].ok:
                     return
                 self._send_step(mode, "Running the next statement…")
 
@@ -312,8 +312,8 @@ class Stepper(QObject):
             return
         failed = self.w.failed_here()
         if failed:
-            line = failed["line"]
-            stopped_here = (failed.get("error") or {}).get("type") in STOPPED_TYPES
+            line = failed.line
+            stopped_here = failed.error is not None and failed.error.type in STOPPED_TYPES
             why = "you stopped it" if stopped_here else "it failed"
             self._send("skip", "")
             self._send_step(
@@ -325,7 +325,7 @@ class Stepper(QObject):
             )
             return
         stopped = self._stopped
-        if stopped and stopped.get("index") == self.w.cursor() and not self.w.at_end():
+        if stopped and stopped.get("index") == self.w.cursor_index() and not self.w.at_end():
             # A statement the user stopped is not run again by accident: skip it.
             line = stopped.get("line")
             why = "it hit the time limit" if stopped.get("message") else "you stopped it"
@@ -345,7 +345,7 @@ class Stepper(QObject):
         self._send_step(mode, "Running the next statement…")
 
     def _send_step(
-        self, mode: str | None, status: str, then: Callable[[dict[str, Any]], None] | None = None
+        self, mode: str | None, status: str, then: Callable[[AppState], None] | None = None
     ) -> None:
         if mode is None:
             self._send("step", status, then)
@@ -356,7 +356,7 @@ class Stepper(QObject):
         self,
         mode: str,
         status: str = "",
-        then: Callable[[dict[str, Any]], None] | None = None,
+        then: Callable[[AppState], None] | None = None,
         breakpoints: tuple[int, ...] | None = None,
     ) -> None:
         """A debug request: run (or resume) the statement at the cursor until ``mode`` says
@@ -365,9 +365,9 @@ class Stepper(QObject):
             breakpoints = tuple(self.w.editor.breakpoints())
         resuming = self.w.pause() is not None
 
-        def before(state: dict[str, Any]) -> None:
+        def before(state: AppState) -> None:
             # how the kernel got to this pause, so a replay can get there again
-            if state.get("paused"):
+            if state.paused is not None:
                 path = self._debug_path if resuming else []
                 self._debug_path = [*path, (mode, breakpoints)]
             else:
@@ -391,12 +391,12 @@ class Stepper(QObject):
                 lambda st: self._continue_from(st, first=False),
             )  # fmt: skip
             return
-        self._continue_from(self.w.state or {}, first=True)
+        self._continue_from(self.w.model, first=True)
 
-    def _continue_from(self, state: dict[str, Any], first: bool) -> None:
+    def _continue_from(self, state: AppState, first: bool) -> None:
         """Go on from ``state`` (top level) to the next breakpoint; ``first``: the press
         itself, so a breakpoint on the statement at the cursor is passed, not stopped at."""
-        if state.get("paused") or (not first and self.w.failed_here()):
+        if state.paused is not None or (not first and self.w.failed_here()):
             return
         breakpoints = set(self.w.editor.breakpoints())
         if not breakpoints:
@@ -405,33 +405,33 @@ class Stepper(QObject):
             self._send("run_to_end", "Running to the end…", keep_going=False)
             return
         statements = self.w.statements()
-        cursor = self.w.cursor()
+        cursor = self.w.cursor_index()
         if first and self.w.failed_here():
             self._send("skip", "")
             cursor += 1
         for s in statements[cursor:]:
-            index = s["index"]
-            on_first = s["line"] in breakpoints and not (first and index == cursor)
-            inside = any(s["line"] < b <= s["end_line"] for b in breakpoints)
+            index = s.index
+            on_first = s.line in breakpoints and not (first and index == cursor)
+            inside = any(s.line < b <= s.end_line for b in breakpoints)
             if not on_first and not inside:
                 continue
             if on_first:
                 if index > cursor:
                     self._send(
-                        "run_to", f"Running to the breakpoint on line {s['line']}…",
-                        lambda st, line=s["line"]: self.w.set_status(
+                        "run_to", f"Running to the breakpoint on line {s.line}…",
+                        lambda st, line=s.line: self.w.set_status(
                             f"Stopped at the breakpoint on line {line} (before it runs)"
                         ),
                         index=index,
                     )  # fmt: skip
                 else:
                     self.w.set_status(
-                        f"Stopped at the breakpoint on line {s['line']} (before it runs)"
+                        f"Stopped at the breakpoint on line {s.line} (before it runs)"
                     )
                 return
 
-            def enter(st: dict[str, Any], index: int = index) -> None:
-                if int(st.get("cursor", -1)) != index or self.w.failed_here():
+            def enter(st: AppState, index: int = index) -> None:
+                if st.cursor != index or self.w.failed_here():
                     return  # a statement before it failed: stop there
                 self._send_debug(
                     "continue", "Running to the next breakpoint…",
@@ -471,7 +471,7 @@ class Stepper(QObject):
         if self.w.pause() is not None or (not first and self.w.failed_here()):
             return  # paused before a backward() inside a body, or a statement failed
         statements = self.w.statements()
-        cursor = self.w.cursor()
+        cursor = self.w.cursor_index()
         if first and self.w.failed_here():
             self._send("skip", "")
             cursor += 1
@@ -479,8 +479,8 @@ class Stepper(QObject):
             self.w.set_status("No backward() call is left to run to")
             return
         s = statements[cursor]
-        if not first and _top_level_backward(s["source"]):
-            self.w.set_status(f"Stopped before line {s['line']}: it calls backward()")
+        if not first and _top_level_backward(s.source):
+            self.w.set_status(f"Stopped before line {s.line}: it calls backward()")
             return
         self._send_debug(
             "backward", "Running to the next backward()…",
@@ -509,7 +509,7 @@ class Stepper(QObject):
             # finish the paused statement where it stands, then the rest
             self._send_debug(
                 "continue", "Running to the end…",
-                lambda st: None if st.get("paused") or self.w.failed_here() else self._send(
+                lambda st: None if st.paused is not None or self.w.failed_here() else self._send(
                     "run_to_end", "Running to the end…", keep_going=False
                 ),
                 breakpoints=(),
@@ -538,7 +538,7 @@ class Stepper(QObject):
         statements = self.w.statements()
         if pause is not None and not self.text_changed() and 0 <= pause.statement < len(statements):
             s = statements[pause.statement]
-            if s["line"] < line <= s["end_line"]:
+            if s.line < line <= s.end_line:
                 # inside the paused statement: run to that line, as a one-off breakpoint
                 self._send_debug(
                     "continue", f"Running to line {line}…", breakpoints=(line,)
@@ -552,7 +552,7 @@ class Stepper(QObject):
             )
             return
         failed = self.w.failed_here()
-        if failed and line > failed["end_line"]:
+        if failed and line > failed.end_line:
             self._send("skip", "")
         self._send("run_to_line", f"Running to line {line}…", line=line)
 
@@ -569,7 +569,7 @@ class Stepper(QObject):
         if self.text_changed():
             if not self._syntax_ok():
                 return
-            self.load_into_kernel(max(self.w.cursor() - 1, 0))
+            self.load_into_kernel(max(self.w.cursor_index() - 1, 0))
             return
         self._stopped = None
         self._send("step_back", "Stepping back…")
@@ -630,7 +630,7 @@ class Stepper(QObject):
         statements = self.w.statements()
         if req is not None and req.cmd == "load":
             statements = []
-        line = statements[index]["line"] if index is not None and index < len(statements) else None
+        line = statements[index].line if index is not None and index < len(statements) else None
         self._stopped = {"index": index, "line": line, "seconds": seconds}
         if not self.client.stop():
             return
@@ -650,7 +650,7 @@ class Stepper(QObject):
         phase = phase if isinstance(phase, dict) else {}
         index = phase.get("index") if isinstance(phase.get("index"), int) else self._running_index
         statements = self.w.statements()
-        line = statements[index]["line"] if index is not None and index < len(statements) else None
+        line = statements[index].line if index is not None and index < len(statements) else None
         seconds = float(phase.get("limit_s") or 0.0)
         self._stopped = {"index": index, "line": line, "seconds": seconds, "message": message}
         self.w.output_panel.add_note(
@@ -674,7 +674,7 @@ class Stepper(QObject):
             return
         self._device = device
         self._set_combo_device(device)
-        cursor = self.w.cursor()
+        cursor = self.w.cursor_index()
         if self.text_changed() and self._syntax_ok():
             self.load_into_kernel(cursor, status=f"Switching to {device} and re-running…")
         else:
@@ -708,17 +708,18 @@ class Stepper(QObject):
             self.timeline.clear()
             if self.w.freeze_heap:
                 gc.unfreeze()
-        pause = PauseView.from_state(state)
+        model = AppState.of(state)
+        pause = model.paused
         label, tip = describe_step(state)
         self.timeline.add(
             TimelineStep(
                 label=label,
                 tip=tip,
                 state=state,
-                cursor=pause.statement if pause is not None else int(state.get("cursor", 0)),
+                cursor=pause.statement if pause is not None else model.cursor,
                 path=tuple(self._debug_path) if pause is not None else (),
                 paused=pause is not None,
-                nodes=len((state.get("graph") or {}).get("nodes") or []),
+                nodes=len(model.graph_nodes),
             )
         )
         self._timeline_at = None
@@ -780,9 +781,7 @@ class Stepper(QObject):
         self.timeline.truncate(index)
         self._timeline_at = None
         source = self._sent_source if self._sent_source is not None else self.client.source
-        zero_points = [
-            int(z) for z in (self.w.state or {}).get("zero_points") or [] if int(z) <= step.cursor
-        ]
+        zero_points = [z for z in self.w.model.zero_points if z <= step.cursor]
         self._stopped = None
         self._unrecorded += 1 + len(step.path)
         self._send(
@@ -825,7 +824,7 @@ class Stepper(QObject):
             statements = self.w.statements()
             self._running_index = done
             if done < len(statements) and done < total:
-                line = statements[done]["line"]
+                line = statements[done].line
                 self.w.set_status(f"Running line {line} ({done + 1} of {total})…")
 
     def _on_client_busy_changed(self, busy: bool) -> None:
@@ -860,7 +859,7 @@ class Stepper(QObject):
             index = req.progress_done
         where = "the script"
         if req is not None and req.cmd != "load" and index is not None and index < len(statements):
-            where = f"line {statements[index]['line']}"
+            where = f"line {statements[index].line}"
         self.w.set_status(f"Running {where} for {elapsed:.0f} s… Stop (Shift+F5) ends it")
 
     def _on_client_restarting(self, why: str) -> None:
@@ -894,7 +893,7 @@ class Stepper(QObject):
         self._timeline_at = None
         self.w.apply_state(state)
         self._on_client_replayed_step(state)
-        n = int(state.get("cursor", 0))
+        n = self.w.model.cursor
         if crashed:
             self.w.set_status(f"Kernel restarted after a crash; replayed {n} statements")
         else:

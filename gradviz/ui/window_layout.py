@@ -206,9 +206,10 @@ def apply_default_sizes(w: Any) -> None:
     bottom = int(w.height() * (0.27 if small else 0.28))
     w.resizeDocks([w.tensors_dock], [bottom], Qt.Orientation.Vertical)
     centre = width - right
+    tensors = 0.6 if small else 0.66  # Output stays wide enough to read a warning
     w.resizeDocks(
         [w.tensors_dock, w.output_dock],
-        [int(centre * 0.68), int(centre * 0.32)],
+        [int(centre * tensors), int(centre * (1 - tensors))],
         Qt.Orientation.Horizontal,
     )
     editor = 0.38 if small else 0.44
