@@ -512,7 +512,7 @@ def test_new_loose_tensors_join_the_grid_without_moving_it():
             (ax, ay), (bx, by) = pos[a], pos[b]
             beside = ay == by and 0 < bx - ax <= (boxes(g, pos)[a][2] - boxes(g, pos)[a][0]) / 2 + (
                 boxes(g, pos)[b][2] - boxes(g, pos)[b][0]) / 2 + sp.grid_gap + 1e-6
-            under = by - ay == pytest.approx(max(sp.pitch, 113.0), abs=1.0) and abs(
+            under = by - ay == pytest.approx(2 * sp.pitch) and abs(
                 boxes(g, pos)[a][0] - boxes(g, pos)[b][0]) < 1e-6
             assert beside or under, (a, b, pos[a], pos[b])
 

@@ -897,33 +897,19 @@ def _grid_rows(blocks: Sequence[Sequence[int]], columns: int) -> list[list[int]]
 
 
 def _link_sag(dx: float, sp: LayoutSpacing) -> float:
-    """How far below a row's centre the dotted storage links between two of its
-    tensors ``dx`` apart reach: the canvas bends them under the boxes, by
-    min(90, 14 + 0.15 dx), from the badge on the pill's end (0.354 of its height
-    below the middle); a cubic bends three quarters of that."""
+    """How far below a row's centre the dotted storage link between two of its tensors
+    ``dx`` apart reaches: the canvas bends it under the boxes by min(90, 14 + 0.15 dx)
+    from the badge on the pill's end (0.354 of its height below the middle), and a
+    cubic bends three quarters of that."""
     return 0.354 * sp.row_height + 0.75 * min(90.0, 14.0 + 0.15 * dx)
 
 
-def _row_pitches(
-    rows: Sequence[Sequence[int]], prep: _Prepared, widths: Mapping[int, float],
-    sp: LayoutSpacing,
-) -> list[float]:
-    """Distance from each row's centre to the next one's: the layer pitch, or more
-    where the storage links of the row above sag into the gap."""
-    pitches = []
-    for row in rows:
-        x = 0.0
-        spans: dict[Any, list[float]] = {}
-        for v in row:
-            if prep.storage[v] is not None:
-                spans.setdefault(prep.storage[v], []).append(x + prep.sizes[v][0])
-            x += widths[v] + sp.grid_gap
-        reach = max((max(xs) - min(xs) for xs in spans.values() if len(xs) > 1), default=-1.0)
-        pitch = sp.pitch
-        if reach >= 0:
-            pitch = max(pitch, _link_sag(reach, sp) + sp.dummy_gap + sp.row_height / 2)
-        pitches.append(pitch)
-    return pitches
+def _grid_pitch(sp: LayoutSpacing) -> float:
+    """Distance between two grid rows: two layers. The layer between them is free for
+    the AccumulateGrad a tensor gets when an op uses it (the grid's tensors are often
+    the leaves the next statements build on, and a graph grows up from its leaves),
+    and it holds the storage links that sag under a row, however long."""
+    return max(2 * sp.pitch, _link_sag(math.inf, sp) + sp.dummy_gap + sp.row_height / 2)
 
 
 def _grid_columns(
@@ -948,7 +934,7 @@ def _grid_columns(
     for columns in range(least, most + 1):
         rows = _grid_rows(blocks, columns)
         width = max(sum(widths[v] for v in row) + sp.grid_gap * (len(row) - 1) for row in rows)
-        height = len(rows) * sp.row_height + (len(rows) - 1) * sp.layer_gap
+        height = sp.row_height + (len(rows) - 1) * _grid_pitch(sp)
         total_w = bw + sp.component_gap + width if bw else width
         score = abs(math.log(total_w / max(bh, height) / sp.aspect))
         if score < best_score - 1e-9:
@@ -966,12 +952,12 @@ def _grid(
     rows = _grid_rows(blocks, _grid_columns(blocks, widths, sp, beside))
     positions: dict[int, Point] = {}
     y = sp.margin + sp.row_height / 2
-    for row, pitch in zip(rows, _row_pitches(rows, prep, widths, sp), strict=True):
+    for row in rows:
         x = x0
         for v in row:
             positions[v] = (x + prep.sizes[v][0] / 2, y)
             x += widths[v] + sp.grid_gap
-        y += pitch
+        y += _grid_pitch(sp)
     return positions
 
 
@@ -1185,10 +1171,26 @@ def _grow(
             occ.add(*old, *sizes[v])
             pos[v] = old
 
+    fresh = set(new)
+    stalled = 0
     while queue:
         v = queue.popleft()
         w, h = sizes[v]
         succ, pred, saved_in, und, saved_out = _sides(graph, v)
+        if stalled <= len(queue):
+            # Growing up from the placed nodes (a forward pass over old leaves), a node
+            # waits for its new successors, or it sits one layer above the first one
+            # placed and leaves no room for the others below it; growing down, the same
+            # with its predecessors. (A full round of waiting: place it anyway.)
+            above = any(u in pos for u in succ) and not any(u in pos for u in pred)
+            below = any(u in pos for u in pred) and not any(u in pos for u in succ)
+            if (above and any(u in fresh and u not in pos for u in succ)) or (
+                below and any(u in fresh and u not in pos for u in pred)
+            ):
+                queue.append(v)
+                stalled += 1
+                continue
+        stalled = 0
         owned = bool(saved_in) and not succ and not pred and not saved_out
 
         def pendant(u: Hashable, v: Hashable = v) -> bool:
@@ -1314,8 +1316,7 @@ def _append_loose(
     One that shares a storage with a loose tensor goes right after the last of them, or
     right under it when that place is taken; any other goes after the newest loose
     tensor, or starts a new row below it when its row is as long as a grid of all of
-    them would make it.  A new row leaves room for the storage links of the row above
-    at their longest: they may gain members after the row below is placed."""
+    them would make it (rows :func:`_grid_pitch` apart, as in a full layout)."""
     others = [i for i in pos if prep.und[i]]
     beside = (0.0, 0.0)
     if others:
@@ -1323,7 +1324,7 @@ def _append_loose(
         beside = (right - left, bottom - top)
     loose = loose_old + loose_new
     columns = _grid_columns([[i] for i in loose], prep.reserve, sp, beside)
-    pitch = max(sp.pitch, _link_sag(math.inf, sp) + sp.dummy_gap + sp.row_height / 2)
+    pitch = _grid_pitch(sp)
     last_of: dict[Any, int] = {}
     for i in loose_old:
         if prep.storage[i] is not None:

@@ -21,6 +21,8 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory, QWidget
 
+from . import theme
+
 __all__ = ["create_application", "host_application", "open_window", "run_app", "style_window"]
 
 #: set on a QApplication that gradviz made (and so may style)
@@ -105,6 +107,7 @@ def create_application(argv: list[str] | None = None, *, adopt: bool = False) ->
     app.setStyle("Fusion")
     app.setPalette(_palette(app.palette()))
     app.setStyleSheet(_STYLE_SHEET)
+    theme.activate(app.palette())
     return app
 
 
@@ -127,6 +130,7 @@ def _main_window(
 ) -> Any:
     from .main_window import MainWindow
 
+    theme.activate(QApplication.palette())  # the panels' text colours suit the palette
     # The kernel (a torch process) starts with the first script or demo the window
     # runs, so a read-only snapshot never starts one.
     window = MainWindow(start_kernel=False)

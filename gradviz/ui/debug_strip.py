@@ -34,8 +34,8 @@ class DebugStrip(QFrame):
         self.setObjectName("debugStrip")
         self.setAccessibleName("Debugger: where the paused statement stands")
         self.setStyleSheet(
-            "QFrame#debugStrip { background: #fff9e0; border: none;"
-            " border-bottom: 1px solid #ffe8a3; }"
+            "QFrame#debugStrip { background: rgba(255, 200, 0, 40); border: none;"
+            " border-bottom: 1px solid rgba(230, 119, 0, 90); }"
         )
         self.where_label = QLabel()
         self.where_label.setObjectName("debugWhere")

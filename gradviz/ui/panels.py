@@ -30,6 +30,7 @@ from PySide6.QtGui import (
     QPainter,
     QPainterPath,
     QPaintEvent,
+    QPalette,
     QPen,
     QResizeEvent,
     QShowEvent,
@@ -82,11 +83,12 @@ __all__ = [
     "statement_source",
 ]
 
-CHANGED = "#fff3bf"
+#: row tints are translucent, so they read over a light and a dark base alike
+CHANGED = "#6effd43b"
 #: the name of a local variable of the paused frame
-LOCAL_TEXT = "#1864ab"
-ZERO_ROW = "#e7f5ff"
-TOTAL_ROW = "#f1f3f5"
+LOCAL_TEXT = "#3b82d6"
+ZERO_ROW = "#404dabf7"
+TOTAL_ROW = "#28808080"
 ERROR_TEXT = theme.BACKWARD
 WARNING_TEXT = "#c45f00"
 
@@ -157,11 +159,13 @@ def _table(headers: Sequence[str], name: str = "") -> QTableWidget:
     )
     table.horizontalHeader().setMinimumSectionSize(28)
     table.setStyleSheet(
-        "QTableWidget { background: #ffffff; border: none; gridline-color: #eef1f6; }"
-        "QTableWidget::item { padding: 0 4px; border-bottom: 1px solid #f1f3f5; }"
-        f"QTableWidget::item:selected {{ background: #d0e4ff; color: {theme.TEXT}; }}"
-        f"QHeaderView::section {{ background: #f4f6fa; color: {theme.MUTED_TEXT}; border: none;"
-        " border-bottom: 1px solid #dfe3ea; padding: 3px 4px; font-weight: 600; font-size: 11px; }"
+        "QTableWidget { background: palette(base); border: none; gridline-color: palette(midlight); }"
+        "QTableWidget::item { padding: 0 4px; border-bottom: 1px solid palette(alternate-base); }"
+        "QTableWidget::item:selected { background: palette(highlight);"
+        " color: palette(highlighted-text); }"
+        f"QHeaderView::section {{ background: palette(window); color: {theme.MUTED_TEXT};"
+        " border: none; border-bottom: 1px solid palette(midlight); padding: 3px 4px;"
+        " font-weight: 600; }"
     )
     return table
 
@@ -533,7 +537,7 @@ class MiniPlot(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
-        p.fillRect(self.rect(), QColor("#ffffff"))
+        p.fillRect(self.rect(), self.palette().color(QPalette.ColorRole.Base))
         font = theme.label_font(11)
         p.setFont(font)
         fm = p.fontMetrics()
@@ -593,7 +597,7 @@ class MiniPlot(QWidget):
         last_label_y = math.inf
         for t in ticks:
             y = ypos(t)
-            p.setPen(QPen(QColor("#eef1f6"), 1))
+            p.setPen(QPen(self.palette().color(QPalette.ColorRole.Midlight), 1))
             p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y))
             if abs(last_label_y - y) < fm.height() + 2:
                 continue
@@ -605,7 +609,7 @@ class MiniPlot(QWidget):
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                 label,
             )
-        p.setPen(QPen(QColor("#c5ccd6"), 1))
+        p.setPen(QPen(self.palette().color(QPalette.ColorRole.Mid), 1))
         p.drawLine(QPointF(plot.left(), ypos(0)), QPointF(plot.right(), ypos(0)))
         p.drawLine(QPointF(plot.left(), plot.top()), QPointF(plot.left(), plot.bottom()))
         # title
@@ -1157,7 +1161,7 @@ class ModulesPanel(QWidget):
         self.tree.setHeaderLabels(["module", "nodes"])
         self.tree.setExpandsOnDoubleClick(False)
         self.tree.setUniformRowHeights(True)
-        self.tree.setStyleSheet("QTreeWidget { background: #ffffff; border: none; }")
+        self.tree.setStyleSheet("QTreeWidget { background: palette(base); border: none; }")
         header = self.tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
@@ -1373,7 +1377,7 @@ class InspectorPanel(QWidget):
         self.browser.setObjectName("inspectorBrowser")
         self.browser.setAccessibleName("Inspector: the selected node")
         self.browser.setStyleSheet(
-            "QTextBrowser { background: #ffffff; border: none; padding: 6px; }"
+            "QTextBrowser { background: palette(base); border: none; padding: 6px; }"
         )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -1790,7 +1794,7 @@ class OutputPanel(QWidget):
         self.browser.setFont(font)
         self.browser.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
         self.browser.setStyleSheet(
-            "QTextBrowser { background: #ffffff; border: none; padding: 2px; }"
+            "QTextBrowser { background: palette(base); border: none; padding: 2px; }"
         )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

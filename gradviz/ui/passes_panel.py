@@ -136,7 +136,7 @@ class PassesPanel(QWidget):
         self.detail.setTextFormat(Qt.TextFormat.PlainText)
         self.detail.setWordWrap(True)
         self.detail.setStyleSheet(
-            f"color: {theme.TEXT}; padding: 6px 8px; border-top: 1px solid #e3e7ee;"
+            f"color: {theme.TEXT}; padding: 6px 8px; border-top: 1px solid palette(midlight);"
         )
         self.detail.hide()
         layout.addWidget(self.hint)

@@ -6,9 +6,10 @@ widgets, adds what needs Qt (``QColor``, fonts) and picks the theme that
 suits a palette: :func:`palette_theme` gives :data:`DARK` when the palette's
 window colour is dark, else :data:`LIGHT`.
 
-The module-level colour names (``TEXT``, ``BACKWARD``, ``NODE_STYLES``...) are
-the light theme's, for the panels that do not follow the palette yet; the
-canvas asks its own :class:`Theme`.
+The module-level colour names (``TEXT``, ``MUTED_TEXT``, ``NODE_STYLES``...) are
+the active theme's: the light one until :func:`activate` picks the one that
+suits the application's palette (gradviz's QApplication does, so the panels'
+text reads on a dark window); the canvas asks its own :class:`Theme`.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ __all__ = [
     "STORAGE_COLOURS",
     "TEXT",
     "NodeStyle",
+    "activate",
     "Theme",
     "blend",
     "corner_radius",
@@ -81,6 +83,22 @@ STORAGE_COLOURS = LIGHT.storage
 def storage_colour(group: str, theme: Theme = LIGHT) -> str:
     """The colour of storage group ``group`` (``"S3"``); stable across steps."""
     return _storage_colour(group, theme)
+
+
+def activate(palette: QPalette) -> Theme:
+    """Make the module-level colours the theme that suits ``palette`` (call before the
+    widgets are made: they read these names when they build their text and sheets)."""
+    chosen = palette_theme(palette)
+    g = globals()
+    g.update(
+        BACKGROUND=chosen.background, TEXT=chosen.text, MUTED_TEXT=chosen.muted_text,
+        HINT_TEXT=chosen.hint_text, FORWARD=chosen.forward, BACKWARD=chosen.backward,
+        BACKWARD_FILL=chosen.backward_fill, BACKWARD_DONE_FILL=chosen.backward_done_fill,
+        NEW=chosen.new, SELECTION=chosen.selection, FREED=chosen.freed, STALE=chosen.stale,
+        STALE_FILL=chosen.stale_fill, EDGE_COLOURS=dict(chosen.edges),
+        NODE_STYLES=dict(chosen.nodes), STORAGE_COLOURS=chosen.storage,
+    )  # fmt: skip
+    return chosen
 
 
 def is_dark_palette(palette: QPalette) -> bool:

@@ -33,9 +33,10 @@ class TimelineBar(QWidget):
         self.list.setFixedHeight(44)
         self.list.setSpacing(2)
         self.list.setStyleSheet(
-            "QListWidget { background: #f8f9fb; border: none; border-top: 1px solid #e3e7ee; }"
-            "QListWidget::item { border: 1px solid #dfe3ea; border-radius: 3px; padding: 1px 6px;"
-            f" color: {theme.TEXT}; background: #ffffff; }}"
+            "QListWidget { background: palette(window); border: none;"
+            " border-top: 1px solid palette(midlight); }"
+            "QListWidget::item { border: 1px solid palette(mid); border-radius: 3px;"
+            " padding: 1px 6px; color: palette(text); background: palette(base); }"
             f"QListWidget::item:selected {{ background: {theme.SELECTION}; color: #ffffff;"
             f" border-color: {theme.SELECTION}; }}"
         )
@@ -43,7 +44,7 @@ class TimelineBar(QWidget):
         self.title = QLabel("Timeline")
         self.title.setStyleSheet(
             f"color: {theme.MUTED_TEXT}; font-weight: 600; padding: 0 6px 0 10px;"
-            " background: #f8f9fb; border-top: 1px solid #e3e7ee;"
+            " background: palette(window); border-top: 1px solid palette(midlight);"
         )
         self.title.setFixedHeight(44)
         layout = QHBoxLayout(self)
