@@ -39,6 +39,9 @@ class GraphChanges:
     seq: int
     #: ids of nodes added or whose attributes changed
     nodes: set[str] = field(default_factory=set)
+    #: those of ``nodes`` whose only change is their "new" flag (the step after a run
+    #: turns every node's glow off): nothing to measure, route or re-link
+    renewed: set[str] = field(default_factory=set)
     removed: set[str] = field(default_factory=set)
     #: edges added or whose attributes changed
     edges: set[EdgeKey] = field(default_factory=set)

@@ -21,6 +21,7 @@ widget of the view, so scrolling never repaints it.
 
 from __future__ import annotations
 
+import gc
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -59,7 +60,8 @@ from gradviz.core.fmt import fmt_value
 from gradviz.core.layout import DEFAULT_SPACING, node_lines, node_size, shape_text
 from gradviz.core.render_svg import left_tab, node_colours, node_tooltip, render_svg
 from gradviz.core.routing import (
-    Box,
+    ARROW_LEN,
+    CLEARANCE,
     Obstacles,
     arrow_polygon,
     badge_center,
@@ -80,6 +82,7 @@ from gradviz.ui.text import plain_label, plain_tooltip
 __all__ = [
     "BULK_EDGE_THRESHOLD",
     "FIT_MAX_ZOOM",
+    "LAZY_NODE_THRESHOLD",
     "MAX_ZOOM",
     "MIN_ZOOM",
     "READABLE_ZOOM",
@@ -98,8 +101,15 @@ READABLE_ZOOM = 7.0 / 12.0
 shown at this zoom around its newest nodes, and the rest is a drag away."""
 BULK_EDGE_THRESHOLD = 1500
 """Above this many edges, edges are painted by a few bulk items instead of one item each."""
-BULK_CHUNK = 256
-"""Edges per bulk item: small enough that the scene index culls what is off screen."""
+EDGE_BAND = 1024.0
+"""Height of the bands of the scene whose edges one bulk item paints (by their upper end)."""
+LAZY_NODE_THRESHOLD = 1500
+"""Above this many nodes, nodes get an item only when on screen and readable or asked for
+(:meth:`GraphCanvas.node_item`); tiles paint the others."""
+NODE_TILE = 1024.0
+"""Side of the squares of the scene whose nodes one tile paints (a big graph)."""
+MAX_LIVE_ITEMS = 3000
+"""A big graph keeps at most about this many node items; far ones go back to their tiles."""
 TEXT_LOD = 0.35
 """Below this level of detail nodes are plain filled rectangles without text."""
 EMPTY_HINT = "Step forward (F10) to build the graph"
@@ -150,6 +160,32 @@ def _get(obj: Any, key: str, default: Any = None) -> Any:
     return getattr(obj, key, default)
 
 
+def _only_new_differs(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """The two attribute dicts differ at most in their "new" flag."""
+    return old.keys() == new.keys() and all(
+        old[k] == v for k, v in new.items() if k != "new"
+    )
+
+
+def _nodes_union(nodes: Iterable[Any], grow: float) -> QRectF:
+    """The rectangle around the boxes of ``nodes`` (each grown by ``grow``)."""
+    x0 = y0 = math.inf
+    x1 = y1 = -math.inf
+    for n in nodes:
+        w, h = n.width / 2, n.height / 2
+        if n.cx - w < x0:
+            x0 = n.cx - w
+        if n.cx + w > x1:
+            x1 = n.cx + w
+        if n.cy - h < y0:
+            y0 = n.cy - h
+        if n.cy + h > y1:
+            y1 = n.cy + h
+    if x0 > x1:
+        return QRectF()
+    return QRectF(x0 - grow, y0 - grow, x1 - x0 + 2 * grow, y1 - y0 + 2 * grow)
+
+
 # --------------------------------------------------------------------------- fonts
 
 
@@ -197,29 +233,205 @@ def _tooltip(node_id: str, attrs: Mapping[str, Any]) -> str:
     return "\n".join(rows)
 
 
+_SELECTED, _EXECUTING, _EXECUTED = 1, 2, 4
+_FLAG_BITS = {"selected": _SELECTED, "executing": _EXECUTING, "executed": _EXECUTED}
+_HOT = _SELECTED | _EXECUTING
+
+
+class _Shape:
+    """What a node's text makes of its box: the lines, the size, the corners and the
+    border edges attach to. Nodes that read alike share one (a chain of 50,000
+    SinBackward0 boxes measures its text once)."""
+
+    __slots__ = ("bounds", "height", "lines", "radius", "rect", "span", "width")
+
+    def __init__(self, attrs: Mapping[str, Any]):
+        sized = sizing_attrs(attrs)  # a group's second line: "65 nodes"
+        self.lines: list[str] = node_lines(sized)
+        w, h = node_size(sized)
+        kind = attrs.get("kind")
+        self.width, self.height = w, h
+        self.radius = corner_radius(kind, h)
+        #: the width along the top/bottom border where edges attach (the router reads it)
+        self.span = port_span(kind, w, h)
+        self.rect = QRectF(-w / 2, -h / 2, w, h)
+        self.bounds = self.rect.adjusted(-_NODE_MARGIN, -_NODE_MARGIN, _NODE_MARGIN, _NODE_MARGIN)
+
+
+_SHAPES: dict[Any, _Shape] = {}
+_SHAPES_MAX = 50_000
+
+
+def _shape_of(attrs: Mapping[str, Any]) -> _Shape:
+    """The (shared) shape of a node with these attributes: what
+    :func:`gradviz.core.layout.node_lines` and ``node_size`` read is the key."""
+    kind = attrs.get("kind")
+    if kind == "group":
+        return _Shape(attrs)
+    names = attrs.get("vars")
+    shape = attrs.get("shape") if kind == "tensor" else None
+    key = (
+        kind,
+        attrs.get("label"),
+        tuple(names) if isinstance(names, list) else names,
+        tuple(shape) if isinstance(shape, list) else shape,
+    )
+    try:
+        found = _SHAPES.get(key)
+    except TypeError:  # an unhashable value somewhere: measure it, do not keep it
+        return _Shape(attrs)
+    if found is None:
+        if len(_SHAPES) >= _SHAPES_MAX:
+            _SHAPES.clear()
+        found = _SHAPES[key] = _Shape(attrs)
+    return found
+
+
+class _Node:
+    """One node of the canvas's graph: its attributes (the graph's own dict, read only),
+    its place and box, its transient state, and the item drawing it when it has one.
+
+    The router reads it as a :class:`gradviz.core.routing.Box` (``cx``, ``cy``,
+    ``width``, ``height``, ``span``)."""
+
+    __slots__ = (
+        "attrs", "badge", "cx", "cy", "flags", "height", "item", "key", "node_id", "shape",
+        "span", "tile", "width",
+    )
+
+    def __init__(self, node_id: str, attrs: Mapping[str, Any]):
+        self.node_id = node_id
+        self.cx = 0.0
+        self.cy = 0.0
+        self.flags = 0
+        self.badge: str | None = None
+        self.item: NodeItem | None = None
+        self.tile: _NodeTile | None = None
+        self.shape: _Shape | None = None
+        self.set_attrs(attrs)
+
+    def set_attrs(self, attrs: Mapping[str, Any]) -> bool:
+        """Take these attributes; True when the box changed size."""
+        self.attrs = attrs
+        self.key = style_key(attrs)
+        shape = _shape_of(attrs)
+        old = self.shape
+        if shape is old:
+            return False
+        resized = old is None or (shape.width, shape.height) != (old.width, old.height)
+        if resized and self.item is not None:
+            self.item.prepareGeometryChange()
+        self.shape = shape
+        self.width, self.height, self.span = shape.width, shape.height, shape.span
+        return resized
+
+    @property
+    def kind(self) -> str:
+        return str(self.attrs.get("kind", ""))
+
+    def state(self) -> set[str]:
+        out = {name for name, bit in _FLAG_BITS.items() if self.flags & bit}
+        attrs = self.attrs
+        if attrs.get("new"):
+            out.add("new")
+        if attrs.get("freed"):
+            out.add("freed")
+        if attrs.get("stale"):
+            out.add("stale")
+        if attrs.get("kind") == "group":
+            out.add("group")
+        return out
+
+    def hot(self) -> bool:
+        """Drawn above the others: selected, running, or new this step."""
+        return bool(self.flags & _HOT or self.attrs.get("new"))
+
+    def badge_center(self) -> tuple[float, float]:
+        """Where the storage badge sits, relative to the node's centre (links end there)."""
+        return badge_center(self.attrs.get("kind"), self.width, self.height, self.badge or "S0")
+
+    def scene_rect(self) -> QRectF:
+        """The box and the room around it for the glow, ring and tabs, in the scene."""
+        return self.shape.bounds.translated(self.cx, self.cy)  # type: ignore[union-attr]
+
+    def box(self) -> tuple[float, float, float, float]:
+        """(left, top, right, bottom) of the box in the scene."""
+        w, h = self.width / 2, self.height / 2
+        return self.cx - w, self.cy - h, self.cx + w, self.cy + h
+
+
+def _search_text(attrs: Mapping[str, Any]) -> str:
+    parts = [str(attrs.get("label", "")), *(str(v) for v in attrs.get("vars") or [])]
+    if attrs.get("module"):
+        parts.append(str(attrs["module"]))
+    shape = attrs.get("shape")
+    if shape is not None:
+        parts += [shape_text(shape), str(list(shape)) if isinstance(shape, list) else ""]
+    return "\n".join(parts).lower()
+
+
 class NodeItem(QGraphicsItem):
     """One node of the graph: a box (grad_fn, AccumulateGrad, saved) or a pill (tensor).
 
     The item's origin is the centre of its box, exactly the layout's position,
-    and the box has exactly :func:`gradviz.core.layout.node_size`.
+    and the box has exactly :func:`gradviz.core.layout.node_size`. On a big graph
+    the canvas makes items only for the nodes on screen and those asked for
+    (:meth:`GraphCanvas.node_item`); tiles paint the rest with the same code.
     """
 
-    def __init__(self, node_id: str, attrs: Mapping[str, Any]):
+    def __init__(self, node_id: str, attrs: Mapping[str, Any] | None = None, *,
+                 node: _Node | None = None):
         super().__init__()
-        self.node_id = node_id
-        self.attrs: dict[str, Any] = {}
-        self._flags: set[str] = set()
-        self._badge: str | None = None
-        self._rect = QRectF()
-        self._bounds = QRectF()
-        self.width = 0.0
-        self.height = 0.0
-        self.span = 0.0
-        self.cx = 0.0
-        self.cy = 0.0
-        self.setZValue(Z_NODE)
+        if node is None:
+            node = _Node(node_id, dict(attrs or {}))
+        self._node = node
+        node.item = self
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.set_attrs(attrs)
+        self.setPos(node.cx, node.cy)
+        self.refresh()
+
+    def refresh(self, tooltip: bool = True) -> None:
+        """Show the node's attributes as they are now (``tooltip``: they changed beyond
+        the "new" flag, so the tooltip is written again)."""
+        if tooltip:
+            node = self._node
+            self.setToolTip(plain_tooltip(_tooltip(node.node_id, node.attrs)))
+        self._update_z()
+        self.update()
+
+    # --- the node's data -------------------------------------------------------------
+
+    @property
+    def node_id(self) -> str:
+        return self._node.node_id
+
+    @property
+    def attrs(self) -> Mapping[str, Any]:
+        return self._node.attrs
+
+    @property
+    def width(self) -> float:
+        return self._node.width
+
+    @property
+    def height(self) -> float:
+        return self._node.height
+
+    @property
+    def span(self) -> float:
+        return self._node.span
+
+    @property
+    def cx(self) -> float:
+        return self._node.cx
+
+    @property
+    def cy(self) -> float:
+        return self._node.cy
+
+    @property
+    def _key(self) -> str:
+        return self._node.key
 
     # --- state ------------------------------------------------------------------
 
@@ -229,120 +441,315 @@ class NodeItem(QGraphicsItem):
 
         "group" marks a box that stands for a collapsed module or chain.
         """
-        out = set(self._flags)
-        if self.attrs.get("new"):
-            out.add("new")
-        if self.attrs.get("freed"):
-            out.add("freed")
-        if self.attrs.get("stale"):
-            out.add("stale")
-        if self.attrs.get("kind") == "group":
-            out.add("group")
-        return out
+        return self._node.state()
 
     @property
     def kind(self) -> str:
-        return str(self.attrs.get("kind", ""))
+        return self._node.kind
 
     @property
     def storage_badge(self) -> str | None:
         """The storage group shown on the node ("S3") when it shares memory, else None."""
-        return self._badge
+        return self._node.badge
 
     def set_attrs(self, attrs: Mapping[str, Any]) -> None:
-        old = self.attrs
+        node = self._node
+        old = node.attrs
         if old and old.keys() == attrs.keys() and all(
             old[k] == v for k, v in attrs.items() if k != "new"
         ):
-            # only the "new" glow changed (every node, the step after a run): no text,
-            # size or tooltip to redo
-            self.attrs = dict(attrs)
-            self._update_z()
-            self.update()
+            # only the "new" glow changed: no text, size or tooltip to redo
+            node.attrs = dict(attrs)
+            self.refresh(tooltip=False)
             return
-        self.attrs = dict(attrs)
-        self._key = style_key(self.attrs)
-        sized = sizing_attrs(self.attrs)  # a group's second line: "65 nodes"
-        self._lines = node_lines(sized)
-        w, h = node_size(sized)
-        if (w, h) != (self.width, self.height):
-            self.prepareGeometryChange()
-            self.width, self.height = w, h
-            self._rect = QRectF(-w / 2, -h / 2, w, h)
-            self._bounds = self._rect.adjusted(
-                -_NODE_MARGIN, -_NODE_MARGIN, _NODE_MARGIN, _NODE_MARGIN
-            )
-        kind = self.attrs.get("kind")
-        self._radius = corner_radius(kind, h)
-        #: the width along the top/bottom border where edges attach (the router reads it)
-        self.span = port_span(kind, w, h)
-        self.setToolTip(plain_tooltip(_tooltip(self.node_id, self.attrs)))
-        self._update_z()
-        self.update()
+        node.set_attrs(dict(attrs))
+        self.refresh()
 
     def set_flag(self, flag: str, on: bool) -> None:
-        if (flag in self._flags) == on:
+        node, bit = self._node, _FLAG_BITS[flag]
+        if bool(node.flags & bit) == on:
             return
-        if on:
-            self._flags.add(flag)
-        else:
-            self._flags.discard(flag)
-        self._update_z()
-        self.update()
+        node.flags = node.flags | bit if on else node.flags & ~bit
+        self.refresh(tooltip=False)
 
     def set_badge(self, group: str | None) -> None:
-        if group != self._badge:
-            self._badge = group
+        if group != self._node.badge:
+            self._node.badge = group
             self.update()
 
     def set_center(self, x: float, y: float) -> None:
-        if (x, y) != (self.cx, self.cy):
-            self.cx, self.cy = x, y
+        node = self._node
+        if (x, y) != (node.cx, node.cy):
+            node.cx, node.cy = x, y
             self.setPos(x, y)
 
     def badge_center(self) -> tuple[float, float]:
         """Where the storage badge sits, relative to the node's centre (links end there)."""
-        return badge_center(self.attrs.get("kind"), self.width, self.height, self._badge or "S0")
+        return self._node.badge_center()
 
     def _update_z(self) -> None:
-        hot = self._flags & {"selected", "executing"} or self.attrs.get("new")
-        self.setZValue(Z_NODE_HOT if hot else Z_NODE)
+        self.setZValue(Z_NODE_HOT if self._node.hot() else Z_NODE)
 
     def search_text(self) -> str:
-        parts = [str(self.attrs.get("label", "")), *(str(v) for v in self.attrs.get("vars") or [])]
-        if self.attrs.get("module"):
-            parts.append(str(self.attrs["module"]))
-        shape = self.attrs.get("shape")
-        if shape is not None:
-            parts += [shape_text(shape), str(list(shape)) if isinstance(shape, list) else ""]
-        return "\n".join(parts).lower()
+        return _search_text(self._node.attrs)
 
     # --- geometry ----------------------------------------------------------------
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+        return self._node.shape.bounds  # type: ignore[union-attr]
+
+    def shape(self) -> QPainterPath:
+        shape = self._node.shape
+        assert shape is not None
+        path = QPainterPath()
+        path.addRoundedRect(shape.rect, shape.radius, shape.radius)
+        return path
+
+    def port_span(self) -> float:
+        """Width along the top/bottom border where edges may attach (the flat part)."""
+        return self._node.span
+
+    # --- painting ----------------------------------------------------------------
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        _paint_node(painter, self._node, _theme_of(self), lod)
+
+
+def _node_colours(node: _Node, t: Theme) -> tuple[str, str, str]:
+    """Fill, border and text colour for the node's current state."""
+    fill, stroke, text = node_colours(node.attrs, t)
+    if node.flags & _EXECUTED:
+        fill = theme.blend(fill, t.executed_tint, 0.45)
+        stroke = theme.blend(stroke, t.backward, 0.55)
+    if node.flags & _EXECUTING:
+        fill = t.backward_fill
+        stroke = t.backward
+    return fill, stroke, text
+
+
+def _flat_colour(node: _Node, t: Theme) -> str:
+    """The colour of a node drawn as a flat rectangle (tiny on screen): a shade toward
+    the border, or the pale fills vanish."""
+    fill, stroke, _ = _node_colours(node, t)
+    return theme.blend(fill, stroke, 0.35)
+
+
+def _ring_colour(node: _Node, t: Theme) -> str | None:
+    """The ring a tiny node gets for what matters: running, selected or new."""
+    if node.flags & _EXECUTING:
+        return t.backward
+    if node.flags & _SELECTED:
+        return t.selection
+    if node.attrs.get("new"):
+        return t.new
+    return None
+
+
+def _paint_node(painter: QPainter, node: _Node, t: Theme, lod: float) -> None:
+    """Draw ``node`` centred on the painter's origin (a NodeItem and a tile both draw so)."""
+    shape = node.shape
+    assert shape is not None
+    attrs, flags = node.attrs, node.flags
+    rect = shape.rect
+    if lod < TEXT_LOD:
+        # Tiny on screen: a flat rectangle, plus a cosmetic ring for what matters.
+        painter.fillRect(rect, theme.qcolor(_flat_colour(node, t)))
+        ring = _ring_colour(node, t)
+        if ring is not None:
+            pen = QPen(theme.qcolor(ring), 2.0)
+            pen.setCosmetic(True)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(rect)
+        return
+
+    fill, stroke, text_colour = _node_colours(node, t)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+    r = shape.radius
+    kind = attrs.get("kind")
+    pill = kind == "tensor"
+    group = kind == "group"
+    if group:
+        # A stack of cards: the boxes it hides peek out behind it.
+        for offset, shade in ((7.5, 0.45), (4.0, 0.2)):
+            painter.setPen(QPen(theme.qcolor(theme.blend(stroke, t.background, shade)), 1.1))
+            painter.setBrush(theme.qcolor(theme.blend(fill, t.background, shade)))
+            painter.drawRoundedRect(rect.translated(offset, -offset), r, r)
+
+    def rounded(grow: float) -> None:
+        rr = rect.adjusted(-grow, -grow, grow, grow)
+        radius = rr.height() / 2 if pill else r + grow
+        painter.drawRoundedRect(rr, radius, radius)
+
+    new = attrs.get("new")
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    if flags & _EXECUTING:
+        for grow, alpha in ((6.0, 45), (3.5, 90)):
+            painter.setPen(QPen(theme.qcolor(t.backward, alpha), 3.0))
+            rounded(grow)
+    elif new:
+        for grow, alpha in ((6.0, 40), (3.5, 85)):
+            painter.setPen(QPen(theme.qcolor(t.new, alpha), 3.0))
+            rounded(grow)
+    if flags & _SELECTED:
+        painter.setPen(QPen(theme.qcolor(t.selection), 2.5))
+        rounded(4.5)
+
+    # The body.
+    width = 1.3
+    if new:
+        stroke, width = t.new, 2.2
+    if flags & _EXECUTING:
+        stroke, width = t.backward, 2.6
+    pen = QPen(theme.qcolor(stroke), width)
+    if attrs.get("freed"):
+        pen.setStyle(Qt.PenStyle.DashLine)
+    painter.setPen(pen)
+    painter.setBrush(theme.qcolor(fill))
+    rounded(0.0)
+    if group:
+        # A double border says "more inside".
+        painter.setPen(QPen(theme.qcolor(stroke, 150), 0.9))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        rounded(-2.5)
+
+    # The text: label in bold, then variables / shape.
+    fonts = _fonts()
+    lines = shape.lines
+    top = -len(lines) * _LINE_H / 2
+    left, text_w = rect.left() + 4, rect.width() - 8
+    for i, line in enumerate(lines):
+        painter.setFont(fonts.label if i == 0 else fonts.body)
+        painter.setPen(theme.qcolor(text_colour if i == 0 else t.muted_text))
+        painter.drawText(
+            QRectF(left, top + i * _LINE_H, text_w, _LINE_H), Qt.AlignmentFlag.AlignCenter, line
+        )
+
+    # Tabs on the border: what the box is / its state (left), its storage group (right).
+    tab = left_tab(node.node_id, attrs, t)
+    inset = node.height / 2 if pill else max(r, 4.0)
+    if tab is not None:
+        text, colour, tab_fill = tab
+        _draw_tab(painter, rect.left() + inset - 2, rect.top(), text, colour, tab_fill,
+                  italic=True)
+    badge = node.badge
+    if badge:
+        colour = theme.storage_colour(badge, t)
+        cx, cy = node.badge_center()
+        _draw_tab(
+            painter,
+            cx - badge_width(badge) / 2,
+            cy,
+            badge,
+            colour,
+            colour,
+            italic=False,
+            text_colour="#ffffff",
+            width=badge_width(badge),
+        )
+
+
+def _draw_tab(
+    painter: QPainter,
+    x: float,
+    y_mid: float,
+    text: str,
+    colour: str,
+    fill: str,
+    *,
+    italic: bool,
+    text_colour: str | None = None,
+    width: float | None = None,
+) -> None:
+    fonts = _fonts()
+    font, fm = (fonts.tab, fonts.tab_metrics) if italic else (fonts.badge, fonts.badge_metrics)
+    w = width if width is not None else _advance(fm, text) + 8
+    h = 12.0
+    box = QRectF(x, y_mid - h / 2, w, h)
+    painter.setPen(QPen(theme.qcolor(colour), 1.0))
+    painter.setBrush(theme.qcolor(fill))
+    painter.drawRoundedRect(box, h / 2, h / 2)
+    painter.setFont(font)
+    painter.setPen(theme.qcolor(text_colour or colour))
+    painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+
+
+_ADVANCES: dict[tuple[int, str], float] = {}
+
+
+def _advance(fm: QFontMetricsF, text: str) -> float:
+    """``fm.horizontalAdvance(text)``, measured once per text ("saved" on 50,000 tabs)."""
+    key = (id(fm), text)
+    found = _ADVANCES.get(key)
+    if found is None:
+        if len(_ADVANCES) > 4096:
+            _ADVANCES.clear()
+        found = _ADVANCES[key] = fm.horizontalAdvance(text)
+    return found
+
+
+class _NodeTile(QGraphicsItem):
+    """The nodes of a big graph whose centres lie in one square of the scene, drawn by
+    one item: flat rectangles in a few calls when they are tiny on screen, each node
+    in full (:func:`_paint_node`) otherwise. A node with its own :class:`NodeItem`
+    (on screen and readable, or asked for) is left to it."""
+
+    def __init__(self, key: tuple[int, int]):
+        super().__init__()
+        self.key = key
+        self.members: dict[str, _Node] = {}
+        self._bounds = QRectF()
+        #: the flat rectangles by colour and the rings, for the theme they were made for
+        self._flat: tuple[Theme, list[tuple[Any, list[QRectF]]], list[tuple[Any, list[QRectF]]]] | None = None
+        self.setZValue(Z_NODE)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
+
+    def refresh(self) -> None:
+        """The members, their places or looks changed: new bounds, drawn again."""
+        bounds = _nodes_union(self.members.values(), _NODE_MARGIN)
+        if bounds != self._bounds:
+            self.prepareGeometryChange()
+            self._bounds = bounds
+        self._flat = None
+        self.update()
+
+    def restyled(self, node: _Node) -> None:
+        """One member's look changed (not its place or size)."""
+        self._flat = None
+        self.update(node.scene_rect())
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
         return self._bounds
 
     def shape(self) -> QPainterPath:
-        path = QPainterPath()
-        path.addRoundedRect(self._rect, self._radius, self._radius)
-        return path
+        return QPainterPath()  # never hit: the canvas finds nodes by their boxes
 
-    def port_span(self) -> float:
-        """Width along the top/bottom border where edges may attach (the flat part)."""
-        return self.span
-
-    # --- painting ----------------------------------------------------------------
-
-    def _colours(self, t: Theme) -> tuple[str, str, str]:
-        """Fill, border and text colour for the current state."""
-        fill, stroke, text = node_colours(self.attrs, t)
-        if "executed" in self._flags:
-            fill = theme.blend(fill, t.executed_tint, 0.45)
-            stroke = theme.blend(stroke, t.backward, 0.55)
-        if "executing" in self._flags:
-            fill = t.backward_fill
-            stroke = t.backward
-        return fill, stroke, text
+    def _flat_lists(self, t: Theme) -> tuple[list, list]:
+        flat = self._flat
+        if flat is None or flat[0] is not t:
+            fills: dict[str, list[QRectF]] = {}
+            rings: dict[str, list[QRectF]] = {}
+            for node in self.members.values():
+                if node.item is not None:
+                    continue
+                rect = node.shape.rect.translated(node.cx, node.cy)  # type: ignore[union-attr]
+                fills.setdefault(_flat_colour(node, t), []).append(rect)
+                ring = _ring_colour(node, t)
+                if ring is not None:
+                    rings.setdefault(ring, []).append(rect)
+            flat = self._flat = (
+                t,
+                [(theme.qcolor(c), rects) for c, rects in fills.items()],
+                [(theme.qcolor(c), rects) for c, rects in rings.items()],
+            )
+        return flat[1], flat[2]
 
     def paint(
         self,
@@ -351,133 +758,40 @@ class NodeItem(QGraphicsItem):
         widget: QWidget | None = None,
     ) -> None:
         t = _theme_of(self)
-        fill, stroke, text_colour = self._colours(t)
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        rect = self._rect
         if lod < TEXT_LOD:
-            # Tiny on screen: a flat rectangle (a shade toward the border, or the pale
-            # fills vanish), plus a cosmetic ring for what matters.
-            painter.fillRect(rect, theme.qcolor(theme.blend(fill, stroke, 0.35)))
-            ring = None
-            if "executing" in self._flags:
-                ring = t.backward
-            elif "selected" in self._flags:
-                ring = t.selection
-            elif self.attrs.get("new"):
-                ring = t.new
-            if ring is not None:
-                pen = QPen(theme.qcolor(ring), 2.0)
+            fills, rings = self._flat_lists(t)
+            painter.setPen(Qt.PenStyle.NoPen)
+            for colour, rects in fills:
+                painter.setBrush(colour)
+                painter.drawRects(rects)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            for colour, rects in rings:
+                pen = QPen(colour, 2.0)
                 pen.setCosmetic(True)
                 painter.setPen(pen)
-                painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.drawRect(rect)
+                painter.drawRects(rects)
             return
-
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        r = self._radius
-        pill = self.attrs.get("kind") == "tensor"
-        group = self.attrs.get("kind") == "group"
-        if group:
-            # A stack of cards: the boxes it hides peek out behind it.
-            for offset, shade in ((7.5, 0.45), (4.0, 0.2)):
-                painter.setPen(QPen(theme.qcolor(theme.blend(stroke, t.background, shade)), 1.1))
-                painter.setBrush(theme.qcolor(theme.blend(fill, t.background, shade)))
-                painter.drawRoundedRect(rect.translated(offset, -offset), r, r)
-
-        def rounded(grow: float) -> None:
-            rr = rect.adjusted(-grow, -grow, grow, grow)
-            radius = rr.height() / 2 if pill else r + grow
-            painter.drawRoundedRect(rr, radius, radius)
-
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        if "executing" in self._flags:
-            for grow, alpha in ((6.0, 45), (3.5, 90)):
-                painter.setPen(QPen(theme.qcolor(t.backward, alpha), 3.0))
-                rounded(grow)
-        elif self.attrs.get("new"):
-            for grow, alpha in ((6.0, 40), (3.5, 85)):
-                painter.setPen(QPen(theme.qcolor(t.new, alpha), 3.0))
-                rounded(grow)
-        if "selected" in self._flags:
-            painter.setPen(QPen(theme.qcolor(t.selection), 2.5))
-            rounded(4.5)
-
-        # The body.
-        width = 1.3
-        if self.attrs.get("new"):
-            stroke, width = t.new, 2.2
-        if "executing" in self._flags:
-            stroke, width = t.backward, 2.6
-        pen = QPen(theme.qcolor(stroke), width)
-        if self.attrs.get("freed"):
-            pen.setStyle(Qt.PenStyle.DashLine)
-        painter.setPen(pen)
-        painter.setBrush(theme.qcolor(fill))
-        rounded(0.0)
-        if group:
-            # A double border says "more inside".
-            painter.setPen(QPen(theme.qcolor(stroke, 150), 0.9))
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            rounded(-2.5)
-
-        # The text: label in bold, then variables / shape.
-        fonts = _fonts()
-        n = len(self._lines)
-        top = -n * _LINE_H / 2
-        text_rect = rect.adjusted(4, 0, -4, 0)
-        for i, line in enumerate(self._lines):
-            painter.setFont(fonts.label if i == 0 else fonts.body)
-            colour = text_colour if i == 0 else t.muted_text
-            painter.setPen(theme.qcolor(colour))
-            line_rect = QRectF(text_rect.left(), top + i * _LINE_H, text_rect.width(), _LINE_H)
-            painter.drawText(line_rect, Qt.AlignmentFlag.AlignCenter, line)
-
-        # Tabs on the border: what the box is / its state (left), its storage group (right).
-        tab = left_tab(self.node_id, self.attrs, t)
-        inset = self.height / 2 if pill else max(r, 4.0)
-        if tab is not None:
-            text, colour, tab_fill = tab
-            self._draw_tab(painter, rect.left() + inset - 2, rect.top(), text, colour, tab_fill,
-                           italic=True)
-        if self._badge:
-            colour = theme.storage_colour(self._badge, t)
-            cx, cy = self.badge_center()
-            self._draw_tab(
-                painter,
-                cx - badge_width(self._badge) / 2,
-                cy,
-                self._badge,
-                colour,
-                colour,
-                italic=False,
-                text_colour="#ffffff",
-                width=badge_width(self._badge),
-            )
-
-    @staticmethod
-    def _draw_tab(
-        painter: QPainter,
-        x: float,
-        y_mid: float,
-        text: str,
-        colour: str,
-        fill: str,
-        *,
-        italic: bool,
-        text_colour: str | None = None,
-        width: float | None = None,
-    ) -> None:
-        fonts = _fonts()
-        font, fm = (fonts.tab, fonts.tab_metrics) if italic else (fonts.badge, fonts.badge_metrics)
-        w = width if width is not None else fm.horizontalAdvance(text) + 8
-        h = 12.0
-        box = QRectF(x, y_mid - h / 2, w, h)
-        painter.setPen(QPen(theme.qcolor(colour), 1.0))
-        painter.setBrush(theme.qcolor(fill))
-        painter.drawRoundedRect(box, h / 2, h / 2)
-        painter.setFont(font)
-        painter.setPen(theme.qcolor(text_colour or colour))
-        painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+        exposed = option.exposedRect
+        x0, y0, x1, y1 = exposed.left(), exposed.top(), exposed.right(), exposed.bottom()
+        m = _NODE_MARGIN
+        later: list[_Node] = []
+        for node in self.members.values():
+            if node.item is not None:
+                continue
+            w, h = node.width / 2 + m, node.height / 2 + m
+            if node.cx + w < x0 or node.cx - w > x1 or node.cy + h < y0 or node.cy - h > y1:
+                continue
+            if node.hot():
+                later.append(node)  # above the others, as their items would be
+                continue
+            painter.translate(node.cx, node.cy)
+            _paint_node(painter, node, t, lod)
+            painter.translate(-node.cx, -node.cy)
+        for node in later:
+            painter.translate(node.cx, node.cy)
+            _paint_node(painter, node, t, lod)
+            painter.translate(-node.cx, -node.cy)
 
 
 # --------------------------------------------------------------------------- edges
@@ -601,22 +915,7 @@ class _PathItem(QGraphicsItem):
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         detailed = lod >= TEXT_LOD
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, detailed)
-        colour = theme.qcolor(self.style.colour(_theme_of(self)))
-        pen = QPen(colour, self.style.width)
-        if not detailed:
-            pen.setWidthF(1.0)
-            pen.setCosmetic(True)
-        if self.style.dashed:
-            pen.setStyle(Qt.PenStyle.DashLine)
-        painter.setPen(pen)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawPath(self._path)
-        if not self._arrows.isEmpty():
-            # zoomed out too: a line stops where its arrowhead starts, so without the
-            # head it would end short of the box it points at
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(colour)
-            painter.drawPath(self._arrows)
+        _stroke(painter, self.style, _theme_of(self), detailed, self._path, self._arrows)
 
 
 class _EdgeItem(_PathItem):
@@ -634,21 +933,84 @@ class _EdgeItem(_PathItem):
         self.set_paths(path, arrows)
 
 
-@dataclass
-class _Chunk:
-    """Up to BULK_CHUNK edges of one style drawn by one path item."""
-
-    style: _EdgeStyle
-    keys: list[EdgeKey]
-    item: _PathItem
-
-
-@dataclass
 class _Edge:
-    kind: str
-    new: bool
-    geometry: Geometry = ()
-    item: _EdgeItem | None = None
+    """One edge: its kind, whether it is new, its route (None: not routed yet) and the
+    item or band that draws it."""
+
+    __slots__ = ("band", "geometry", "item", "kind", "new")
+
+    def __init__(self, kind: str, new: bool):
+        self.kind = kind
+        self.new = new
+        self.geometry: Geometry | None = None
+        self.item: _EdgeItem | None = None
+        self.band: _EdgeBand | None = None
+
+
+class _EdgeBand(QGraphicsItem):
+    """The edges of a big graph whose upper end lies in one horizontal band of the
+    scene, painted in bulk: one path per style. Routes are found when the band is
+    first painted (a 100,000-edge graph routes only what is looked at), and the
+    paths are made again only after a change to one of its edges."""
+
+    def __init__(self, index: int, build: Any):
+        super().__init__()
+        self.index = index
+        self.keys: dict[EdgeKey, None] = {}
+        #: (style, path, arrowheads) in drawing order; None: to be made before painting
+        self.paths: list[tuple[_EdgeStyle, QPainterPath, QPainterPath]] | None = None
+        self._build = build
+        self._bounds = QRectF()
+        self.setZValue(Z_EDGE)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def set_bounds(self, rect: QRectF) -> None:
+        if rect != self._bounds:
+            self.prepareGeometryChange()
+            self._bounds = rect
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
+        return self._bounds
+
+    def shape(self) -> QPainterPath:
+        return QPainterPath()  # never hit by clicks or tooltips
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionGraphicsItem,
+        widget: QWidget | None = None,
+    ) -> None:
+        if self.paths is None:
+            self._build(self)
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        detailed = lod >= TEXT_LOD
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, detailed)
+        t = _theme_of(self)
+        for style, path, arrows in self.paths or ():
+            _stroke(painter, style, t, detailed, path, arrows)
+
+
+def _stroke(
+    painter: QPainter, style: _EdgeStyle, t: Theme, detailed: bool, path: QPainterPath,
+    arrows: QPainterPath,
+) -> None:
+    colour = theme.qcolor(style.colour(t))
+    pen = QPen(colour, style.width)
+    if not detailed:
+        pen.setWidthF(1.0)
+        pen.setCosmetic(True)
+    if style.dashed:
+        pen.setStyle(Qt.PenStyle.DashLine)
+    painter.setPen(pen)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawPath(path)
+    if not arrows.isEmpty():
+        # zoomed out too: a line stops where its arrowhead starts, so without the
+        # head it would end short of the box it points at
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(colour)
+        painter.drawPath(arrows)
 
 
 class _EdgeLabelItem(QGraphicsItem):
@@ -887,15 +1249,27 @@ class GraphCanvas(QGraphicsView):
         super().__init__(scene, parent)
         scene.setParent(self)
         self._scene = scene
-        self._nodes: dict[str, NodeItem] = {}
+        #: node id -> the node (graph order); it has an item on a small graph, or when
+        #: on screen or asked for on a big one (see LAZY_NODE_THRESHOLD)
+        self._nodes: dict[str, _Node] = {}
         self._edges: dict[EdgeKey, _Edge] = {}
-        self._bulk_items: list[_PathItem] = []
-        self._chunks: list[_Chunk] = []
-        self._chunk_of: dict[EdgeKey, int] = {}
-        self._edges_for_chunks: dict[EdgeKey, Geometry] = {}
         self._bulk = False
+        #: the bands painting the edges in bulk, by index, and those to redo
+        self._bands: dict[int, _EdgeBand] = {}
+        self._bands_dirty: set[int] = set()
+        self._band_x: tuple[float, float] | None = None
+        #: a big graph: nodes drawn by tiles, items only for some (see _sync_items)
+        self._lazy = False
+        self._tiles: dict[tuple[int, int], _NodeTile] = {}
+        self._tiles_dirty: set[tuple[int, int]] = set()
+        #: the nodes of a big graph that have an item, and the scene rectangle whose
+        #: nodes all have one (None: to be found again)
+        self._live: dict[str, _Node] = {}
+        self._synced: QRectF | None = None
+        #: the tallest box (how far below its ends an edge may dip)
+        self._max_h = 0.0
         #: node id -> the keys of its edges (which edges a moved node bends)
-        self._adj: dict[str, set[EdgeKey]] = {}
+        self._adj: dict[str, list[EdgeKey]] = {}
         #: the kernel state the canvas shows (GraphChanges.seq), for applying a delta
         self._graph_seq: int | None = None
         #: the rectangle the nodes occupy (see graph_rect)
@@ -906,10 +1280,10 @@ class GraphCanvas(QGraphicsView):
         self._backward: tuple[int, int, Sequence[Any]] | None = None
         self._marked: set[str] = set()
         self._selected: str | None = None
-        self._groups: dict[str, list[NodeItem]] = {}
+        self._groups: dict[str, list[_Node]] = {}
         #: node id -> its storage group, and group -> its node ids (tensor and saved nodes)
         self._storage_of: dict[str, str] = {}
-        self._member_ids: dict[str, set[str]] = {}
+        self._member_ids: dict[str, list[str]] = {}
         self._links: list[tuple[str, str, str]] = []
         self._fitted_once = False
         self._press_on_node = False
@@ -918,8 +1292,7 @@ class GraphCanvas(QGraphicsView):
         #: resize (the guide above growing, the window shrinking) fits it again
         self._fitted = False
         #: the boxes edges route around, and each edge's region (what can change its route)
-        self._obstacles = Obstacles()
-        self._boxes: dict[str, Box] = {}  # plain copies of the items' boxes (fast to read)
+        self._obstacles = Obstacles(REGION_BAND)
         self._region_of: dict[EdgeKey, tuple[float, float, float, float]] = {}
         self._region_bands: dict[int, set[EdgeKey]] = {}
         #: how many nodes of each style key, and "new" / "freed" / "stale" (the legend)
@@ -928,6 +1301,7 @@ class GraphCanvas(QGraphicsView):
         self._newest = QRectF()
         #: the graph data last given to set_graph (its edge order, for the SVG export)
         self._graph_data: Mapping[str, Any] = {"nodes": [], "edges": []}
+        self._fresh: list[_Node] = []
         self._theme: Theme = LIGHT
         self._legend_on = True
         self._legend_h = 0
@@ -977,9 +1351,31 @@ class GraphCanvas(QGraphicsView):
         differs from the graph shown now; when it was computed against exactly
         that graph only the items it names (and the edges next to them) are
         touched, which keeps a step on a 2,000-node graph to a few milliseconds.
+
+        The canvas keeps the node dicts it is given (it reads them until the next
+        call) and never changes them. On a big graph (more than
+        LAZY_NODE_THRESHOLD nodes) nodes get an item only when they are on screen
+        and readable, or asked for (:meth:`node_item`); tiles paint the others, and
+        edges are routed when first painted.
         """
+        # A big graph makes ~10 objects a node: the cyclic collector, run every few
+        # thousand of them, would walk the whole heap again and again (seconds at 100k).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._set_graph(graph, positions, changes)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _set_graph(
+        self,
+        graph: Mapping[str, Any],
+        positions: Mapping[str, Sequence[float]],
+        changes: GraphChanges | None,
+    ) -> None:
         self._graph_data = graph
-        self._fresh: list[NodeItem] = []  # items this update made or restyled (for _newest)
+        self._fresh = []  # nodes this update made or restyled (for _newest)
         if (
             changes is not None
             and self._graph_seq is not None
@@ -987,30 +1383,33 @@ class GraphCanvas(QGraphicsView):
             and self._nodes
         ):
             grown = self._apply_changes(graph, positions, changes)
-            bounds = self._node_bounds
-            for item in grown:
-                bounds = bounds.united(
-                    QRectF(item.cx - item.width / 2, item.cy - item.height / 2, item.width, item.height)
-                )
-            # a node that went may leave the rectangle a little larger than needed: harmless
-            self._node_bounds = bounds
+            if grown:
+                # a node that went may leave the rectangle a little larger than needed
+                self._node_bounds = self._node_bounds.united(_nodes_union(grown, 0.0))
         else:
             self._set_graph_whole(graph, positions)
             self._node_bounds = self._nodes_rect()
         self._graph_seq = changes.seq if changes is not None else None
-        newest = QRectF()
-        for item in self._fresh:
-            if item.attrs.get("new") and item.node_id in self._nodes:
-                newest = newest.united(item.sceneBoundingRect())
+        newest = _nodes_union(
+            [n for n in self._fresh if n.attrs.get("new") and self._nodes.get(n.node_id) is n],
+            _NODE_MARGIN,
+        )
         if not newest.isEmpty():
             self._newest = newest
         elif not self._nodes:
             self._newest = QRectF()
         self._fresh = []
+        if not self._lazy:
+            for node in self._nodes.values():
+                if node.item is None:
+                    self._materialize(node)
+        self._flush_tiles()
+        self._flush_bands()
         self._update_scene_rect()
         self._apply_backward()
         self._update_legend()
         self._update_overlays()
+        self._synced = None
         if self._nodes and not self._fitted_once:
             # The first graph is fitted to the view, once the view has its real size.
             self._fitted_once = True
@@ -1020,133 +1419,313 @@ class GraphCanvas(QGraphicsView):
                 self._pending_fit = True
         elif not self._nodes:
             self._fitted_once = False
+        self._sync_items()
+
+    def _set_mode(self, count: int) -> None:
+        """Items for every node (a small graph) or tiles and items on demand (a big one)."""
+        lazy = count > LAZY_NODE_THRESHOLD
+        if lazy == self._lazy:
+            return
+        self._lazy = lazy
+        if lazy:
+            for node in self._nodes.values():
+                self._place(node)
+                if node.item is not None:
+                    self._live[node.node_id] = node
+        else:
+            # every node gets its item at the end of the update
+            for tile in self._tiles.values():
+                self._scene.removeItem(tile)
+            self._tiles.clear()
+            self._tiles_dirty.clear()
+            self._live.clear()
+            for node in self._nodes.values():
+                node.tile = None
 
     def _set_graph_whole(
         self, graph: Mapping[str, Any], positions: Mapping[str, Sequence[float]]
     ) -> None:
-        nodes = graph.get("nodes") or []
-        seen: dict[str, None] = {}
-        scene = self._scene
-        for attrs in nodes:
+        data = graph.get("nodes") or []
+        self._set_mode(len(data))
+        old = self._nodes
+        nodes: dict[str, _Node] = {}
+        fresh = self._fresh
+        lazy = self._lazy
+        moved = False  # a box came, went, moved or changed size: routes change
+        max_h = self._max_h
+        counts, tiles = self._counts, self._tiles
+        for attrs in data:
             node_id = str(attrs["id"])
-            seen[node_id] = None
             pos = positions.get(node_id)
-            item = self._nodes.get(node_id)
-            if item is None:
-                item = NodeItem(node_id, attrs)
-                self._nodes[node_id] = item
-                scene.addItem(item)
-                self._count(item, 1)
-                self._fresh.append(item)
-            elif item.attrs != attrs:
-                self._restyle(item, attrs)
-            if pos is not None:
-                item.set_center(float(pos[0]), float(pos[1]))
+            node = old.get(node_id)
+            if node is None:
+                node = _Node(node_id, attrs)
+                if pos is not None:
+                    node.cx, node.cy = float(pos[0]), float(pos[1])
+                key = node.key
+                counts[key] = counts.get(key, 0) + 1
+                if attrs.get("new"):
+                    counts["new"] = counts.get("new", 0) + 1
+                if attrs.get("freed"):
+                    counts["freed"] = counts.get("freed", 0) + 1
+                if attrs.get("stale"):
+                    counts["stale"] = counts.get("stale", 0) + 1
+                fresh.append(node)
+                if lazy:
+                    cell = (math.floor(node.cx / NODE_TILE), math.floor(node.cy / NODE_TILE))
+                    tile = tiles.get(cell)
+                    if tile is None:
+                        tile = self._new_tile(cell)
+                    tile.members[node_id] = node
+                    node.tile = tile
+                moved = True
+                if node.height > max_h:
+                    max_h = node.height
+            else:
+                if node.attrs is not attrs and node.attrs != attrs:
+                    moved = self._restyle(node, attrs) or moved
+                    if node.height > max_h:
+                        max_h = node.height
+                if pos is not None:
+                    x, y = float(pos[0]), float(pos[1])
+                    if x != node.cx or y != node.cy:
+                        self._move(node, x, y)
+                        moved = True
+            nodes[node_id] = node
+        self._max_h = max_h
         obstacles = self._obstacles
-        for node_id in [n for n in self._nodes if n not in seen]:
-            self._drop_node(node_id)
-            obstacles.remove(node_id)
+        for node_id, node in old.items():
+            if node_id not in nodes:
+                self._drop(node)
+                obstacles.remove(node_id)
+                moved = True
         # Graph order, for node_ids() and deterministic drawing.
-        self._nodes = {n: self._nodes[n] for n in seen}
-        boxes: dict[str, Box] = {}
-        for node_id, item in self._nodes.items():
-            cx, cy, w, h = item.cx, item.cy, item.width, item.height
-            obstacles.set(node_id, cx, cy, w, h)
-            boxes[node_id] = Box(cx, cy, w, h, item.span)
-        self._boxes = boxes
+        self._nodes = nodes
+        if moved:
+            obstacles.set_many((n, b.cx, b.cy, b.width, b.height) for n, b in nodes.items())
         self._update_storage()
-        self._update_edges(graph.get("edges") or [])
+        self._update_edges(graph.get("edges") or [], keep_routes=not moved)
 
-    def _count(self, item: NodeItem, sign: int) -> None:
+    def _count(self, node: _Node, sign: int) -> None:
         counts = self._counts
-        attrs = item.attrs
-        for name, on in (
-            (item._key, True),
-            ("new", attrs.get("new")),
-            ("freed", attrs.get("freed")),
-            ("stale", attrs.get("stale")),
-        ):
-            if on:
+        attrs = node.attrs
+        counts[node.key] = counts.get(node.key, 0) + sign
+        for name in ("new", "freed", "stale"):
+            if attrs.get(name):
                 counts[name] = counts.get(name, 0) + sign
 
-    def _restyle(self, item: NodeItem, attrs: Mapping[str, Any]) -> None:
-        self._count(item, -1)
-        item.set_attrs(attrs)
-        self._count(item, 1)
-        self._fresh.append(item)
-        box = self._boxes.get(item.node_id)
-        if box is not None:
-            box.span = item.span  # its kind may have changed; a new size makes it dirty
+    def _restyle(self, node: _Node, attrs: Mapping[str, Any]) -> bool:
+        """Give ``node`` these (different) attributes; True when its box changed size."""
+        if _only_new_differs(node.attrs, attrs):
+            self._renew(node, attrs)
+            return False
+        self._count(node, -1)
+        resized = node.set_attrs(attrs)
+        self._count(node, 1)
+        self._fresh.append(node)
+        if node.item is not None:
+            node.item.refresh()
+        if node.tile is not None:
+            if resized:
+                self._tiles_dirty.add(node.tile.key)
+            else:
+                node.tile.restyled(node)
+        return resized
 
-    def _drop_node(self, node_id: str) -> None:
-        item = self._nodes.pop(node_id, None)
+    def _renew(self, node: _Node, attrs: Mapping[str, Any]) -> None:
+        """``attrs`` differ from the node's only in the "new" flag: no text, size, tooltip
+        or route to redo (every node, the step after a run)."""
+        was, now = bool(node.attrs.get("new")), bool(attrs.get("new"))
+        node.attrs = attrs
+        if was != now:
+            counts = self._counts
+            counts["new"] = counts.get("new", 0) + (1 if now else -1)
+        if now:
+            self._fresh.append(node)
+        if node.item is not None:
+            node.item.refresh(tooltip=False)
+        if node.tile is not None:
+            node.tile.restyled(node)
+
+    def _move(self, node: _Node, x: float, y: float) -> None:
+        node.cx, node.cy = x, y
+        if node.item is not None:
+            node.item.setPos(x, y)
+        if self._lazy:
+            self._place(node)
+
+    def _place(self, node: _Node) -> None:
+        """Put a node of a big graph into the tile its centre lies in."""
+        key = (math.floor(node.cx / NODE_TILE), math.floor(node.cy / NODE_TILE))
+        tile = node.tile
+        if tile is not None:
+            if tile.key == key:
+                self._tiles_dirty.add(key)
+                return
+            tile.members.pop(node.node_id, None)
+            self._tiles_dirty.add(tile.key)
+        tile = self._tiles.get(key)
+        if tile is None:
+            tile = self._new_tile(key)
+        tile.members[node.node_id] = node
+        node.tile = tile
+        self._tiles_dirty.add(key)
+
+    def _new_tile(self, key: tuple[int, int]) -> _NodeTile:
+        tile = self._tiles[key] = _NodeTile(key)
+        self._scene.addItem(tile)
+        self._tiles_dirty.add(key)
+        return tile
+
+    def _flush_tiles(self) -> None:
+        tiles = self._tiles
+        for key in self._tiles_dirty:
+            tile = tiles.get(key)
+            if tile is None:
+                continue
+            if tile.members:
+                tile.refresh()
+            else:
+                self._scene.removeItem(tile)
+                del tiles[key]
+        self._tiles_dirty.clear()
+
+    def _materialize(self, node: _Node) -> NodeItem:
+        """The node's item, made (and put in the scene) when it has none."""
+        item = node.item
+        if item is None:
+            item = NodeItem(node.node_id, node=node)
+            self._scene.addItem(item)
+            if node.tile is not None:
+                self._live[node.node_id] = node
+                node.tile.restyled(node)  # the item draws it from now on
+        return item
+
+    def _release(self, node: _Node) -> None:
+        """Take a big graph's node item out of the scene; its tile draws it again."""
+        item = node.item
         if item is None:
             return
-        self._count(item, -1)
         self._scene.removeItem(item)
+        node.item = None
+        self._live.pop(node.node_id, None)
+        if node.tile is not None:
+            node.tile.restyled(node)
+
+    def _drop(self, node: _Node) -> None:
+        """A node leaves the graph."""
+        node_id = node.node_id
+        self._count(node, -1)
+        if node.item is not None:
+            self._scene.removeItem(node.item)
+            node.item = None
+            self._live.pop(node_id, None)
+        tile = node.tile
+        if tile is not None:
+            tile.members.pop(node_id, None)
+            self._tiles_dirty.add(tile.key)
+            node.tile = None
         self._marked.discard(node_id)
         if node_id == self._selected:
             self._selected = None
+
+    def _drop_node(self, node_id: str) -> None:
+        node = self._nodes.pop(node_id, None)
+        if node is not None:
+            self._drop(node)
+
+    def _set_flag(self, node: _Node, bit: int, on: bool) -> None:
+        if bool(node.flags & bit) == on:
+            return
+        node.flags = node.flags | bit if on else node.flags & ~bit
+        if node.item is not None:
+            node.item.refresh(tooltip=False)
+        if node.tile is not None:
+            node.tile.restyled(node)
+
+    def _set_badge(self, node: _Node, group: str | None) -> None:
+        if group == node.badge:
+            return
+        node.badge = group
+        if node.item is not None:
+            node.item.update()
+        if node.tile is not None:
+            node.tile.restyled(node)
 
     def _apply_changes(
         self,
         graph: Mapping[str, Any],
         positions: Mapping[str, Sequence[float]],
         changes: GraphChanges,
-    ) -> list[NodeItem]:
+    ) -> list[_Node]:
         """The delta path of :meth:`set_graph`: touch only what ``changes`` names.
-        Returns the items added, moved or resized."""
-        scene = self._scene
-        nodes = graph.get("nodes") or []
+        Returns the nodes added, moved or resized."""
+        data = graph.get("nodes") or []
+        self._set_mode(len(data))
         index = changes.node_attrs
-        if len(index) != len(nodes):  # not the decoder's index of this graph
-            index = {str(a["id"]): a for a in nodes}
+        if len(index) != len(data):  # not the decoder's index of this graph
+            index = {str(a["id"]): a for a in data}
+        nodes = self._nodes
         dirty: set[str] = set()
         storage = False
         touched: list[str] = []
         for node_id in changes.removed:
-            item = self._nodes.get(node_id)
-            if item is not None:
-                storage = storage or item.kind in ("tensor", "saved")
+            node = nodes.get(node_id)
+            if node is not None:
+                storage = storage or node.kind in ("tensor", "saved")
                 self._drop_node(node_id)
                 dirty.add(node_id)
                 touched.append(node_id)
         # new nodes in the state's order, so the canvas keeps the graph's order
-        for node_id in [*changes.added, *(n for n in changes.nodes if n not in self._nodes)]:
-            if node_id in self._nodes or node_id not in index:
+        lazy = self._lazy
+        for node_id in [*changes.added, *(n for n in changes.nodes if n not in nodes)]:
+            if node_id in nodes or node_id not in index:
                 continue
-            attrs = index[node_id]
-            item = NodeItem(node_id, attrs)
-            self._nodes[node_id] = item
-            scene.addItem(item)
-            self._count(item, 1)
-            self._fresh.append(item)
+            node = _Node(node_id, index[node_id])
+            pos = positions.get(node_id)
+            if pos is not None:
+                node.cx, node.cy = float(pos[0]), float(pos[1])
+            nodes[node_id] = node
+            self._count(node, 1)
+            self._fresh.append(node)
+            self._max_h = max(self._max_h, node.height)
+            if lazy:
+                self._place(node)
             dirty.add(node_id)
             touched.append(node_id)
-            storage = storage or item.kind in ("tensor", "saved")
+            storage = storage or node.kind in ("tensor", "saved")
+        renewed = changes.renewed
         for node_id in changes.nodes:
-            item = self._nodes.get(node_id)
+            node = nodes.get(node_id)
             attrs = index.get(node_id)
-            if item is None or attrs is None or item.attrs == attrs:
+            if node is None or attrs is None or node.attrs is attrs:
                 continue
-            size = (item.width, item.height)
-            storage = storage or item.kind in ("tensor", "saved") or (
+            if node_id in renewed and len(node.attrs) == len(attrs):
+                self._renew(node, attrs)  # the decoder says: only "new" changed
+                continue
+            if node.attrs == attrs:
+                continue
+            if _only_new_differs(node.attrs, attrs):
+                self._renew(node, attrs)
+                continue
+            storage = storage or node.kind in ("tensor", "saved") or (
                 attrs.get("kind") in ("tensor", "saved")
             )
-            self._restyle(item, attrs)
-            touched.append(node_id)
-            if (item.width, item.height) != size:
+            if self._restyle(node, attrs):
                 dirty.add(node_id)
+                self._max_h = max(self._max_h, node.height)
+            touched.append(node_id)
         for node_id in [*changes.moved, *changes.added]:
-            item = self._nodes.get(node_id)
+            node = nodes.get(node_id)
             pos = positions.get(node_id)
-            if item is not None and pos is not None:
-                if (float(pos[0]), float(pos[1])) != (item.cx, item.cy):
-                    item.set_center(float(pos[0]), float(pos[1]))
+            if node is not None and pos is not None:
+                x, y = float(pos[0]), float(pos[1])
+                if x != node.cx or y != node.cy:
+                    self._move(node, x, y)
                     dirty.add(node_id)
-        if changes.reordered or len(self._nodes) != len(nodes):
+        if changes.reordered or len(nodes) != len(data):
             # graph order, as the whole path keeps it
-            self._nodes = {str(a["id"]): self._nodes[str(a["id"])] for a in nodes}
+            self._nodes = nodes = {str(a["id"]): nodes[str(a["id"])] for a in data}
         if storage:
             self._update_storage(touched)
         elif dirty and self._groups:
@@ -1157,7 +1736,7 @@ class GraphCanvas(QGraphicsView):
             if len(eindex) != len(graph.get("edges") or []):
                 eindex = {(str(e["source"]), str(e["target"])): e for e in graph.get("edges") or []}
             edge_attrs = {k: eindex[k] for k in changes.edges if k in eindex}
-        grown = [self._nodes[n] for n in dirty if n in self._nodes]
+        grown = [nodes[n] for n in dirty if n in nodes]
         self._update_edges_changed(
             graph.get("edges") or [], edge_attrs, set(changes.removed_edges), dirty
         )
@@ -1212,7 +1791,9 @@ class GraphCanvas(QGraphicsView):
         """Select ``node_id`` (None clears) and centre the view on it; emits nothing."""
         self._set_selected(node_id if node_id in self._nodes else None)
         if center and self._selected is not None:
-            self.centerOn(self._nodes[self._selected])
+            node = self._nodes[self._selected]
+            self.centerOn(QPointF(node.cx, node.cy))
+            self._sync_items()
 
     def selected_node(self) -> str | None:
         return self._selected
@@ -1222,7 +1803,7 @@ class GraphCanvas(QGraphicsView):
         needle = text.strip().lower()
         if not needle:
             return []
-        return [n for n, item in self._nodes.items() if needle in item.search_text()]
+        return [n for n, node in self._nodes.items() if needle in _search_text(node.attrs)]
 
     # --- public API: test helpers -----------------------------------------------------
 
@@ -1231,8 +1812,10 @@ class GraphCanvas(QGraphicsView):
         return list(self._nodes)
 
     def node_item(self, node_id: str) -> NodeItem | None:
-        """The item drawing ``node_id`` (its ``state`` property tells how it is shown)."""
-        return self._nodes.get(node_id)
+        """The item drawing ``node_id`` (its ``state`` property tells how it is shown); on
+        a big graph a node off screen gets its item now."""
+        node = self._nodes.get(node_id)
+        return None if node is None else self._materialize(node)
 
     def edge_state(self, source: str, target: str) -> set[str]:
         """Among {"new", "carrying"} for the edge ``source -> target``."""
@@ -1298,8 +1881,13 @@ class GraphCanvas(QGraphicsView):
         self._scene.theme = t
         self.setBackgroundBrush(QBrush(theme.qcolor(t.background)))
         self._hint.setStyleSheet(f"color: {t.hint_text}; font-size: 15px; background: transparent;")
-        for item in self._nodes.values():
-            item.update()  # drops its cached pixmap
+        for node in self._nodes.values():
+            if node.item is not None:
+                node.item.update()  # drops its cached pixmap
+        for tile in self._tiles.values():
+            tile.refresh()
+        for band in self._bands.values():
+            band.update()
         self.resetCachedContent()
         self._scene.update()
         self._update_legend()
@@ -1345,7 +1933,7 @@ class GraphCanvas(QGraphicsView):
         rect = QRectF(self._node_bounds)  # kept by set_graph, so a step re-fits cheaply
         if rect.isEmpty():
             self.setTransform(QTransform())
-            self.view_changed.emit()
+            self._view_changed()
             return
         rect = rect.adjusted(-24, -24, 24, 24)
         view = self.viewport().rect()
@@ -1375,7 +1963,7 @@ class GraphCanvas(QGraphicsView):
         self.centerOn(center)
         self._fitted = True
         self._fit_whole = whole
-        self.view_changed.emit()
+        self._view_changed()
 
     def fit_whole(self) -> None:
         """Zoom out until the whole graph is in view, however small (key W)."""
@@ -1394,7 +1982,7 @@ class GraphCanvas(QGraphicsView):
             self.fit_to_view(self._fit_whole)
         elif not self._newest.isEmpty() and not visible.intersects(self._newest):
             self.centerOn(self._newest.center())
-            self.view_changed.emit()
+            self._view_changed()
 
     def is_fitted(self) -> bool:
         """The view is as fit_to_view left it (no zoom or pan since)."""
@@ -1406,7 +1994,7 @@ class GraphCanvas(QGraphicsView):
         """The graph on the canvas as an SVG document: the one renderer's picture
         (:func:`gradviz.core.render_svg.render_svg`, light theme), as ``gradviz export``
         and ``Snapshot.to_svg()`` draw it; the step's transient highlights are left out."""
-        nodes = [(node_id, item.attrs) for node_id, item in self._nodes.items()]
+        nodes = [(node_id, node.attrs) for node_id, node in self._nodes.items()]
         keys: dict[EdgeKey, None] = {}
         for e in self._graph_data.get("edges") or []:
             key = (str(e["source"]), str(e["target"]))
@@ -1414,7 +2002,7 @@ class GraphCanvas(QGraphicsView):
                 keys[key] = None
         keys.update(dict.fromkeys(self._edges))
         edges = [(s, t, {"kind": self._edges[(s, t)].kind}) for s, t in keys]
-        positions = {node_id: (item.cx, item.cy) for node_id, item in self._nodes.items()}
+        positions = {node_id: (node.cx, node.cy) for node_id, node in self._nodes.items()}
         return render_svg(nodes, edges, positions, LIGHT)
 
     def export_image(self, path: str) -> None:
@@ -1441,27 +2029,57 @@ class GraphCanvas(QGraphicsView):
         ``touched``: only these nodes changed (added, restyled or removed); the
         groups they were or are in are redone, not every group of the graph."""
         storage_of, member_ids = self._storage_of, self._member_ids
+        nodes = self._nodes
         if touched is None:
+            # every node: sort them into groups in one pass
             storage_of.clear()
             member_ids.clear()
             self._groups.clear()
-            touched = list(self._nodes)
+            for node_id, node in nodes.items():
+                attrs = node.attrs
+                group = attrs.get("storage")
+                if group is None or attrs.get("kind") not in ("tensor", "saved"):
+                    if node.badge is not None:
+                        self._set_badge(node, None)
+                    continue
+                group = str(group)
+                storage_of[node_id] = group
+                ids = member_ids.get(group)
+                if ids is None:
+                    member_ids[group] = [node_id]  # most groups have one member
+                else:
+                    ids.append(node_id)
+            for group, ids in member_ids.items():
+                if len(ids) == 1:
+                    self._set_badge(nodes[ids[0]], None)
+                    continue
+                members = [nodes[n] for n in ids]  # graph order already
+                self._groups[group] = members
+                for node in members:
+                    self._set_badge(node, group)
+            self._update_storage_links()
+            return
         affected: set[str] = set()
         for node_id in touched:
             old = storage_of.pop(node_id, None)
             if old is not None:
                 affected.add(old)
-                member_ids[old].discard(node_id)
-            item = self._nodes.get(node_id)
-            if item is None:
+                ids = member_ids[old]
+                if node_id in ids:
+                    ids.remove(node_id)
+            node = nodes.get(node_id)
+            if node is None:
                 continue
-            group = item.attrs.get("storage") if item.kind in ("tensor", "saved") else None
+            attrs = node.attrs
+            group = attrs.get("storage") if attrs.get("kind") in ("tensor", "saved") else None
             if group is None:
-                item.set_badge(None)
+                if node.badge is not None:
+                    self._set_badge(node, None)
                 continue
-            storage_of[node_id] = str(group)
-            member_ids.setdefault(str(group), set()).add(node_id)
-            affected.add(str(group))
+            group = str(group)
+            storage_of[node_id] = group
+            member_ids.setdefault(group, []).append(node_id)
+            affected.add(group)
         if not affected:
             self._update_storage_links()
             return
@@ -1474,30 +2092,31 @@ class GraphCanvas(QGraphicsView):
                 continue
             if len(ids) == 1:
                 self._groups.pop(group, None)
-                self._nodes[next(iter(ids))].set_badge(None)
+                self._set_badge(nodes[ids[0]], None)
                 continue
             if order is None:
-                order = {n: i for i, n in enumerate(self._nodes)}
-            members = [self._nodes[n] for n in sorted(ids, key=order.__getitem__)]
+                order = {n: i for i, n in enumerate(nodes)}
+            ids.sort(key=order.__getitem__)
+            members = [nodes[n] for n in ids]
             self._groups[group] = members
-            for item in members:
-                item.set_badge(group)
+            for node in members:
+                self._set_badge(node, group)
         self._update_storage_links()
 
     def _update_storage_links(self) -> None:
         # Each group linked as gradviz.core.routing.storage_link_pairs says (a star, or a
         # chain in a big group); the badges still tell, and selecting a node draws all
         # of its links.
-        links: list[tuple[str, NodeItem, NodeItem, bool]] = [
+        links: list[tuple[str, _Node, _Node, bool]] = [
             (group, a, b, False)
             for group, a, b in storage_link_pairs(
                 self._groups, lambda m: m.kind, lambda m: (m.cx, m.cy)
             )
         ]
         selected = self._nodes.get(self._selected) if self._selected else None
-        if selected is not None and selected.storage_badge in self._groups:
+        if selected is not None and selected.badge in self._groups:
             # The selection's group is drawn as a bold star from the selected node.
-            group = str(selected.storage_badge)
+            group = str(selected.badge)
             members = self._groups[group]
             in_group = {id(m) for m in members}
             links = [link for link in links if id(link[1]) not in in_group]
@@ -1505,46 +2124,72 @@ class GraphCanvas(QGraphicsView):
         self._links = [(group, a.node_id, b.node_id) for group, a, b, _ in links]
         self._storage.set_links(links)
 
-    def _update_edges(self, edges: Sequence[Mapping[str, Any]]) -> None:
+    def _update_edges(self, edges: Sequence[Mapping[str, Any]], keep_routes: bool = False) -> None:
+        """Every edge again (the whole path). ``keep_routes``: no box came, went, moved or
+        changed size, so an edge that stays keeps its route when its set of neighbours
+        is the same."""
+        nodes = self._nodes
         wanted: dict[EdgeKey, _Edge] = {}
+        adj: dict[str, list[EdgeKey]] = {}
         for e in edges:
             s, t = str(e["source"]), str(e["target"])
-            if s == t or s not in self._nodes or t not in self._nodes:
+            if s == t or s not in nodes or t not in nodes:
                 continue
-            wanted[(s, t)] = _Edge(str(e.get("kind", "grad")), bool(e.get("new")))
-        adj: dict[str, set[EdgeKey]] = {}
-        for key in wanted:
-            adj.setdefault(key[0], set()).add(key)
-            adj.setdefault(key[1], set()).add(key)
+            key = (s, t)
+            if key not in wanted:
+                if s in adj:
+                    adj[s].append(key)
+                else:
+                    adj[s] = [key]
+                if t in adj:
+                    adj[t].append(key)
+                else:
+                    adj[t] = [key]
+            wanted[key] = _Edge(str(e.get("kind", "grad")), bool(e.get("new")))
+        old = self._edges
+        keep = keep_routes and len(wanted) == len(old) and all(k in old for k in wanted)
+        bulk = len(wanted) > BULK_EDGE_THRESHOLD
+        scene = self._scene
+        if keep and bulk == self._bulk:
+            # same boxes, same edges: the routes stand; only colours may change
+            for key, edge in wanted.items():
+                was = old[key]
+                if was.kind == edge.kind:
+                    edge.geometry = was.geometry
+                else:
+                    self._set_region(key, None)  # its arrowhead changes
+                edge.item, edge.band = was.item, was.band
+                if (was.kind, was.new) != (edge.kind, edge.new) and was.band is not None:
+                    self._bands_dirty.add(was.band.index)
+            self._edges = wanted
+            if bulk:
+                for edge in wanted.values():
+                    if edge.geometry is None and edge.band is not None:
+                        self._bands_dirty.add(edge.band.index)
+            else:
+                todo = [k for k, e in wanted.items() if e.geometry is None]
+                if todo:
+                    self._compute_geometry(todo, wanted)
+                self._restyle_items(wanted)
+            return
         self._adj = adj
         self._region_of.clear()
         self._region_bands.clear()
-        self._compute_geometry(wanted, wanted)
-        bulk = len(wanted) > BULK_EDGE_THRESHOLD
-        scene = self._scene
         if bulk:
-            if self._bulk and wanted == self._edges:
-                return  # same edges, same places: the bulk paths stand
-            for edge in self._edges.values():
+            for edge in old.values():
                 if edge.item is not None:
                     scene.removeItem(edge.item)
-                    edge.item = None
-            if self._bulk:
-                # a step: redraw only the chunks whose edges changed
-                gone = [k for k in self._edges if k not in wanted]
-                self._edges = wanted
-                self._patch_bulk(wanted, gone)
-            else:
-                self._edges = wanted
-                self._rebuild_bulk()
+            self._edges = wanted
+            self._refill_bands()
         else:
-            self._clear_bulk()
-            for key, old in self._edges.items():
-                if key not in wanted and old.item is not None:
-                    scene.removeItem(old.item)
+            self._clear_bands()
+            self._compute_geometry(wanted, wanted)
+            for key, was in old.items():
+                if key not in wanted and was.item is not None:
+                    scene.removeItem(was.item)
             for key, edge in wanted.items():
-                old = self._edges.get(key)
-                edge.item = old.item if old is not None else None
+                was = old.get(key)
+                edge.item = was.item if was is not None else None
             self._edges = wanted
             self._restyle_items(wanted)
         self._bulk = bulk
@@ -1555,10 +2200,10 @@ class GraphCanvas(QGraphicsView):
         for key in keys:
             edge = self._edges[key]
             if edge.item is None:
-                edge.item = _EdgeItem(edge.kind, edge.new, edge.geometry)
+                edge.item = _EdgeItem(edge.kind, edge.new, edge.geometry or ())
                 scene.addItem(edge.item)
             else:
-                edge.item.set_geometry(edge.geometry)
+                edge.item.set_geometry(edge.geometry or ())
                 edge.item.set_style(_style_for(edge.kind, edge.new))
                 edge.item.setZValue(Z_EDGE_NEW if edge.new else Z_EDGE)
 
@@ -1574,17 +2219,15 @@ class GraphCanvas(QGraphicsView):
         nodes, edges, adj, scene = self._nodes, self._edges, self._adj, self._scene
         # The boxes that came, went, moved or resized: the router's obstacles follow them,
         # and every edge whose route they can touch is routed again.
-        obstacles, plain = self._obstacles, self._boxes
+        obstacles = self._obstacles
         boxes: list[tuple[float, float, float, float]] = []
         for n in dirty:
             old_box = obstacles.get(n)
-            item = nodes.get(n)
-            if item is None:
+            node = nodes.get(n)
+            if node is None:
                 obstacles.remove(n)
-                plain.pop(n, None)
             else:
-                obstacles.set(n, item.cx, item.cy, item.width, item.height)
-                plain[n] = Box(item.cx, item.cy, item.width, item.height, item.span)
+                obstacles.set(n, node.cx, node.cy, node.width, node.height)
             new_box = obstacles.get(n)
             if old_box is not None:
                 boxes.append(old_box)
@@ -1601,24 +2244,35 @@ class GraphCanvas(QGraphicsView):
             for end in key:
                 keys = adj.get(end)
                 if keys is not None:
-                    keys.discard(key)
+                    if key in keys:
+                        keys.remove(key)
                     if not keys:
                         del adj[end]
             if edge.item is not None:
                 scene.removeItem(edge.item)
+            if edge.band is not None:
+                self._band_remove(key, edge)
             dirty.update(key)
         touched: set[EdgeKey] = set()
+        restyled: list[EdgeKey] = []
         for key, e in changed.items():
             s, t = key
             if s == t or s not in nodes or t not in nodes:
                 continue
-            edge = _Edge(str(e.get("kind", "grad")), bool(e.get("new")))
+            kind, new = str(e.get("kind", "grad")), bool(e.get("new"))
             old = edges.get(key)
             if old is not None:
-                edge.item, edge.geometry = old.item, old.geometry
-            edges[key] = edge
-            adj.setdefault(s, set()).add(key)
-            adj.setdefault(t, set()).add(key)
+                # the same two boxes: only its own arrowhead may change (ports spread by
+                # where the other ends are, not by kind), or only its colour
+                if old.kind != kind:
+                    touched.add(key)
+                elif old.new != new:
+                    restyled.append(key)
+                old.kind, old.new = kind, new
+                continue
+            edges[key] = _Edge(kind, new)
+            adj.setdefault(s, []).append(key)
+            adj.setdefault(t, []).append(key)
             touched.add(key)
             dirty.update(key)
         bulk = len(edges) > BULK_EDGE_THRESHOLD
@@ -1634,13 +2288,22 @@ class GraphCanvas(QGraphicsView):
         affected = {k for n in near for k in adj.get(n, ())}
         affected.update(touched)
         affected.update(k for k in crossed if k in edges)
-        if not affected and not gone:
-            return
-        self._compute_geometry(affected, edges)
         if bulk:
-            self._patch_bulk(affected, gone)
+            # routed again when their band is next painted
+            for key in affected:
+                edge = edges[key]
+                if edge.geometry is not None:
+                    edge.geometry = None
+                    self._set_region(key, None)
+                self._band_place(key, edge)
+            for key in restyled:
+                edge = edges[key]
+                if edge.band is not None:
+                    self._bands_dirty.add(edge.band.index)
         else:
-            self._restyle_items(affected)
+            if affected:
+                self._compute_geometry(affected, edges)
+            self._restyle_items(affected.union(restyled))
 
     def _compute_geometry(self, keys: Iterable[EdgeKey], every: Mapping[EdgeKey, _Edge]) -> None:
         """Give each edge of ``keys`` its path (:func:`gradviz.core.routing.edge_geometries`:
@@ -1651,10 +2314,24 @@ class GraphCanvas(QGraphicsView):
         kinds: Mapping[EdgeKey, str] = (
             {k: e.kind for k, e in every.items()} if len(keys) * 4 > len(every) else _Kinds(every)
         )
-        result = edge_geometries(keys, kinds, self._adj, self._boxes, self._obstacles)
+        result = edge_geometries(keys, kinds, self._adj, self._nodes, self._obstacles)
         for key, (geometry, region) in result.items():
             every[key].geometry = geometry
             self._set_region(key, region)
+
+    def _geometry(self, key: EdgeKey) -> Geometry:
+        """The route of edge ``key`` (found now when it has none yet)."""
+        edge = self._edges[key]
+        if edge.geometry is None:
+            self._compute_geometry([key], self._edges)
+        assert edge.geometry is not None
+        return edge.geometry
+
+    def edge_geometry(self, source: str, target: str) -> Geometry | None:
+        """The route of the edge ``source -> target`` as :mod:`gradviz.core.routing` gives
+        it (routed now if its band was never painted), or None when there is no such edge."""
+        key = (source, target)
+        return self._geometry(key) if key in self._edges else None
 
     def _set_region(self, key: EdgeKey, region: tuple[float, float, float, float] | None) -> None:
         """Index edge ``key`` by the region its route depends on (None: forget it)."""
@@ -1685,98 +2362,122 @@ class GraphCanvas(QGraphicsView):
                         found.add(key)
         return found
 
-    def _clear_bulk(self) -> None:
-        for item in self._bulk_items:
-            self._scene.removeItem(item)
-        self._bulk_items = []
-        self._chunks = []
-        self._chunk_of = {}
+    # --- internals: the edge bands of a big graph ---------------------------------------
 
-    def _fill_chunk(self, chunk: _Chunk) -> None:
-        path, arrows = QPainterPath(), QPainterPath()
-        for key in chunk.keys:
-            _add_geometry(path, arrows if chunk.style.arrow else None, self._edges_for_chunks[key])
-        chunk.item.set_paths(path, arrows)
+    def _band_index(self, key: EdgeKey) -> int:
+        a, b = self._nodes[key[0]], self._nodes[key[1]]
+        top = min(a.cy - a.height / 2, b.cy - b.height / 2)
+        return math.floor(top / EDGE_BAND)
 
-    def _new_chunk(self, style: _EdgeStyle, keys: list[EdgeKey]) -> _Chunk:
-        z = Z_EDGE_NEW if style.role == "new" else Z_EDGE
-        item = _PathItem(style, z)
-        self._scene.addItem(item)
-        self._bulk_items.append(item)
-        chunk = _Chunk(style, keys, item)
-        index = len(self._chunks)
-        self._chunks.append(chunk)
-        for key in keys:
-            self._chunk_of[key] = index
-        return chunk
+    def _band_place(self, key: EdgeKey, edge: _Edge) -> None:
+        """Put ``edge`` in the band of its upper end (to be drawn again)."""
+        index = self._band_index(key)
+        band = edge.band
+        if band is not None:
+            if band.index == index:
+                self._bands_dirty.add(index)
+                return
+            self._band_remove(key, edge)
+        band = self._bands.get(index)
+        if band is None:
+            band = self._bands[index] = _EdgeBand(index, self._build_band)
+            self._scene.addItem(band)
+        band.keys[key] = None
+        edge.band = band
+        self._bands_dirty.add(index)
 
-    def _patch_bulk(self, keys: Iterable[EdgeKey], gone: Iterable[EdgeKey]) -> None:
-        """Update bulk chunks in place for the edges ``keys`` (in ``self._edges``) and the
-        edges ``gone``: a step that adds ten edges redraws a chunk or two, not the
-        thousands of edges already drawn (the step-latency budget)."""
-        drawn, chunk_of, chunks = self._edges_for_chunks, self._chunk_of, self._chunks
-        dirty: set[int] = set()
-        pending: dict[_EdgeStyle, list[EdgeKey]] = {}
-        for key in gone:
-            index = chunk_of.pop(key, None)
-            drawn.pop(key, None)
-            if index is not None:
-                chunks[index].keys.remove(key)
-                dirty.add(index)
-        for key in keys:
-            edge = self._edges[key]
-            style = _style_for(edge.kind, edge.new)
-            index = chunk_of.get(key)
-            if index is not None:
-                if drawn.get(key) == edge.geometry and chunks[index].style == style:
-                    continue
-                chunks[index].keys.remove(key)
-                del chunk_of[key]
-                dirty.add(index)
-            drawn[key] = edge.geometry
-            pending.setdefault(style, []).append(key)
-        for style, keys_ in pending.items():
-            room = [
-                i for i, c in enumerate(chunks)
-                if c.style == style and len(c.keys) < BULK_CHUNK
-            ]
-            while keys_:
-                if room:
-                    index = room.pop()
-                    chunk = chunks[index]
-                    take = keys_[: BULK_CHUNK - len(chunk.keys)]
-                    keys_ = keys_[BULK_CHUNK - len(chunk.keys):]
-                    chunk.keys.extend(take)
-                    for key in take:
-                        chunk_of[key] = index
-                    dirty.add(index)
-                else:
-                    take, keys_ = keys_[:BULK_CHUNK], keys_[BULK_CHUNK:]
-                    self._new_chunk(style, take)
-                    dirty.add(len(chunks) - 1)
-        for index in dirty:
-            self._fill_chunk(chunks[index])
+    def _band_remove(self, key: EdgeKey, edge: _Edge) -> None:
+        band = edge.band
+        if band is not None:
+            band.keys.pop(key, None)
+            self._bands_dirty.add(band.index)
+            edge.band = None
 
-    def _rebuild_bulk(self) -> None:
-        self._clear_bulk()
-        self._edges_for_chunks = {k: e.geometry for k, e in self._edges.items()}
-        by_style: dict[_EdgeStyle, list[EdgeKey]] = {}
+    def _refill_bands(self) -> None:
+        """Every edge into its band again, none routed (the whole path of a big graph)."""
+        bands, nodes = self._bands, self._nodes
+        for band in bands.values():
+            band.keys = {}
         for key, edge in self._edges.items():
-            by_style.setdefault(_style_for(edge.kind, edge.new), []).append(key)
-        for style, keys in by_style.items():
-            # Chunks of nearby edges, so the scene index can skip those off screen.
-            keys.sort(key=lambda k: (self._edges_for_chunks[k][2], self._edges_for_chunks[k][1]))
-            for start in range(0, len(keys), BULK_CHUNK):
-                self._fill_chunk(self._new_chunk(style, keys[start : start + BULK_CHUNK]))
+            a, b = nodes[key[0]], nodes[key[1]]
+            top = min(a.cy - a.height / 2, b.cy - b.height / 2)
+            index = math.floor(top / EDGE_BAND)
+            band = bands.get(index)
+            if band is None:
+                band = bands[index] = _EdgeBand(index, self._build_band)
+                self._scene.addItem(band)
+            band.keys[key] = None
+            edge.band = band
+        self._bands_dirty.update(bands)
+
+    def _clear_bands(self) -> None:
+        for band in self._bands.values():
+            self._scene.removeItem(band)
+        self._bands.clear()
+        self._bands_dirty.clear()
+        self._band_x = None
+        for edge in self._edges.values():
+            edge.band = None
+
+    def _flush_bands(self) -> None:
+        """New bounds for the bands whose edges changed; their paths are made again when
+        they are next painted. A band spans the graph's width: a route may pass any gap
+        of the rows between its ends."""
+        bands = self._bands
+        if not bands:
+            self._bands_dirty.clear()
+            return
+        rect = self._node_bounds
+        x = (rect.left() - 2 * CLEARANCE - 20, rect.right() + 2 * CLEARANCE + 20)
+        dirty = self._bands_dirty
+        if x != self._band_x:
+            self._band_x = x
+            dirty = dirty | set(bands)
+        nodes, scene = self._nodes, self._scene
+        below = self._max_h + 2 * ARROW_LEN + 40  # a U under a row dips below its ends
+        for index in dirty:
+            band = bands.get(index)
+            if band is None:
+                continue
+            if not band.keys:
+                scene.removeItem(band)
+                del bands[index]
+                continue
+            top, bottom = math.inf, -math.inf
+            for s, t in band.keys:
+                for node in (nodes[s], nodes[t]):
+                    h = node.height / 2
+                    if node.cy - h < top:
+                        top = node.cy - h
+                    if node.cy + h > bottom:
+                        bottom = node.cy + h
+            band.set_bounds(QRectF(x[0], top - 20, x[1] - x[0], bottom - top + 20 + below))
+            band.paths = None
+            band.update()
+        self._bands_dirty = set()
+
+    def _build_band(self, band: _EdgeBand) -> None:
+        """Route the band's edges that have no route yet and make its paths, one per style
+        ("new" edges last, above the others)."""
+        edges = self._edges
+        todo = [k for k in band.keys if edges[k].geometry is None]
+        if todo:
+            self._compute_geometry(todo, edges)
+        by_style: dict[_EdgeStyle, tuple[QPainterPath, QPainterPath]] = {}
+        for key in band.keys:
+            edge = edges[key]
+            style = _style_for(edge.kind, edge.new)
+            paths = by_style.get(style)
+            if paths is None:
+                paths = by_style[style] = (QPainterPath(), QPainterPath())
+            _add_geometry(paths[0], paths[1] if style.arrow else None, edge.geometry or ())
+        band.paths = sorted(
+            ((style, p, a) for style, (p, a) in by_style.items()),
+            key=lambda entry: entry[0].role == "new",
+        )
 
     def _nodes_rect(self) -> QRectF:
-        if not self._nodes:
-            return QRectF()
-        xs0 = min(i.cx - i.width / 2 for i in self._nodes.values())
-        xs1 = max(i.cx + i.width / 2 for i in self._nodes.values())
-        ys0 = min(i.cy - i.height / 2 for i in self._nodes.values())
-        ys1 = max(i.cy + i.height / 2 for i in self._nodes.values())
-        return QRectF(xs0, ys0, xs1 - xs0, ys1 - ys0)
+        return _nodes_union(self._nodes.values(), 0.0)
 
     def graph_rect(self) -> QRectF:
         """The scene rectangle the nodes occupy (kept up to date by each set_graph)."""
@@ -1791,14 +2492,47 @@ class GraphCanvas(QGraphicsView):
         margin = 400.0
         self._scene.setSceneRect(rect.adjusted(-margin, -margin, margin, margin))
 
+    # --- internals: items on demand (a big graph) -----------------------------------------
+
+    def _sync_items(self) -> None:
+        """On a big graph, give the nodes on screen and around it their items once the
+        view is zoomed in enough to read them (tiles draw them alike before; the items
+        add tooltips, clicks and a cached picture), and let far ones go past
+        MAX_LIVE_ITEMS."""
+        if not self._lazy or not self._nodes or not self.isVisible():
+            return
+        if self.zoom_level() < TEXT_LOD:
+            return
+        visible = self.mapToScene(self.viewport().rect()).boundingRect()
+        synced = self._synced
+        if synced is not None and synced.contains(visible):
+            return
+        w, h = visible.width() / 2, visible.height() / 2
+        area = visible.adjusted(-w, -h, w, h)
+        nodes = self._nodes
+        x0, x1, y0, y1 = area.left(), area.right(), area.top(), area.bottom()
+        for entry in self._obstacles.query(x0, x1, y0, y1):
+            node = nodes.get(entry[4])
+            if node is not None and node.item is None:
+                self._materialize(node)
+        self._synced = area
+        if len(self._live) > MAX_LIVE_ITEMS:
+            for node in list(self._live.values()):
+                if node.flags & _HOT:
+                    continue
+                left, top, right, bottom = node.box()
+                if right < x0 or left > x1 or bottom < y0 or top > y1:
+                    self._release(node)
+
     # --- internals: backward and selection ------------------------------------------------
 
     def _apply_backward(self) -> None:
+        nodes = self._nodes
         for node_id in self._marked:
-            item = self._nodes.get(node_id)
-            if item is not None:
-                item.set_flag("executing", False)
-                item.set_flag("executed", False)
+            node = nodes.get(node_id)
+            if node is not None:
+                self._set_flag(node, _EXECUTING, False)
+                self._set_flag(node, _EXECUTED, False)
         self._marked = set()
         for path_item, label_item, _ in self._carry.values():
             self._scene.removeItem(path_item)
@@ -1814,17 +2548,17 @@ class GraphCanvas(QGraphicsView):
         if not 0 <= step_index < len(steps):
             return
         for step in steps[:step_index]:
-            item = self._nodes.get(str(_get(step, "node")))
-            if item is not None:
-                item.set_flag("executed", True)
-                self._marked.add(item.node_id)
+            node = nodes.get(str(_get(step, "node")))
+            if node is not None:
+                self._set_flag(node, _EXECUTED, True)
+                self._marked.add(node.node_id)
         step = steps[step_index]
         node_id = str(_get(step, "node"))
-        source = self._nodes.get(node_id)
+        source = nodes.get(node_id)
         if source is None:
             return
-        source.set_flag("executed", False)
-        source.set_flag("executing", True)
+        self._set_flag(source, _EXECUTED, False)
+        self._set_flag(source, _EXECUTING, True)
         self._marked.add(node_id)
 
         grads = list(_get(step, "grad_inputs") or [])
@@ -1834,17 +2568,13 @@ class GraphCanvas(QGraphicsView):
                 continue
             values.setdefault(str(target), []).append(grads[i])
         for target, vals in values.items():
-            target_item = self._nodes.get(target)
-            if target_item is None or target == node_id:
+            if target not in nodes or target == node_id:
                 continue
             key = (node_id, target)
-            edge = self._edges.get(key)
             geometry = (
-                edge.geometry
-                if edge is not None
-                else edge_path(
-                    self._boxes[node_id], self._boxes[target], 0.0, 0.0, True, self._obstacles, key
-                )[0]
+                self._geometry(key)
+                if key in self._edges
+                else edge_path(nodes[node_id], nodes[target], 0.0, 0.0, True, self._obstacles, key)[0]
             )
             path, arrows = QPainterPath(), QPainterPath()
             _add_geometry(path, arrows, geometry)
@@ -1861,17 +2591,30 @@ class GraphCanvas(QGraphicsView):
             return
         old = self._nodes.get(self._selected) if self._selected else None
         if old is not None:
-            old.set_flag("selected", False)
+            self._set_flag(old, _SELECTED, False)
         self._selected = node_id
         if node_id is not None:
-            self._nodes[node_id].set_flag("selected", True)
+            self._set_flag(self._nodes[node_id], _SELECTED, True)
         self._update_storage_links()
 
     def _node_at(self, pos: Any) -> NodeItem | None:
+        """The item of the node under ``pos`` (view coordinates); on a big graph the node
+        there gets its item now when it has none."""
         for item in self.items(pos):
             while item is not None and not isinstance(item, NodeItem):
                 item = item.parentItem()
             if isinstance(item, NodeItem):
+                return item
+        if not self._lazy:
+            return None
+        p = self.mapToScene(pos)
+        x, y = p.x(), p.y()
+        for entry in self._obstacles.query(x - 0.5, x + 0.5, y - 0.5, y + 0.5):
+            node = self._nodes.get(entry[4])
+            if node is None or node.item is not None:
+                continue
+            item = self._materialize(node)
+            if item.contains(item.mapFromScene(p)):
                 return item
         return None
 
@@ -1893,7 +2636,7 @@ class GraphCanvas(QGraphicsView):
         dy = moved.y() - view_pt.y()
         self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + round(dx))
         self.verticalScrollBar().setValue(self.verticalScrollBar().value() + round(dy))
-        self.view_changed.emit()
+        self._view_changed()
 
     def _update_overlays(self) -> None:
         legend = self._legend
@@ -1993,14 +2736,25 @@ class GraphCanvas(QGraphicsView):
         if (self._pending_fit or self._fitted) and self.isVisible() and self._nodes:
             self._pending_fit = False
             self.fit_to_view(self._fit_whole)
-        self.view_changed.emit()
+        self._view_changed()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)
         super().showEvent(event)
         if self._pending_fit:
             self._pending_fit = False
             self.fit_to_view()
+        self._sync_items()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 (Qt API)
         super().scrollContentsBy(dx, dy)
+        self._view_changed()
+
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 (Qt API)
+        if event.type() == QEvent.Type.ToolTip and self._lazy:
+            # the node under the pointer gets its item, whose tooltip Qt then shows
+            self._node_at(event.pos())  # type: ignore[attr-defined]
+        return super().viewportEvent(event)
+
+    def _view_changed(self) -> None:
+        self._sync_items()
         self.view_changed.emit()
