@@ -218,9 +218,17 @@ def _canvas_picture(canvas) -> dict:
     }
 
 
+@pytest.mark.parametrize("big", [False, True])
 @pytest.mark.parametrize("name", ["training", "shared"])
-def test_canvas_deltas_draw_what_a_whole_update_draws(qtbot, name):
+def test_canvas_deltas_draw_what_a_whole_update_draws(qtbot, monkeypatch, name, big):
+    """``big``: with the thresholds low, as a big graph is drawn (tiles, bands, items on
+    demand, routes found when asked)."""
+    from gradviz.ui import canvas as canvas_module
     from gradviz.ui.canvas import GraphCanvas
+
+    if big:
+        monkeypatch.setattr(canvas_module, "LAZY_NODE_THRESHOLD", 8)
+        monkeypatch.setattr(canvas_module, "BULK_EDGE_THRESHOLD", 8)
 
     stepped, fresh = GraphCanvas(), GraphCanvas()
     qtbot.addWidget(stepped)
@@ -361,3 +369,55 @@ def test_modules_changed_says_when_the_module_tree_changes():
             changed += changes.modules_changed
         previous = tree
     assert kept and changed
+
+
+RUN_THEN_STEP = (
+    "x = torch.tensor(1., requires_grad=True)\ny = x\n"
+    "for i in range(40):\n    y = y.sin() * 2\n"
+    "z = y.exp()\n"
+)
+
+
+@pytest.mark.parametrize(("hinted", "big"), [(True, False), (False, False), (True, True)])
+def test_the_step_after_a_run_sends_the_new_flags_turned_off_as_ids(qtbot, monkeypatch, hinted, big):
+    """The first step after running to a line turns every node's "new" glow off: the
+    delta names those nodes and edges instead of sending their dicts again, the window
+    rebuilds exactly the whole state, and the canvas shows what a whole update shows
+    (``big``: drawn as a big graph is, by tiles and bands)."""
+    from gradviz.kernel_server import Kernel
+    from gradviz.ui import canvas as canvas_module
+    from gradviz.ui.canvas import GraphCanvas
+
+    if big:
+        monkeypatch.setattr(canvas_module, "LAZY_NODE_THRESHOLD", 20)
+        monkeypatch.setattr(canvas_module, "BULK_EDGE_THRESHOLD", 20)
+
+    kernel = Kernel(io.StringIO())
+    decoder = StateDecoder()
+    stepped, fresh = GraphCanvas(), GraphCanvas()
+    qtbot.addWidget(stepped)
+    qtbot.addWidget(fresh)
+    wires = []
+    for request in [{"cmd": "load", "source": RUN_THEN_STEP, "run_to": 3}, {"cmd": "step"}]:
+        state = kernel.handle(request)
+        hint, kernel._hint = kernel._hint, None
+        whole = json.loads(json.dumps(state))
+        wire = json.loads(json.dumps(kernel.encoder.encode(state, True, hint if hinted else None)))
+        wires.append(wire)
+        decoded, changes = decoder.decode(wire)
+        assert decoded == whole
+        stepped.set_graph(decoded["graph"], decoded["positions"], changes)
+        fresh.clear()
+        fresh.set_graph(decoded["graph"], decoded["positions"])
+        assert _canvas_picture(stepped) == _canvas_picture(fresh)
+    first, step = wires[0]["graph"], wires[1]["delta"]
+    glowing = [n["id"] for n in first["nodes"] if n["new"]]
+    assert len(glowing) > 100  # the run made them all
+    # every old node went dark; the delta carries their ids, not their dicts
+    assert sorted(step["renew_off"]) == sorted(glowing)
+    assert not {n["id"] for n in step["nodes"]} & set(glowing)
+    assert step["renew_edges_off"] and not any(e["new"] is False for e in step["edges"])
+    assert changes is not None and changes.renewed == set(glowing)
+    assert not any("new" in stepped.node_item(n).state for n in glowing)
+    assert len(json.dumps(wires[1])) < len(json.dumps(wires[0])) / 5
+    assert stepped.bulk_edges == big and stepped._lazy == big

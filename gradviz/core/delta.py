@@ -5,7 +5,10 @@ that adds ten nodes changes a few kilobytes of it. The kernel's
 :class:`StateEncoder` remembers the last state it sent and, for a client that
 asks (``"delta": true`` on a request), sends only the top-level fields that
 changed, the nodes and edges added, changed or removed, and the positions that
-moved. The window's :class:`StateDecoder` rebuilds the whole state from its
+moved. A node or edge whose only change is its "new" flag (the step after a run
+turns every glow off) travels as its id in ``renew_off`` / ``renew_on`` (edges:
+``renew_edges_off`` / ``renew_edges_on``), not as its dict: 10,000 ids instead of
+10,000 dicts. The window's :class:`StateDecoder` rebuilds the whole state from its
 copy of the previous one (unchanged node dicts are shared between the two, so
 keeping every step on the timeline costs little) and says what changed, so the
 canvas updates those items only.
@@ -77,18 +80,70 @@ def _kept_then_added(
     return edges
 
 
-def _follow(index: dict[Any, Any], removed: Any, changed: Any, now: Mapping[Any, Any]) -> list[Any]:
+def _renewal(old: Mapping[str, Any] | None, new: Mapping[str, Any]) -> bool:
+    """``new`` is ``old`` with only its boolean "new" flag turned over (the step after a
+    run turns every node's and edge's glow off): sent as its id, not its dict."""
+    if old is None:
+        return False
+    flag = new.get("new")
+    return (
+        isinstance(flag, bool)
+        and old.get("new") is (not flag)
+        and len(old) == len(new)
+        and {**old, "new": flag} == new  # what the decoder makes of it (C speed)
+    )
+
+
+def _split(
+    changed: Any, old: Mapping[Any, Any], key: Any
+) -> tuple[list[Any], list[Any], list[Any]]:
+    """The changed items to send whole, and the keys of those that only turned their
+    "new" flag on and off."""
+    whole: list[Any] = []
+    on: list[Any] = []
+    off: list[Any] = []
+    for item in changed:
+        k = key(item)
+        if _renewal(old.get(k), item):
+            (on if item["new"] else off).append(k)
+        else:
+            whole.append(item)
+    return whole, on, off
+
+
+def _node_key(node: dict[str, Any]) -> str:
+    return str(node["id"])
+
+
+def _follow(
+    index: dict[Any, Any], removed: Any, changed: Any, now: Mapping[Any, Any]
+) -> tuple[list[Any], list[Any], list[Any]]:
     """Bring ``index`` (what was sent) up to ``now`` for the keys named; the items that
-    really differ, to send."""
+    really differ, to send, split as :func:`_split` does."""
     for key in removed:
         index.pop(key, None)
-    out = []
+    whole: list[Any] = []
+    on: list[Any] = []
+    off: list[Any] = []
     for key in changed:
         item = now[key]
-        if index.get(key) != item:
-            out.append(item)
+        old = index.get(key)
         index[key] = item
-    return out
+        if old is item:
+            continue
+        if old is not None and old.get("new") is not item.get("new") and _renewal(old, item):
+            (on if item["new"] else off).append(key)
+        elif old != item:
+            whole.append(item)
+    return whole, on, off
+
+
+def _renewed_into(body: dict[str, Any], name: str, on: list[Any], off: list[Any]) -> None:
+    """Put the renewed keys in the delta (as lists: JSON has no tuples)."""
+    if on:
+        body[f"{name}_on"] = [list(k) if isinstance(k, tuple) else k for k in on]
+    if off:
+        body[f"{name}_off"] = [list(k) if isinstance(k, tuple) else k for k in off]
 
 
 @dataclass
@@ -148,17 +203,25 @@ class StateEncoder:
             ]
             # a list that only grew (results, backward passes, statements run) sends
             # its new items
+            changed_nodes, nodes_on, nodes_off = _split(
+                [n for i, n in nodes.items() if old_nodes.get(i) != n], old_nodes, _node_key
+            )
+            changed_edges, edges_on, edges_off = _split(
+                [e for k, e in edges.items() if old_edges.get(k) != e], old_edges, _edge_key
+            )
             body: dict[str, Any] = {
                 **self._fields(state, last),
-                "nodes": [n for i, n in nodes.items() if old_nodes.get(i) != n],
+                "nodes": changed_nodes,
                 "removed": removed,
-                "edges": [e for k, e in edges.items() if old_edges.get(k) != e],
+                "edges": changed_edges,
                 "removed_edges": [list(k) for k in old_edges if k not in edges],
                 "positions": {
                     k: v for k, v in positions.items() if old_pos.get(k) != v
                 },
                 "removed_positions": [k for k in old_pos if k not in positions],
             }
+            _renewed_into(body, "renew", nodes_on, nodes_off)
+            _renewed_into(body, "renew_edges", edges_on, edges_off)
             if added_order != list(nodes):
                 body["order"] = list(nodes)
             arranged = _kept_then_added(
@@ -181,9 +244,13 @@ class StateEncoder:
         old_nodes, old_edges, old_pos = self._nodes, self._edges, self._positions
         body = self._fields(state, last)
         body["removed"] = list(hint.removed)
-        body["nodes"] = _follow(old_nodes, hint.removed, hint.changed, hint.nodes)
+        body["nodes"], on, off = _follow(old_nodes, hint.removed, hint.changed, hint.nodes)
+        _renewed_into(body, "renew", on, off)
         body["removed_edges"] = [list(k) for k in hint.removed_edges]
-        body["edges"] = _follow(old_edges, hint.removed_edges, hint.changed_edges, hint.edges)
+        body["edges"], on, off = _follow(
+            old_edges, hint.removed_edges, hint.changed_edges, hint.edges
+        )
+        _renewed_into(body, "renew_edges", on, off)
         positions = state.get("positions") or {}
         if hint.moved is None:
             body["positions"] = {k: v for k, v in positions.items() if old_pos.get(k) != v}
@@ -262,6 +329,14 @@ class StateDecoder:
             changes.modules_changed |= (old_node or {}).get("module") != n.get("module")
             nodes[key] = n
             changes.nodes.add(key)
+        for flag in (True, False):
+            for n in body.get("renew_on" if flag else "renew_off") or ():
+                old_node = nodes.get(n)
+                if old_node is None:
+                    raise DeltaMismatch(f"node {n!r} changed, but the window does not hold it")
+                nodes[n] = {**old_node, "new": flag}
+                changes.nodes.add(n)
+                changes.renewed.add(n)
         if "order" in body:
             missing = [n for n in body["order"] if n not in nodes]
             if missing or len(body["order"]) != len(nodes):
@@ -273,6 +348,14 @@ class StateDecoder:
         changed_edges = list(body.get("edges") or ())
         changes.edges.update(_edge_key(e) for e in changed_edges)
         edges = _kept_then_added(self._edges, changed_edges, removed_edges)
+        for flag in (True, False):
+            for p in body.get("renew_edges_on" if flag else "renew_edges_off") or ():
+                key = (str(p[0]), str(p[1]))
+                old_edge = edges.get(key)
+                if old_edge is None:
+                    raise DeltaMismatch(f"edge {key!r} changed, but the window does not hold it")
+                edges[key] = {**old_edge, "new": flag}
+                changes.edges.add(key)
         if "edge_order" in body:
             order = [(str(p[0]), str(p[1])) for p in body["edge_order"]]
             if len(order) != len(edges) or any(k not in edges for k in order):
