@@ -751,7 +751,7 @@ class Stepper(QObject):
             self._replay_to_step(index)
             return
         self._timeline_at = None if index == last else index
-        self.w.apply_state(step.state)
+        self.w.apply_state(self._in_place(step.state))
         self.w.timeline_bar.set_steps(self.timeline.steps, index)
         if index == last:
             self.w.set_status(f"Back at the present: step {index + 1} of {last + 1}")
@@ -760,6 +760,16 @@ class Stepper(QObject):
                 f"Showing step {index + 1} of {last + 1} ({step.tip}) from the timeline;"
                 " Step or Run continues from here"
             )
+
+    def _in_place(self, state: dict[str, Any]) -> dict[str, Any]:
+        """A kept state with every node where it is on screen now, when all of them are
+        shown: going back on the timeline moves nothing (a node a later step moved, such
+        as an in-place op's tensor, stays put; the kernel keeps the places shown too)."""
+        display = self.w.graph_view.display
+        old = state.get("positions") or {}
+        if display is None or not old or not all(n in display.positions for n in old):
+            return state
+        return {**state, "positions": {n: list(display.positions[n]) for n in old}}
 
     def _continue_from_timeline(self, action: Callable[[], None]) -> bool:
         """When a past step is shown, make it the present before ``action`` runs: the
