@@ -10,15 +10,17 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtCore import QPoint, QPointF, Qt  # noqa: E402
-from PySide6.QtGui import QImage, QWheelEvent  # noqa: E402
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QHelpEvent, QImage, QWheelEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from gradviz.core.capture import graph_from_json  # noqa: E402
 from gradviz.core.layout import layout, node_size  # noqa: E402
+from gradviz.ui import canvas as canvas_module  # noqa: E402
 from gradviz.ui.canvas import (  # noqa: E402
     BULK_EDGE_THRESHOLD,
     FIT_MAX_ZOOM,
+    LAZY_NODE_THRESHOLD,
     MAX_ZOOM,
     MIN_ZOOM,
     READABLE_ZOOM,
@@ -664,3 +666,190 @@ def test_keep_graph_in_view_follows_the_newest_nodes_and_keeps_the_users_zoom(ca
     visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
     newest = [n["id"] for n in data["nodes"] if n.get("new")]
     assert any(visible.intersects(canvas.node_item(n).sceneBoundingRect()) for n in newest)
+
+
+# --------------------------------------------------------------------------- big graphs
+
+
+def _image(view: GraphCanvas) -> QImage:
+    """What the view's viewport paints now (a grab goes through its paint event; a
+    QGraphicsView.render into an image may reuse an item's pixmap cached for it before)."""
+    return view.viewport().grab().toImage()
+
+
+def _differing(a: QImage, b: QImage) -> int:
+    assert a.size() == b.size()
+    return sum(a.pixel(x, y) != b.pixel(x, y) for y in range(a.height()) for x in range(a.width()))
+
+
+def _has_item(view: GraphCanvas, node_id: str) -> bool:
+    """Whether the node has an item now (without making one, as node_item would)."""
+    return view._nodes[node_id].item is not None
+
+
+def _view(qtbot, graph: dict, positions: dict, lazy: bool, monkeypatch=None) -> GraphCanvas:
+    if monkeypatch is not None:
+        threshold = 10 if lazy else 1_000_000
+        monkeypatch.setattr(canvas_module, "LAZY_NODE_THRESHOLD", threshold)
+        monkeypatch.setattr(canvas_module, "BULK_EDGE_THRESHOLD", threshold)
+    view = GraphCanvas()
+    qtbot.addWidget(view)
+    view.resize(900, 650)
+    view.set_graph(graph, positions)
+    view.show()
+    qtbot.waitExposed(view)
+    return view
+
+
+def test_a_big_graph_gets_items_only_for_the_nodes_on_screen(qtbot):
+    graph = _chain(3000)
+    positions = _positions(graph)
+    view = _view(qtbot, graph, positions, lazy=True)
+    assert len(graph["nodes"]) > LAZY_NODE_THRESHOLD
+    items = [i for i in view.scene().items() if isinstance(i, NodeItem)]
+    assert 0 < len(items) < 300  # not 3,000: tiles paint the others
+    visible = view.mapToScene(view.viewport().rect()).boundingRect()
+    for node_id in view.node_ids():
+        node = view._nodes[node_id]
+        if visible.intersects(node.scene_rect()):
+            assert _has_item(view, node_id), node_id
+    # a node at the far end has none until it is scrolled to
+    far = max(view.node_ids(), key=lambda n: abs(positions[n][1] - visible.center().y()))
+    assert not _has_item(view, far)
+    view.centerOn(QPointF(*positions[far]))
+    QApplication.processEvents()
+    assert _has_item(view, far)
+    item = view.node_item(far)
+    assert (item.pos().x(), item.pos().y()) == pytest.approx(tuple(positions[far]))
+    # node_item makes the item of a node anywhere, with the node's data
+    other = "fn1500"  # mid-way: never on screen
+    assert not _has_item(view, other)
+    item = view.node_item(other)
+    assert item is not None and item.scene() is view.scene() and item.node_id == other
+    assert item.attrs is view._nodes[other].attrs and item.toolTip()
+    assert (item.width, item.height) == node_size(item.attrs)
+
+
+def test_an_item_made_on_demand_draws_what_every_item_drew(qtbot, monkeypatch):
+    """The same 400-node chain drawn by an item per node, by items made for the nodes on
+    screen, and by the tiles alone (no items at all): one picture."""
+    graph = _chain(400)
+    for node in graph["nodes"][-30:]:
+        node["new"] = True
+    for edge in graph["edges"][-20:]:
+        edge["new"] = True
+    positions = _positions(graph)
+
+    def look(view: GraphCanvas) -> QImage:
+        view.reset_zoom()
+        view.centerOn(QPointF(*positions["fn385"]))
+        view.select_node("fn383", center=False)
+        QApplication.processEvents()
+        return _image(view)
+
+    eager = _view(qtbot, graph, positions, lazy=False, monkeypatch=monkeypatch)
+    assert all(_has_item(eager, n) for n in eager.node_ids())
+    lazy = _view(qtbot, graph, positions, lazy=True, monkeypatch=monkeypatch)
+    assert lazy.bulk_edges and not eager.bulk_edges
+    every, on_screen = look(eager), look(lazy)
+    assert 0 < len(lazy._live) < 60
+    assert _differing(every, on_screen) == 0
+    # no items at all: the tiles draw each node with the same code (the items draw
+    # through a cached pixmap: antialiasing may differ at a few edge pixels)
+    monkeypatch.setattr(lazy, "_sync_items", lambda: None)
+    for node in list(lazy._live.values()):
+        lazy._release(node)
+    tiles = _image(lazy)
+    assert not lazy._live
+    assert _differing(every, tiles) < 0.01 * every.width() * every.height()
+    # zoomed out below the text level too
+    for view in (eager, lazy):
+        view.fit_whole()
+    assert _differing(_image(eager), _image(lazy)) < 0.01 * every.width() * every.height()
+
+
+def test_a_click_or_tooltip_on_a_node_without_an_item_reaches_it(qtbot, monkeypatch):
+    graph = _chain(400)
+    positions = _positions(graph)
+    view = _view(qtbot, graph, positions, lazy=True, monkeypatch=monkeypatch)
+    view.fit_whole()  # tiny nodes: no items are made for them
+    QApplication.processEvents()
+    target = "fn200"
+    assert not _has_item(view, target)
+    point = view.mapFromScene(QPointF(*positions[target]))
+    with qtbot.waitSignal(view.node_selected, timeout=1000) as blocker:
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    assert blocker.args == [target]
+    assert view.selected_node() == target and _has_item(view, target)
+    assert "selected" in view.node_item(target).state
+    other = "fn100"
+    point = view.mapFromScene(QPointF(*positions[other]))
+    event = QHelpEvent(QEvent.Type.ToolTip, point, view.viewport().mapToGlobal(point))
+    QApplication.sendEvent(view.viewport(), event)
+    assert _has_item(view, other) and "MulBackward0" in view.node_item(other).toolTip()
+
+
+def test_turning_off_every_glow_of_a_big_graph_repaints_it(qtbot, monkeypatch):
+    """The step after a run: every node's "new" flag goes off at once; a big graph's
+    tiles and items show it (the picture is a fresh canvas's), near and zoomed out."""
+    graph = _chain(400)
+    positions = _positions(graph)
+    glowing = copy.deepcopy(graph)
+    for node in glowing["nodes"]:
+        node["new"] = True
+    view = _view(qtbot, glowing, positions, lazy=True, monkeypatch=monkeypatch)
+    fresh = _view(qtbot, graph, positions, lazy=True, monkeypatch=monkeypatch)
+    for v in (view, fresh):
+        v.reset_zoom()
+        v.centerOn(QPointF(*positions["fn200"]))
+    QApplication.processEvents()
+    before = _image(view)
+    view.set_graph(graph, positions)
+    QApplication.processEvents()
+    assert not any("new" in view._nodes[n].state() for n in view.node_ids())
+    after = _image(view)
+    assert _differing(before, after) > 0
+    assert _differing(after, _image(fresh)) == 0
+    assert dict(view.legend_items()).keys() == dict(fresh.legend_items()).keys()
+    # zoomed out: the tiles' rings for new nodes are gone too
+    view.set_graph(glowing, positions)
+    for v in (view, fresh):
+        v.fit_whole()
+    QApplication.processEvents()
+    ringed = _image(view)
+    view.set_graph(graph, positions)
+    QApplication.processEvents()
+    assert _differing(ringed, _image(view)) > 0
+    # (a node drawn by its item's cached pixmap may differ from its tile's by an
+    # antialiased pixel: the two canvases made items for different nodes)
+    assert _differing(_image(view), _image(fresh)) < 10
+
+
+def test_a_big_graph_routes_its_edges_when_they_are_painted(qtbot, monkeypatch):
+    from gradviz.core.render_svg import render_svg_data
+
+    graph = _chain(400)
+    positions = _positions(graph)
+    monkeypatch.setattr(canvas_module, "LAZY_NODE_THRESHOLD", 10)
+    monkeypatch.setattr(canvas_module, "BULK_EDGE_THRESHOLD", 10)
+    view = GraphCanvas()
+    qtbot.addWidget(view)
+    view.resize(900, 650)
+    view.set_graph(graph, positions)
+    assert view.bulk_edges
+    assert all(e.geometry is None for e in view._edges.values())  # nothing painted yet
+    view.show()
+    qtbot.waitExposed(view)
+    _image(view)
+    routed = {k for k, e in view._edges.items() if e.geometry is not None}
+    assert routed and len(routed) < len(view._edges) / 2
+    # asked for, a route is found now, and it is the one the whole graph's routing gives
+    # (the SVG export routes every edge at once)
+    fresh = GraphCanvas()
+    qtbot.addWidget(fresh)
+    monkeypatch.setattr(canvas_module, "BULK_EDGE_THRESHOLD", 1_000_000)
+    monkeypatch.setattr(canvas_module, "LAZY_NODE_THRESHOLD", 1_000_000)
+    fresh.set_graph(graph, positions)
+    for key in view._edges:
+        assert view.edge_geometry(*key) == fresh._edges[key].geometry
+    assert view.to_svg() == fresh.to_svg() == render_svg_data(graph, positions)
