@@ -245,31 +245,40 @@ def test_canvas_deltas_draw_what_a_whole_update_draws(qtbot, monkeypatch, name, 
     assert applied > 5
 
 
-def test_canvas_deltas_cross_the_bulk_edge_threshold(qtbot):
-    """A chain that grows past BULK_EDGE_THRESHOLD: per-edge items, then bulk chunks."""
+def test_canvas_deltas_cross_the_bulk_edge_threshold(qtbot, monkeypatch):
+    """A chain that grows past BULK_EDGE_THRESHOLD and LAZY_NODE_THRESHOLD (per-edge
+    items, then bands; an item per node, then tiles), and back when stepping back."""
     from gradviz.ui import canvas as canvas_module
-    from gradviz.ui.canvas import GraphCanvas
+    from gradviz.ui.canvas import GraphCanvas, NodeItem
 
     source = "x = torch.tensor(1., requires_grad=True)\ny = x\n" + "y = y.sin() * 2\n" * 8
     stepped, fresh = GraphCanvas(), GraphCanvas()
     qtbot.addWidget(stepped)
     qtbot.addWidget(fresh)
     encoder, decoder = StateEncoder(), StateDecoder()
-    old = canvas_module.BULK_EDGE_THRESHOLD
-    canvas_module.BULK_EDGE_THRESHOLD = 12
-    try:
-        for state in _states(source):
-            decoded, changes = decoder.decode(encoder.encode(state, delta=True))
-            stepped.set_graph(decoded["graph"], decoded["positions"], changes)
-            fresh.clear()
-            fresh.set_graph(decoded["graph"], decoded["positions"])
-            assert _canvas_picture(stepped) == _canvas_picture(fresh)
-            assert stepped.bulk_edges == fresh.bulk_edges
-            drawn = {k for band in stepped._bands.values() for k in band.keys}
-            assert drawn == (set(stepped._edges) if stepped.bulk_edges else set())
-        assert stepped.bulk_edges
-    finally:
-        canvas_module.BULK_EDGE_THRESHOLD = old
+    monkeypatch.setattr(canvas_module, "BULK_EDGE_THRESHOLD", 12)
+    monkeypatch.setattr(canvas_module, "LAZY_NODE_THRESHOLD", 32)  # 35 nodes, 31 a step back
+    modes = []
+    for state in _states(source):
+        decoded, changes = decoder.decode(encoder.encode(state, delta=True))
+        stepped.set_graph(decoded["graph"], decoded["positions"], changes)
+        fresh.clear()
+        fresh.set_graph(decoded["graph"], decoded["positions"])
+        # what is drawn, before _canvas_picture makes items for every node
+        items = {i.node_id for i in stepped.scene().items() if isinstance(i, NodeItem)}
+        tiled = {n for tile in stepped._tiles.values() for n in tile.members}
+        lazy = len(stepped.node_ids()) > canvas_module.LAZY_NODE_THRESHOLD
+        assert stepped._lazy == lazy
+        assert tiled == (set(stepped.node_ids()) if lazy else set())
+        if not lazy:
+            assert items == set(stepped.node_ids())
+        modes.append(lazy)
+        assert _canvas_picture(stepped) == _canvas_picture(fresh)
+        assert stepped.bulk_edges == fresh.bulk_edges
+        drawn = {k for band in stepped._bands.values() for k in band.keys}
+        assert drawn == (set(stepped._edges) if stepped.bulk_edges else set())
+    assert stepped.bulk_edges
+    assert True in modes and False in modes[modes.index(True):]  # there and back
 
 
 def test_value_summaries_share_a_budget_and_read_a_storage_once():
