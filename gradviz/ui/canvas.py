@@ -9,14 +9,26 @@ routed around boxes by :mod:`gradviz.core.routing`, values written by
 :mod:`gradviz.core.fmt`; its SVG export *is* :func:`gradviz.core.render_svg.render_svg`.
 
 Speed (STYLE.md section 4): the scene is updated in place on every step
-(items whose ids persist are kept and only moved or restyled), nodes are
+(nodes whose ids persist are kept and only moved or restyled), nodes are
 cached in device coordinates and drop their text when tiny on screen, edges
-sit on a fixed Z layer below the nodes and, past
-:data:`BULK_EDGE_THRESHOLD` edges, are painted in bulk by a few path items
-instead of one item each. A step re-routes only the edges whose route a
-changed box can touch. The legend sits in a strip below the view (a viewport
-margin), so it never covers the graph; the empty-graph hint is a child
-widget of the view, so scrolling never repaints it.
+sit on a fixed Z layer below the nodes. A step re-routes only the edges whose
+route a changed box can touch, and a step that only turns "new" glows off
+(:attr:`gradviz.core.delta.GraphChanges.renewed`) only repaints.
+
+Big graphs (issue 12): each node is a plain record (:class:`_Node`: the
+graph's own attribute dict, its place, a box shape shared by every node whose
+text reads alike). Past :data:`LAZY_NODE_THRESHOLD` nodes a node gets a
+:class:`NodeItem` only when it is on screen at a readable zoom, or when asked
+for (:meth:`GraphCanvas.node_item`, a click, a tooltip); tiles of the scene
+(:class:`_NodeTile`) paint the others with the same code, as flat rectangles
+in a few calls when tiny. Past :data:`BULK_EDGE_THRESHOLD` edges, bands of the
+scene (:class:`_EdgeBand`) paint the edges in bulk, one path per style, and
+route them when first painted. A 100,000-node graph builds in about a second
+and takes about 120 MB.
+
+The legend sits in a strip below the view (a viewport margin), so it never
+covers the graph; the empty-graph hint is a child widget of the view, so
+scrolling never repaints it.
 """
 
 from __future__ import annotations
@@ -99,11 +111,12 @@ FIT_MAX_ZOOM = 1.5
 READABLE_ZOOM = 7.0 / 12.0
 """fit_to_view shrinks no further than this (12 px node text -> 7 px): a bigger graph is
 shown at this zoom around its newest nodes, and the rest is a drag away."""
-BULK_EDGE_THRESHOLD = 1500
-"""Above this many edges, edges are painted by a few bulk items instead of one item each."""
+BULK_EDGE_THRESHOLD = 500
+"""Above this many edges, edges are painted in bulk by bands (:class:`_EdgeBand`) instead of
+one item each, and routed when first painted (GPT-2's 1,245 edges: those on screen)."""
 EDGE_BAND = 1024.0
 """Height of the bands of the scene whose edges one bulk item paints (by their upper end)."""
-LAZY_NODE_THRESHOLD = 1500
+LAZY_NODE_THRESHOLD = 500
 """Above this many nodes, nodes get an item only when on screen and readable or asked for
 (:meth:`GraphCanvas.node_item`); tiles paint the others."""
 NODE_TILE = 1024.0
