@@ -972,6 +972,8 @@ class _EdgeBand(QGraphicsItem):
         self.keys: dict[EdgeKey, None] = {}
         #: (style, path, arrowheads) in drawing order; None: to be made before painting
         self.paths: list[tuple[_EdgeStyle, QPainterPath, QPainterPath]] | None = None
+        #: (top, bottom) of the boxes its edges join; None: to be found again
+        self.extent: tuple[float, float] | None = None
         self._build = build
         self._bounds = QRectF()
         self.setZValue(Z_EDGE)
@@ -2387,6 +2389,7 @@ class GraphCanvas(QGraphicsView):
         index = self._band_index(key)
         band = edge.band
         if band is not None:
+            band.extent = None  # its ends may have moved
             if band.index == index:
                 self._bands_dirty.add(index)
                 return
@@ -2396,6 +2399,7 @@ class GraphCanvas(QGraphicsView):
             band = self._bands[index] = _EdgeBand(index, self._build_band)
             self._scene.addItem(band)
         band.keys[key] = None
+        band.extent = None
         edge.band = band
         self._bands_dirty.add(index)
 
@@ -2403,17 +2407,21 @@ class GraphCanvas(QGraphicsView):
         band = edge.band
         if band is not None:
             band.keys.pop(key, None)
+            band.extent = None
             self._bands_dirty.add(band.index)
             edge.band = None
 
     def _refill_bands(self) -> None:
         """Every edge into its band again, none routed (the whole path of a big graph)."""
         bands, nodes = self._bands, self._nodes
+        extents: dict[int, list[float]] = {}
         for band in bands.values():
             band.keys = {}
         for key, edge in self._edges.items():
             a, b = nodes[key[0]], nodes[key[1]]
-            top = min(a.cy - a.height / 2, b.cy - b.height / 2)
+            a_top, b_top = a.cy - a.height / 2, b.cy - b.height / 2
+            top = a_top if a_top < b_top else b_top
+            bottom = max(a.cy + a.height / 2, b.cy + b.height / 2)
             index = math.floor(top / EDGE_BAND)
             band = bands.get(index)
             if band is None:
@@ -2421,6 +2429,17 @@ class GraphCanvas(QGraphicsView):
                 self._scene.addItem(band)
             band.keys[key] = None
             edge.band = band
+            extent = extents.get(index)
+            if extent is None:
+                extents[index] = [top, bottom]
+            else:
+                if top < extent[0]:
+                    extent[0] = top
+                if bottom > extent[1]:
+                    extent[1] = bottom
+        for index, band in bands.items():
+            extent = extents.get(index)
+            band.extent = (extent[0], extent[1]) if extent is not None else None
         self._bands_dirty.update(bands)
 
     def _clear_bands(self) -> None:
@@ -2443,12 +2462,11 @@ class GraphCanvas(QGraphicsView):
         rect = self._node_bounds
         x = (rect.left() - 2 * CLEARANCE - 20, rect.right() + 2 * CLEARANCE + 20)
         dirty = self._bands_dirty
-        if x != self._band_x:
-            self._band_x = x
-            dirty = dirty | set(bands)
+        wider = x != self._band_x  # every band spans the new width (its paths stand)
+        self._band_x = x
         nodes, scene = self._nodes, self._scene
         below = self._max_h + 2 * ARROW_LEN + 40  # a U under a row dips below its ends
-        for index in dirty:
+        for index in list(bands) if wider else dirty:
             band = bands.get(index)
             if band is None:
                 continue
@@ -2456,17 +2474,21 @@ class GraphCanvas(QGraphicsView):
                 scene.removeItem(band)
                 del bands[index]
                 continue
-            top, bottom = math.inf, -math.inf
-            for s, t in band.keys:
-                for node in (nodes[s], nodes[t]):
-                    h = node.height / 2
-                    if node.cy - h < top:
-                        top = node.cy - h
-                    if node.cy + h > bottom:
-                        bottom = node.cy + h
+            if band.extent is None:
+                top, bottom = math.inf, -math.inf
+                for s, t in band.keys:
+                    for node in (nodes[s], nodes[t]):
+                        h = node.height / 2
+                        if node.cy - h < top:
+                            top = node.cy - h
+                        if node.cy + h > bottom:
+                            bottom = node.cy + h
+                band.extent = (top, bottom)
+            top, bottom = band.extent
             band.set_bounds(QRectF(x[0], top - 20, x[1] - x[0], bottom - top + 20 + below))
-            band.paths = None
-            band.update()
+            if index in dirty:
+                band.paths = None
+                band.update()
         self._bands_dirty = set()
 
     def _build_band(self, band: _EdgeBand) -> None:
