@@ -1,6 +1,6 @@
 """Cold start: `gradviz run LESSON` against `python LESSON`, fresh processes.
 
-    python benchmarks/bench_cold_start.py [--runs 5] [LESSON ...]
+    python benchmarks/bench_cold_start.py [--runs 5] [--baseline DIR] [LESSON ...]
 
 For each lesson (default: three of resources/demos) it starts ``--runs``
 fresh processes of each kind, interleaved (plain, gradviz, plain, gradviz,
@@ -13,7 +13,9 @@ fresh processes of each kind, interleaved (plain, gradviz, plain, gradviz,
 
 It prints the min and median wall time of each and their ratio (gradviz /
 plain), and whether running the lesson through a Session (what the kernel
-does) in a fresh process imports ``torch._dynamo``. The target of
+does) in a fresh process imports ``torch._dynamo``. ``--baseline DIR`` times
+the ``gradviz run`` of another checkout too (say ``git worktree add DIR
+HEAD~3``), in the same interleaving, for a before/after. The target of
 issue 12: gradviz within 1.3x of plain python. A benchmark, not a test: the
 machines are shared, so figures vary from run to run; compare min to min.
 """
@@ -43,9 +45,9 @@ print("torch._dynamo" in sys.modules)
 """
 
 
-def _env() -> dict[str, str]:
+def _env(root: Path = ROOT) -> dict[str, str]:
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = str(root) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
 
 
@@ -59,17 +61,17 @@ def _plain_copy(lesson: Path, folder: Path) -> Path:
     return path
 
 
-def _time(cmd: list[str], cwd: Path) -> float:
+def _time(cmd: list[str], cwd: Path, root: Path = ROOT) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, env=_env(), stdout=subprocess.DEVNULL,
+    subprocess.run(cmd, cwd=cwd, env=_env(root), stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, check=False)
     return time.perf_counter() - start
 
 
-def dynamo_imported(lesson: Path) -> bool:
+def dynamo_imported(lesson: Path, root: Path = ROOT) -> bool:
     """Whether running the lesson through a Session imports torch._dynamo."""
     out = subprocess.run(
-        [sys.executable, "-c", DYNAMO_PROBE, str(lesson)], cwd=ROOT, env=_env(),
+        [sys.executable, "-c", DYNAMO_PROBE, str(lesson)], cwd=root, env=_env(root),
         capture_output=True, text=True, check=False,
     )
     return out.stdout.strip().splitlines()[-1:] != ["False"]
@@ -79,8 +81,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("lessons", nargs="*", help="lesson files (default: three demos)")
     parser.add_argument("--runs", type=int, default=5, help="fresh processes of each kind")
+    parser.add_argument("--baseline", type=Path, help="another checkout to time as well")
     args = parser.parse_args(argv)
     lessons = [Path(p) for p in args.lessons] or [DEMOS / name for name in DEFAULT_LESSONS]
+    kinds = [("gradviz", ROOT)]
+    if args.baseline:
+        kinds.insert(0, ("baseline", args.baseline.resolve()))
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="gradviz-bench-") as tmp:
@@ -89,23 +95,27 @@ def main(argv: list[str] | None = None) -> int:
             plain_file = _plain_copy(lesson, folder)
             plain_cmd = [sys.executable, str(plain_file)]
             gv_cmd = [sys.executable, "-m", "gradviz", "run", str(lesson.resolve())]
-            plain, gv = [], []
+            times: dict[str, list[float]] = {"plain": [], **{k: [] for k, _ in kinds}}
             for _ in range(args.runs):
-                plain.append(_time(plain_cmd, folder))
-                gv.append(_time(gv_cmd, folder))
-            rows.append((lesson.name, plain, gv, dynamo_imported(lesson)))
-            print(f"  {lesson.name}: plain {min(plain):.2f} s, gradviz {min(gv):.2f} s",
-                  file=sys.stderr)
+                times["plain"].append(_time(plain_cmd, folder))
+                for kind, root in kinds:
+                    times[kind].append(_time(gv_cmd, folder, root))
+            for kind, root in kinds:
+                rows.append((lesson.name, kind, times["plain"], times[kind],
+                             dynamo_imported(lesson, root)))
+            print(f"  {lesson.name}: " + ", ".join(
+                f"{k} {min(v):.2f} s" for k, v in times.items()), file=sys.stderr)
 
-    print(f"{'lesson':24} {'plain min':>9} {'med':>6} {'gradviz min':>11} {'med':>6} "
-          f"{'ratio min':>9} {'med':>6}  dynamo")
+    print(f"{'lesson':24} {'run':8} {'plain min':>9} {'med':>6} {'gradviz min':>11} "
+          f"{'med':>6} {'ratio min':>9} {'med':>6}  dynamo")
     worst = 0.0
-    for name, plain, gv, dyn in rows:
+    for name, kind, plain, gv, dyn in rows:
         pm, pmed, gm, gmed = min(plain), statistics.median(plain), min(gv), statistics.median(gv)
-        worst = max(worst, gm / pm)
-        print(f"{name:24} {pm:9.2f} {pmed:6.2f} {gm:11.2f} {gmed:6.2f} "
+        if kind == "gradviz":
+            worst = max(worst, gm / pm)
+        print(f"{name:24} {kind:8} {pm:9.2f} {pmed:6.2f} {gm:11.2f} {gmed:6.2f} "
               f"{gm / pm:9.2f} {gmed / pmed:6.2f}  {'imported' if dyn else 'not imported'}")
-    print(f"worst min ratio {worst:.2f} (target {TARGET}x): "
+    print(f"worst min ratio of this checkout {worst:.2f} (target {TARGET}x): "
           f"{'met' if worst <= TARGET else 'not met'}")
     return 0
 
