@@ -733,6 +733,11 @@ class _NodeTile(QGraphicsItem):
         self._flat = None
         self.update()
 
+    def recolour(self) -> None:
+        """The theme changed: drawn again, same bounds."""
+        self._flat = None
+        self.update()
+
     def restyled(self, node: _Node) -> None:
         """One member's look changed (not its place or size)."""
         self._flat = None
@@ -1900,7 +1905,7 @@ class GraphCanvas(QGraphicsView):
             if node.item is not None:
                 node.item.update()  # drops its cached pixmap
         for tile in self._tiles.values():
-            tile.refresh()
+            tile.recolour()
         for band in self._bands.values():
             band.update()
         self.resetCachedContent()
