@@ -97,7 +97,8 @@ def read_path(path: Path) -> OpenedFile:
         return OpenedFile(
             "refused", path, message=f"{path.name} is not a gradviz snapshot (not JSON: {exc})"
         )
-    if isinstance(data, dict) and "format" in data:
+    checked = isinstance(data, dict) and "format" in data
+    if checked:
         # A snapshot file: checked against the format's schema before anything reads it.
         try:
             parse_snapshot(data, path.name)
@@ -106,11 +107,12 @@ def read_path(path: Path) -> OpenedFile:
     script = script_from_snapshot(data)
     if script is not None:
         return OpenedFile("statements", path, text=script)
-    # No statements (gradviz.snapshot() / gradviz.show()): a read-only view.
-    try:
-        parse_snapshot(data, path.name)
-    except SnapshotError as exc:
-        return OpenedFile("refused", path, message=str(exc))
+    # No statements (gradviz.snapshot() / gradviz.show()): a read-only view, checked once
+    if not checked:
+        try:
+            parse_snapshot(data, path.name)
+        except SnapshotError as exc:
+            return OpenedFile("refused", path, message=str(exc))
     return OpenedFile("snapshot", path, data=data)
 
 
