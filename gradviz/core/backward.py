@@ -32,8 +32,8 @@ class BackwardStep:
     #: next node ids, aligned with grad_inputs (None where the input needs no grad)
     targets: list[str | None] = field(default_factory=list)
     #: the tensors the node had saved, as this step used them (label, value, shape):
-    #: read just before the node ran, since a pass without retain_graph frees them
-    #: right after; None when not recorded (a big pass, or nothing was saved)
+    #: read just before the pass started, since a pass without retain_graph frees them;
+    #: None when not recorded (a big pass, or nothing was saved)
     saved: list[dict[str, Any]] | None = None
 
 
@@ -152,8 +152,9 @@ def record_backward(
     steps carry the user's names; ``on_step(node, step)`` sees each step with the
     autograd node it ran (so names given later can still be attached). Exceptions
     propagate after the trace is completed with the error (the session keeps the
-    partial trace). ``read_saved_values(node)`` gives a node's saved tensors just
-    before it runs (on passes of at most SAVED_VALUES_NODES nodes), kept on its step.
+    partial trace). ``read_saved_values(node)`` gives a node's saved tensors as the
+    pass will use them (read just before it starts, on passes of at most
+    SAVED_VALUES_NODES nodes), kept on its step.
     """
     is_grad = func is torch.autograd.grad or func is _AUTOGRAD_GRAD
     roots, retain_graph, create_graph = backward_call(func, args, kwargs)
@@ -181,15 +182,17 @@ def record_backward(
         if own:
             trace.names[node_id] = list(own)
     received: dict[int, list[Any]] = {}
+    # Read before the pass starts, not from inside it: a saved tensor behind a one-time
+    # unpack hook (torch.utils.checkpoint) would otherwise be unpacked twice in one pass.
+    # Between statements capture reads them the same way.
     saved_before: dict[int, list[dict[str, Any]] | None] = {}
-    read_saved = read_saved_values if len(nodes) <= SAVED_VALUES_NODES else None
+    if read_saved_values is not None and len(nodes) <= SAVED_VALUES_NODES:
+        saved_before = {id(fn): read_saved_values(fn) for fn in nodes}
     handles = []
 
     def make_prehook(fn: Any) -> Callable[..., None]:
         def prehook(grad_outputs: tuple) -> None:
             received[id(fn)] = _grads_to_json(grad_outputs)
-            if read_saved is not None:
-                saved_before[id(fn)] = read_saved(fn)
 
         return prehook
 

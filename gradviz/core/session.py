@@ -585,15 +585,16 @@ class Session:
             self.interpreter.capturing = False
         if freed or not tensors:
             return None
-        return [
-            {
-                "label": name,
-                "value": tensor_value(t) if t.numel() <= SAVED_VALUE_ELEMENTS else None,
-                "shape": list(t.shape),
-                "vars": [],
-            }
-            for name, t in tensors.items()
-        ]
+        out = []
+        for name, t in tensors.items():
+            if not isinstance(t, torch.Tensor):
+                continue
+            try:  # a value gradviz cannot read is left out; the pass itself must run
+                value = tensor_value(t) if t.numel() <= SAVED_VALUE_ELEMENTS else None
+                out.append({"label": name, "value": value, "shape": list(t.shape), "vars": []})
+            except Exception:  # noqa: BLE001
+                continue
+        return out or None
 
     def _capture_graph(self, index: int | None) -> Any:
         # reading saved tensors must not run the script's unpack hooks: gradviz is

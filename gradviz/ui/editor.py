@@ -226,9 +226,10 @@ class CodeEditor(QPlainTextEdit):
         base = QApplication.font().pointSizeF()
         font.setPointSizeF((base if base > 0 else 9.0) + 1.0)
         self.setFont(font)
-        # long lines (a lesson's #> notes) wrap at the editor's width rather than run off
+        # long lines (a lesson's #> notes) wrap at spaces at the editor's width rather
+        # than run off; a single long token is never broken inside (it scrolls instead)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.setWordWrapMode(QTextOption.WrapMode.WordWrap)
         self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
         self.setPlaceholderText(
             "# Type PyTorch code here, e.g.\n"
@@ -259,6 +260,17 @@ class CodeEditor(QPlainTextEdit):
         if event.type() == QEvent.Type.PaletteChange and hasattr(self, "_gutter"):
             self.highlighter.set_dark(is_dark(self.palette()))
             self._refresh()
+
+    def show_line(self, line: int) -> None:
+        """Scroll so ``line`` (1-based) is in view, a few lines from the top, without
+        moving the text cursor; nothing happens when it is in view already."""
+        block = self.document().findBlockByNumber(line - 1)
+        if not block.isValid():
+            return
+        geo = self.blockBoundingGeometry(block).translated(self.contentOffset())
+        if geo.top() >= 0 and geo.bottom() <= self.viewport().height():
+            return
+        self.verticalScrollBar().setValue(max(0, line - 1 - 3))
 
     # --- markers (set by the window) --------------------------------------------------
 

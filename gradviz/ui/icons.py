@@ -107,4 +107,13 @@ def icon(kind: str) -> QIcon:
         p.drawRoundedRect(4, 4, 12, 12, 2.5, 2.5)
     p.end()
     icon = QIcon(pix)
+    # the disabled look is the same drawing, faint: Qt's own derivation lightens it,
+    # which on a dark palette makes a disabled button brighter than an enabled one
+    faint = QPixmap(pix.size())
+    faint.fill(Qt.GlobalColor.transparent)
+    fp = QPainter(faint)
+    fp.setOpacity(0.3)
+    fp.drawPixmap(0, 0, pix)
+    fp.end()
+    icon.addPixmap(faint, QIcon.Mode.Disabled)
     return icon

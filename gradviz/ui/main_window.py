@@ -253,6 +253,12 @@ class MainWindow(QMainWindow):
             self.editor.set_error(*marks.error)
         else:
             self.editor.clear_error()
+        # the line that matters now stays in view: the error, where it is paused, or next
+        shown = marks.error[0] if marks.error else (
+            pause.line if pause is not None else (marks.next_lines or marks.ran_lines or (0,))[0]
+        )
+        if shown:
+            self.editor.show_line(shown)
         self.editor.set_notes(self.doc.demo.notes if self._demo_text_shown() else {})
 
     def update_guide(self, note: GuideNote | None = None) -> None:
