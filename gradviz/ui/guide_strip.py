@@ -22,16 +22,17 @@ __all__ = ["TAG_COLOURS", "GuideStrip", "note_html"]
 
 #: a tag's role (see gradviz.app.guide.Tag) -> its background colour
 TAG_COLOURS = {
-    "timeline": theme.SELECTION,
-    "paused": "#e67700",
-    "error": "#e03131",
-    "stopped": theme.BACKWARD,
-    "note": "#7048e8",
+    # fixed, deep colours: white text reads on them in the light and the dark palette
+    "timeline": "#1c6fd1",
+    "paused": "#d9480f",
+    "error": "#c92a2a",
+    "stopped": "#c92a2a",
+    "note": "#6741d9",
     "just_ran": "#5c6370",
-    "next": "#f08c00",
-    "end": "#2f9e44",
-    "snapshot": "#7048e8",
-    "backward": theme.BACKWARD,
+    "next": "#d9480f",
+    "end": "#2b8a3e",
+    "snapshot": "#6741d9",
+    "backward": "#c92a2a",
 }
 
 

@@ -1875,7 +1875,7 @@ class OutputPanel(QWidget):
     def _render(self) -> None:
         colours = {
             "output": theme.TEXT,
-            "value": "#1864ab",
+            "value": "#3b82d6",  # reads on a light and a dark base
             "warning": WARNING_TEXT,
             "error": ERROR_TEXT,
             "note": theme.MUTED_TEXT,

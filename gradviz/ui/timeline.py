@@ -37,8 +37,8 @@ class TimelineBar(QWidget):
             " border-top: 1px solid palette(midlight); }"
             "QListWidget::item { border: 1px solid palette(mid); border-radius: 3px;"
             " padding: 1px 6px; color: palette(text); background: palette(base); }"
-            f"QListWidget::item:selected {{ background: {theme.SELECTION}; color: #ffffff;"
-            f" border-color: {theme.SELECTION}; }}"
+            "QListWidget::item:selected { background: palette(highlight);"
+            " color: palette(highlighted-text); border-color: palette(highlight); }"
         )
         self.list.itemClicked.connect(self._on_list_item_clicked)
         self.title = QLabel("Timeline")
