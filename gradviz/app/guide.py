@@ -127,13 +127,19 @@ def note_for(notes: Mapping[int, str], statement: StatementInfo | None) -> str |
     return None
 
 
-def failed_line(result: ResultInfo) -> int:
-    """The line a failed statement failed on: the error's own line when it lies inside
-    the statement (a loop body's line), else the statement's first line."""
+def error_line_inside(result: ResultInfo) -> int | None:
+    """The error's own line when it lies inside the failed statement (a loop body's
+    line), else None."""
     line = result.error.line if result.error is not None else None
     if line is not None and result.line <= line <= result.end_line:
         return line
-    return result.line
+    return None
+
+
+def failed_line(result: ResultInfo) -> int:
+    """The line a failed statement failed on: the error's own line when it lies inside
+    the statement, else the statement's first line."""
+    return error_line_inside(result) or result.line
 
 
 def _strip_line_prefix(message: str, line: Any) -> str:

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .guide import error_line_inside
 from .models import ErrorInfo, ResultInfo, StatementInfo
 
 __all__ = ["EditorMarks", "editor_marks"]
@@ -56,9 +57,8 @@ def editor_marks(
         error = (line, line, f"{parse_error.title}\n\nNothing ran: fix this line.")
     elif failed is not None:
         err = failed.error
-        first, last = failed.line, failed.end_line
-        if err is not None and err.line is not None and first <= err.line <= last:
-            first = last = err.line
+        inside = error_line_inside(failed)
+        first, last = (inside, inside) if inside else (failed.line, failed.end_line)
         tip = err.title if err is not None else "The statement failed"
         if err is not None and err.explanation:
             tip += f"\n\nWhy: {err.explanation}"

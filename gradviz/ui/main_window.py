@@ -156,6 +156,14 @@ class MainWindow(QMainWindow):
         self.client = KernelClient(self)
         build_central(self)
         build_docks(self)
+        #: the panels that show the whole state (set_state)
+        self.state_panels = (
+            self.tensors_panel,
+            self.accumulation_panel,
+            self.memory_panel,
+            self.output_panel,
+            self.inspector_panel,
+        )
         self.files = Files(self, self.data_dir, autosave_interval_ms)
         self.actions_by_key = action_table.build_actions(self)
         action_table.build_menus(self, self.actions_by_key)
@@ -193,13 +201,7 @@ class MainWindow(QMainWindow):
         self.replay.sync(passes)
         self.inspector_panel.focus_pass = None
         view.refresh_display()
-        for panel in (
-            self.tensors_panel,
-            self.accumulation_panel,
-            self.memory_panel,
-            self.output_panel,
-            self.inspector_panel,
-        ):
+        for panel in self.state_panels:
             panel.set_state(model)
         self.debug_strip.set_pause(self.pause())
         self.passes_panel.set_passes(passes, self.statements(), self.replay.player.pass_index)
@@ -254,11 +256,11 @@ class MainWindow(QMainWindow):
         else:
             self.editor.clear_error()
         # the line that matters now stays in view: the error, where it is paused, or next
-        shown = marks.error[0] if marks.error else (
-            pause.line if pause is not None else (marks.next_lines or marks.ran_lines or (0,))[0]
-        )
-        if shown:
-            self.editor.show_line(shown)
+        lines = marks.error or marks.next_lines or marks.ran_lines
+        if pause is not None and not marks.error:
+            self.editor.show_line(pause.line)
+        elif lines:
+            self.editor.show_line(lines[0])
         self.editor.set_notes(self.doc.demo.notes if self._demo_text_shown() else {})
 
     def update_guide(self, note: GuideNote | None = None) -> None:
@@ -371,13 +373,7 @@ class MainWindow(QMainWindow):
         self.model = AppState.of(None)
         self.graph_view.set_raw_graph({})
         self.canvas.clear()
-        for panel in (
-            self.tensors_panel,
-            self.accumulation_panel,
-            self.memory_panel,
-            self.output_panel,
-            self.inspector_panel,
-        ):
+        for panel in self.state_panels:
             panel.set_state({})
         self.inspector_panel.set_groups({})
         self.modules_panel.set_modules({}, ())
