@@ -362,9 +362,7 @@ def _has_format(file: str) -> bool:
 
 def _quit_windows() -> None:
     """``--quit-after``: close every window as a person would (the kernel shuts down), then quit."""
-    from PySide6.QtWidgets import QApplication
-
-    from PySide6.QtWidgets import QMessageBox
+    from PySide6.QtWidgets import QApplication, QMessageBox
 
     from gradviz.ui import dialogs, main_window
 

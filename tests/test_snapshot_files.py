@@ -130,6 +130,36 @@ def test_duplicate_node_ids_and_deep_nesting_are_refused(good):
     assert parse_snapshot({**good, "root_values": [shallow]})["root_values"] == [shallow]
 
 
+def test_the_fast_nesting_check_draws_the_line_where_the_located_walk_does():
+    """``_too_deep`` (containers level by level) must refuse exactly what a walk over
+    every value with its depth refuses: nothing deeper than MAX_DEPTH levels."""
+    from gradviz.core.snapshot_file import MAX_DEPTH, _nesting_problem, _too_deep
+
+    def walk_refuses(data):
+        stack = [(data, 0)]
+        while stack:
+            value, depth = stack.pop()
+            if depth > MAX_DEPTH:
+                return True
+            if isinstance(value, dict):
+                stack += [(v, depth + 1) for v in value.values()]
+            elif isinstance(value, list):
+                stack += [(v, depth + 1) for v in value]
+        return False
+
+    def nest(n, leaf):
+        for _ in range(n):
+            leaf = [leaf]
+        return leaf
+
+    for n in range(MAX_DEPTH - 3, MAX_DEPTH + 4):
+        for leaf in (1, None, [], {}, {"a": 1}, {"a": []}, "text"):
+            for data in (nest(n, leaf), {"k": nest(n, leaf)}, [1, "x", {"y": nest(n, leaf)}]):
+                refused = walk_refuses(data)
+                assert _too_deep(data) is refused, (n, leaf)
+                assert (_nesting_problem(data) is not None) is refused
+
+
 def gradviz_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "gradviz", *args], capture_output=True, text=True, timeout=300,

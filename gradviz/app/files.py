@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from gradviz.core.gcpause import paused_gc
+
 from .snapshot import SnapshotError, parse_snapshot, script_from_snapshot
 
 __all__ = [
@@ -85,6 +87,11 @@ class OpenedFile:
 
 def read_path(path: Path) -> OpenedFile:
     """Read ``path`` and decide what it is; never raises for a bad file."""
+    with paused_gc():  # a 100k-node file parses into ~2 million objects, none cyclic
+        return _read_path(path)
+
+
+def _read_path(path: Path) -> OpenedFile:
     try:
         text = path.read_bytes().decode("utf-8", errors="replace")
     except OSError as exc:

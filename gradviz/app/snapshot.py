@@ -81,6 +81,12 @@ def grad_events_from_passes(data: dict[str, Any]) -> dict[str, list[dict[str, An
     }
 
 
+def _not_new(items: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """``items`` with ``new`` false, copying only those that say otherwise (the caller's
+    dicts are never changed)."""
+    return [item if item.get("new") is False else {**item, "new": False} for item in items or []]
+
+
 def snapshot_state(data: dict[str, Any]) -> dict[str, Any]:
     """A state the window's panels render, from a snapshot that has no statements to step."""
     graph = data.get("graph") or {}
@@ -97,10 +103,7 @@ def snapshot_state(data: dict[str, Any]) -> dict[str, Any]:
         "new_results": [],
         "tensors": dict(data.get("tensors") or {}),
         # Nothing in a saved snapshot is "new this step": no glow.
-        "graph": {
-            "nodes": [{**n, "new": False} for n in graph.get("nodes") or []],
-            "edges": [{**e, "new": False} for e in graph.get("edges") or []],
-        },
+        "graph": {"nodes": _not_new(graph.get("nodes")), "edges": _not_new(graph.get("edges"))},
         "backward_passes": list(data.get("backward_passes") or []),
         "grad_history": dict(data.get("grad_history") or {}),
         "grad_events": dict(data.get("grad_events") or {}) or grad_events_from_passes(data),

@@ -22,6 +22,7 @@ import networkx as nx
 import numpy as np
 import torch
 
+from .gcpause import paused_gc
 from .graphdata import graph_from_json, graph_to_json  # noqa: F401  (re-exported)
 
 MAX_VALUE_ELEMENTS = 64
@@ -580,7 +581,8 @@ def capture(*args: Any, **kwargs: Any) -> GraphCapture:
     """See :func:`_capture`; value summaries share one budget (STATS_BUDGET_ELEMENTS)."""
     _STATS.left, _STATS.memo = STATS_BUDGET_ELEMENTS, {}
     try:
-        return _capture(*args, **kwargs)
+        with paused_gc():  # a dict or two per node, kept or freed by reference counting
+            return _capture(*args, **kwargs)
     finally:
         _STATS.left, _STATS.memo = None, {}
 

@@ -48,7 +48,6 @@ nodes that come back take their places again.
 
 from __future__ import annotations
 
-import gc
 import math
 from bisect import bisect_left, bisect_right
 from collections import deque
@@ -58,6 +57,8 @@ from typing import Any, cast
 
 import networkx as nx
 import numpy as np
+
+from gradviz.core.gcpause import paused_gc
 
 from .fmt import fmt_shape
 
@@ -198,6 +199,10 @@ def tag_extent(attrs: Mapping[str, Any], spacing: LayoutSpacing | None = None) -
     return 3.0 + len(text) * sp.tab_char_width + 8.0
 
 
+_SIZES: dict[tuple[Any, ...], tuple[float, float]] = {}
+_SIZES_CAP = 4096
+
+
 def node_size(
     attrs: Mapping[str, Any], spacing: LayoutSpacing | None = None
 ) -> tuple[float, float]:
@@ -208,6 +213,24 @@ def node_size(
     width to keep the text clear of the curve.
     """
     sp = spacing or DEFAULT_SPACING
+    label = attrs.get("label")
+    if attrs.get("vars") or attrs.get("kind") == "tensor" or not isinstance(label, str):
+        return _node_size(attrs, sp)
+    # A grad_fn, AccumulateGrad or saved tensor with no variable name: its label and
+    # kind say it all, and a big graph repeats a few dozen of them (100k nodes: 1 s
+    # of measuring text, now a dict lookup; the default spacing's sizes are kept)
+    if sp is not DEFAULT_SPACING:
+        return _node_size(attrs, sp)  # (hashing a spacing costs more than measuring)
+    key = (attrs.get("kind"), label)
+    size = _SIZES.get(key)
+    if size is None:
+        if len(_SIZES) >= _SIZES_CAP:
+            _SIZES.clear()
+        size = _SIZES[key] = _node_size(attrs, sp)
+    return size
+
+
+def _node_size(attrs: Mapping[str, Any], sp: LayoutSpacing) -> tuple[float, float]:
     lines = node_lines(attrs, sp)
     chars = max(len(line) for line in lines)
     width = max(sp.min_width, chars * sp.char_width + 2 * sp.pad_x)
@@ -1385,13 +1408,8 @@ def layout_with_routes(
     # The layout allocates many small lists and frees nothing cyclic; with a
     # big heap around (torch, the app) the cyclic collector's passes would
     # cost more than the layout itself.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_gc():
         return _layout_with_routes(graph, previous, sp)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
 
 
 def _layout_with_routes(
@@ -1491,9 +1509,7 @@ class IncrementalLayout:
         the last call, when the caller knows (a capture updated in place); then
         nothing else is looked at. :attr:`moved` says which positions are new
         (None: maybe all of them)."""
-        gc_was_enabled = gc.isenabled()
-        gc.disable()  # as layout_with_routes: many small lists, nothing cyclic
-        try:
+        with paused_gc():  # as layout_with_routes: many small lists, nothing cyclic
             placed = None
             if self.positions:
                 placed = self._place_new(graph, changed, removed)
@@ -1507,9 +1523,6 @@ class IncrementalLayout:
                 self.moved = placed
                 self._remember({v: self.positions[v] for v in placed})
             return self.positions
-        finally:
-            if gc_was_enabled:
-                gc.enable()
 
     #: the memory forgets all but the picture shown when it holds more nodes than this
     MEMORY_CAP = 200_000

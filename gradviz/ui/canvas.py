@@ -33,7 +33,6 @@ scrolling never repaints it.
 
 from __future__ import annotations
 
-import gc
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -69,6 +68,7 @@ from PySide6.QtWidgets import (
 
 from gradviz.core.delta import GraphChanges
 from gradviz.core.fmt import fmt_value
+from gradviz.core.gcpause import paused_gc
 from gradviz.core.layout import DEFAULT_SPACING, node_lines, node_size, shape_text
 from gradviz.core.render_svg import left_tab, node_colours, node_tooltip, render_svg
 from gradviz.core.routing import (
@@ -1069,15 +1069,31 @@ class _EdgeLabelItem(QGraphicsItem):
         painter.drawText(self._rect, Qt.AlignmentFlag.AlignCenter, self.text)
 
 
+def _exposed_on_device(painter: QPainter, option: QStyleOptionGraphicsItem) -> QRectF:
+    """The part of the item ``painter`` can reach: its exposed rect, cut to the paint
+    device (``QGraphicsView.render`` exposes the whole item, however big)."""
+    exposed = option.exposedRect
+    device = painter.device()
+    inverse, invertible = painter.worldTransform().inverted()
+    if device is None or not invertible:
+        return exposed
+    reach = inverse.mapRect(QRectF(0, 0, device.width(), device.height()))
+    return exposed.intersected(reach)
+
+
 class _StorageLinks(QGraphicsItem):
     """Dotted coloured links between nodes that share one storage (memory)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self._paths: dict[tuple[str, bool], QPainterPath] = {}
+        #: (group, strong) -> (path, its bounds with the pen's room)
+        self._paths: dict[tuple[str, bool], tuple[QPainterPath, QRectF]] = {}
         self._bounds = QRectF()
         self.setZValue(Z_STORAGE)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+        # paint() skips the groups outside the exposed rect: a ResNet-50 has ~160
+        # groups, and stroking every dotted path cost a third of its first paint
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
 
     def set_links(self, links: Sequence[tuple[str, NodeItem, NodeItem, bool]]) -> None:
         """(group, a, b, strong) links; strong ones (the selection's) are drawn bolder."""
@@ -1089,11 +1105,12 @@ class _StorageLinks(QGraphicsItem):
             path.moveTo(x0, y0)
             path.cubicTo(*storage_link_curve(x0, y0, x1, y1))
         self.prepareGeometryChange()
-        self._paths = paths
+        self._paths = {key: (path, path.boundingRect().adjusted(-3, -3, 3, 3))
+                       for key, path in paths.items()}
         bounds = QRectF()
-        for path in paths.values():
-            bounds = bounds.united(path.boundingRect())
-        self._bounds = bounds.adjusted(-3, -3, 3, 3)
+        for _path, box in self._paths.values():
+            bounds = bounds.united(box)
+        self._bounds = bounds
         self.update()
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
@@ -1112,7 +1129,10 @@ class _StorageLinks(QGraphicsItem):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, detailed)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         t = _theme_of(self)
-        for (group, strong), path in self._paths.items():
+        exposed = _exposed_on_device(painter, option)
+        for (group, strong), (path, box) in self._paths.items():
+            if not box.intersects(exposed):
+                continue
             width = (2.6 if strong else 1.8) if detailed else 1.0
             pen = QPen(theme.qcolor(theme.storage_colour(group, t), 240 if strong else 200), width)
             pen.setCosmetic(not detailed)
@@ -1380,13 +1400,8 @@ class GraphCanvas(QGraphicsView):
         """
         # A big graph makes ~10 objects a node: the cyclic collector, run every few
         # thousand of them, would walk the whole heap again and again (seconds at 100k).
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with paused_gc():
             self._set_graph(graph, positions, changes)
-        finally:
-            if collecting:
-                gc.enable()
 
     def _set_graph(
         self,

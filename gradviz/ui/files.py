@@ -26,6 +26,7 @@ from gradviz.app.files import (
 from gradviz.app.guide import statements_before_backward
 from gradviz.app.snapshot import SnapshotError, parse_snapshot, snapshot_state
 from gradviz.core.demos import Demo, DemosMissing, list_demos
+from gradviz.core.gcpause import paused_gc
 
 from . import dialogs
 from .text import add_menu_action, plain_tooltip, title_text
@@ -231,6 +232,10 @@ class Files(QObject):
 
     def open_snapshot(self, data: dict[str, Any], name: str, path: Path | None = None) -> None:
         """Show a snapshot with no statements read-only: all panels, F7 replays its passes."""
+        with paused_gc():  # its state and the panels' rows: bulk work, nothing cyclic
+            self._open_snapshot(data, name, path)
+
+    def _open_snapshot(self, data: dict[str, Any], name: str, path: Path | None) -> None:
         w = self.w
         state = snapshot_state(data)
         w.stepper.forget_history()

@@ -1421,6 +1421,11 @@ class InspectorPanel(QWidget):
         """Keep each grad_fn's saved tensors while they are alive: after backward frees
         them, a replay of that pass still shows the values it used."""
         script = tuple(s.source for s in st.statements)
+        if not script:
+            # a read-only snapshot (or nothing run): no earlier state of it to remember,
+            # its recorded passes carry what they used
+            self._seen_saved, self._seen_script, self._seen_graph = {}, script, None
+            return
         if script != self._seen_script:
             self._seen_saved = {}
             self._seen_script = script
