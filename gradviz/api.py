@@ -282,7 +282,11 @@ def snapshot(
             if module is not None:
                 graph.nodes[node_id]["module"] = module
     # (capture already named parameters' modules from their qualified names)
+    # nothing in a snapshot was added "by the last statement": no violet glow, on
+    # nodes or on edges
     for _node_id, data in graph.nodes(data=True):
+        data["new"] = False
+    for _u, _v, data in graph.edges(data=True):
         data["new"] = False
     passes: list[dict[str, Any]] = []
     history: dict[str, list[Any]] = {}

@@ -43,6 +43,16 @@ def test_snapshot_node_set_equals_next_functions_walk(model_and_loss):
     assert sorted(n["label"] for n in autograd_nodes) == sorted(type(f).__name__ for f in walk)
 
 
+def test_nothing_in_a_snapshot_is_new(model_and_loss):
+    """The violet "added by the last statement" glow means nothing in a snapshot: no node
+    and no edge carries it (edges did, and every edge was drawn violet)."""
+    model, loss, rec = model_and_loss
+    snap = gradviz.snapshot(loss, model=model, recorder=rec)
+    assert snap["graph"]["nodes"] and snap["graph"]["edges"]
+    assert not any(n["new"] for n in snap["graph"]["nodes"])
+    assert not any(e["new"] for e in snap["graph"]["edges"])
+
+
 def test_parameters_get_qualified_names(model_and_loss):
     model, loss, rec = model_and_loss
     snap = gradviz.snapshot(loss, model=model, recorder=rec)

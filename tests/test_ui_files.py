@@ -10,13 +10,12 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
+from PySide6 import QtWidgets  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
 from gradviz.core.demos import find_demo, list_demos  # noqa: E402
-from gradviz.ui import main_window as mw  # noqa: E402
 from gradviz.ui import dialogs  # noqa: E402
-from PySide6 import QtWidgets  # noqa: E402
 
 TIMEOUT = 30_000
 Button = QMessageBox.StandardButton

@@ -20,7 +20,10 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6 import QtGui  # noqa: E402
+from PySide6 import (
+    QtGui,  # noqa: E402
+    QtWidgets,  # noqa: E402
+)
 from PySide6.QtCore import QEvent, QPoint, Qt, QTimer  # noqa: E402
 from PySide6.QtGui import QHelpEvent  # noqa: E402
 from PySide6.QtWidgets import (  # noqa: E402
@@ -38,9 +41,7 @@ from PySide6.QtWidgets import (  # noqa: E402
     QWidget,
 )
 
-from gradviz.ui import main_window as mw  # noqa: E402
 from gradviz.ui import dialogs  # noqa: E402
-from PySide6 import QtWidgets  # noqa: E402
 from gradviz.ui.text import (  # noqa: E402
     SafeTextBrowser,
     SafeTextDocument,

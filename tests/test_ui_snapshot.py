@@ -19,13 +19,13 @@ pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 torch = pytest.importorskip("torch")
 
+from PySide6 import QtWidgets  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import gradviz  # noqa: E402
-from gradviz.ui import main_window as mw  # noqa: E402
 from gradviz.ui import dialogs  # noqa: E402
-from PySide6 import QtWidgets  # noqa: E402
+from gradviz.ui import main_window as mw  # noqa: E402
 
 TIMEOUT = 30_000
 CHAIN_OPS = 600  # more than ASYNC_LAYOUT_NODES: grouped and laid out on the worker

@@ -368,14 +368,20 @@ def summarize(t: torch.Tensor) -> str:
     key = None
     if _STATS.left is not None:
         try:
-            key = (t.untyped_storage().data_ptr(), t.storage_offset(), tuple(t.shape),
-                   t.stride(), t.dtype, t._version)
+            # data_ptr() is the storage's address plus the offset: every tensor of a
+            # capture is alive while it runs, so no two storages share it
+            key = (t.data_ptr(), tuple(t.shape), t.stride(), t.dtype, t._version)
         except Exception:  # noqa: BLE001 - a tensor without storage: no memo
             key = None
         if key is not None and key in _STATS.memo:
             return _STATS.memo[key]
-    row = t[(0,) * (t.dim() - 1)] if t.dim() > 1 else t
-    head = ", ".join(_fmt(v) for v in row[:6].cpu().tolist())
+    if t.is_contiguous() and t.device.type == "cpu":
+        # the first row's first values lead the flat view: one view, not an index per dim
+        first = t.view(-1)[: min(6, t.shape[-1])] if t.dim() else t.view(-1)[:6]
+    else:
+        row = t[(0,) * (t.dim() - 1)] if t.dim() > 1 else t
+        first = row[:6].cpu()
+    head = ", ".join(_fmt(v) for v in first.tolist())
     text = f"[{head}, ...] ({t.numel():,} values"
     numeric = t.dtype.is_floating_point or t.dtype in (
         torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8,

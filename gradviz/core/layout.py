@@ -61,6 +61,7 @@ import numpy as np
 from gradviz.core.gcpause import paused_gc
 
 from .fmt import fmt_shape
+from .graphdata import graph_from_json
 
 __all__ = [
     "DEFAULT_SPACING",
@@ -262,11 +263,50 @@ class _Prepared:
     attached: list[list[int]]  # saved nodes drawn beside this grad_fn
 
 
-def _prepare(graph: nx.DiGraph, sp: LayoutSpacing) -> _Prepared:
-    ids = list(graph.nodes)
+GraphInput = nx.DiGraph | Mapping[str, Any]
+"""What the layout reads: a networkx graph, or the graph as JSON data
+(:func:`gradviz.core.graphdata.graph_to_json`'s ``{"nodes": [...], "edges": [...]}``),
+which spares building networkx for a graph that only needs laying out."""
+
+
+def _as_networkx(graph: GraphInput) -> nx.DiGraph:
+    return graph if isinstance(graph, nx.DiGraph) else graph_from_json(dict(graph))
+
+
+def _node_lists(
+    graph: GraphInput,
+) -> tuple[list[Hashable], list[Mapping[str, Any]], Iterable[tuple[Hashable, Hashable, Any]]] | None:
+    """Node ids, their attributes and the (u, v, kind) edges, in the order networkx would
+    give them (None: JSON data with an edge to an unknown node, which networkx would add)."""
+    if isinstance(graph, nx.DiGraph):
+        ids = list(graph.nodes)
+        return ids, [graph.nodes[v] for v in ids], graph.edges(data="kind")
+    nodes = graph.get("nodes") or []
+    ids = [node["id"] for node in nodes]
+    known = set(ids)
+    # networkx keeps one edge per pair (the last one's attributes) and lists edges by
+    # source in node order, then by target in the order they were first added
+    out: dict[Hashable, dict[Hashable, Any]] = {}
+    for e in graph.get("edges") or []:
+        u, v = e["source"], e["target"]
+        if u not in known or v not in known:
+            return None
+        targets = out.get(u)
+        if targets is None:
+            targets = out[u] = {}
+        targets[v] = e.get("kind")
+    edges = [(u, v, kind) for u in ids if u in out for v, kind in out[u].items()]
+    return ids, nodes, edges
+
+
+def _prepare(graph: GraphInput, sp: LayoutSpacing) -> _Prepared:
+    lists = _node_lists(graph)
+    if lists is None:
+        lists = _node_lists(_as_networkx(graph))
+        assert lists is not None
+    ids, attrs, edges = lists
     index = {v: i for i, v in enumerate(ids)}
     n = len(ids)
-    attrs = [graph.nodes[v] for v in ids]
     sizes = [node_size(a, sp) for a in attrs]
     reserve = [max(size[0], tag_extent(a, sp)) for size, a in zip(sizes, attrs, strict=True)]
     storage = [
@@ -277,7 +317,7 @@ def _prepare(graph: nx.DiGraph, sp: LayoutSpacing) -> _Prepared:
     und: list[list[int]] = [[] for _ in range(n)]
     saved_in: list[list[int]] = [[] for _ in range(n)]
     saved_out = [0] * n
-    for u, v, kind in graph.edges(data="kind"):
+    for u, v, kind in edges:
         iu, iv = index[u], index[v]
         if iu == iv:
             continue
@@ -675,14 +715,35 @@ def _assign_x(
         for v, xv in zip(layer, placed, strict=True):
             x[v] = xv
 
+    def follow(v: int, refs: list[tuple[list[int], list[float], float]]) -> None:
+        """``balance`` of a layer of one node, inline: nothing to keep apart from
+        (a 50,000-op chain is 100,000 such layers, times seven sweeps)."""
+        ns, ws, total = refs[v]
+        if ns:
+            acc = 0.0
+            for u, w in zip(ns, ws, strict=True):
+                acc += x[u] * w
+                total += w
+            x[v] = acc / total
+
+    lone = [layer[0] if len(layer) == 1 else -1 for layer in layers]
     nl = len(layers)
     for _ in range(rounds):
         for li in range(1, nl):
-            balance(li, down_refs)
+            if lone[li] >= 0:
+                follow(lone[li], down_refs)
+            else:
+                balance(li, down_refs)
         for li in range(nl - 2, -1, -1):
-            balance(li, up_refs)
+            if lone[li] >= 0:
+                follow(lone[li], up_refs)
+            else:
+                balance(li, up_refs)
     for li in range(nl):
-        balance(li, both_refs)
+        if lone[li] >= 0:
+            follow(lone[li], both_refs)
+        else:
+            balance(li, both_refs)
     return x
 
 
@@ -1398,7 +1459,7 @@ def _row_run(
 
 
 def layout_with_routes(
-    graph: nx.DiGraph,
+    graph: GraphInput,
     previous: Mapping[Any, Sequence[float]] | None = None,
     *,
     spacing: LayoutSpacing | None = None,
@@ -1413,11 +1474,14 @@ def layout_with_routes(
 
 
 def _layout_with_routes(
-    graph: nx.DiGraph, previous: Mapping[Any, Sequence[float]] | None, sp: LayoutSpacing
+    graph: GraphInput, previous: Mapping[Any, Sequence[float]] | None, sp: LayoutSpacing
 ) -> LayoutResult:
+    if previous:
+        graph = _as_networkx(graph)  # the incremental pass reads networkx's adjacency
     prep = _prepare(graph, sp)  # fresh lists: cycle breaking may edit them
     sizes = dict(zip(prep.ids, prep.sizes, strict=True))
     if previous:
+        assert isinstance(graph, nx.DiGraph)
         positions = _incremental(graph, prep, previous, sp)
         if positions is not None:
             return LayoutResult(positions, {}, sizes, incremental=True)
@@ -1431,7 +1495,7 @@ def _layout_with_routes(
 
 
 def layout(
-    graph: nx.DiGraph,
+    graph: GraphInput,
     previous: Mapping[str, tuple[float, float]] | None = None,
     *,
     spacing: LayoutSpacing | None = None,

@@ -297,29 +297,49 @@ class _Router:
         return [e for e in self.obs.query(x0, x1, y0, y1) if e[4] not in self.skip]
 
     def first_hit(self, xa: float, ya: float, xb: float, yb: float) -> tuple | None:
-        """The first box (from A) the S-curve A -> B comes within CLEARANCE of."""
+        """The first box (from A) the S-curve A -> B comes within CLEARANCE of: the box
+        met first going from A (the top of a box, going down; its bottom, going up), then
+        the leftmost, then by id.
+
+        The window is read one band of the obstacles at a time, from A: a box first
+        met in a band starts (going down) below every box met in the bands before, so
+        the first band with a hit holds the answer. A long edge (GPT-2's tied embedding
+        spans the whole graph) that the router bends 60 times used to read its whole
+        remaining window at each bend."""
         lo, hi = (ya, yb) if yb > ya else (yb, ya)
         if hi - lo < 1e-9:
             return None
         c = CLEARANCE
         down = yb > ya
-        near: list[tuple[tuple, tuple, float, float]] = []
-        for e in self.boxes(min(xa, xb) - c, max(xa, xb) + c, lo, hi):
-            y0, y1 = max(e[2] - c, lo), min(e[3] + c, hi)
-            if y1 <= y0:
+        x0, x1 = min(xa, xb) - c, max(xa, xb) + c
+        self.see(x0, x1, lo, hi)  # the route depends on the whole window, as before
+        obs, skip, band = self.obs, self.skip, self.obs.band
+        first, last = math.floor(lo / band), math.floor(hi / band)
+        seen: set[Any] = set()
+        for b in range(first, last + 1) if down else range(last, first - 1, -1):
+            s0, s1 = max(lo, b * band), min(hi, (b + 1) * band)
+            if s1 <= s0:
                 continue
-            # a cheap bound first: most boxes of a wide window are nowhere near the curve
-            xs0, xs1 = _s_x_span(xa, ya, xb, yb, y0, y1)
-            if xs1 <= e[0] - c or xs0 >= e[1] + c:
-                continue
-            near.append(((e[2] if down else -e[3], e[0], str(e[4])), e, y0, y1))
-        near.sort(key=lambda entry: entry[0])
-        # the first (from A) the curve really comes near
-        for _, e, y0, y1 in near:
-            xs0, xs1 = _s_x(xa, ya, xb, yb, y0), _s_x(xa, ya, xb, yb, y1)
-            if max(xs0, xs1) <= e[0] - c or min(xs0, xs1) >= e[1] + c:
-                continue
-            return e
+            near: list[tuple[tuple, tuple, float, float]] = []
+            for e in obs.query(x0, x1, s0, s1):
+                if e[4] in seen or e[4] in skip:
+                    continue
+                seen.add(e[4])
+                y0, y1 = max(e[2] - c, lo), min(e[3] + c, hi)
+                if y1 <= y0:
+                    continue
+                # a cheap bound first: most boxes of a wide window are nowhere near the curve
+                xs0, xs1 = _s_x_span(xa, ya, xb, yb, y0, y1)
+                if xs1 <= e[0] - c or xs0 >= e[1] + c:
+                    continue
+                near.append(((e[2] if down else -e[3], e[0], str(e[4])), e, y0, y1))
+            near.sort(key=lambda entry: entry[0])
+            # the first (from A) the curve really comes near
+            for _, e, y0, y1 in near:
+                xs0, xs1 = _s_x(xa, ya, xb, yb, y0), _s_x(xa, ya, xb, yb, y1)
+                if max(xs0, xs1) <= e[0] - c or min(xs0, xs1) >= e[1] + c:
+                    continue
+                return e
         return None
 
     def free_x(self, want: float, y0: float, y1: float) -> float:

@@ -28,7 +28,14 @@ from PySide6.QtWidgets import (
     QMenu,
 )
 
-from gradviz.app.display import ASYNC_LAYOUT_NODES, Display, build_display, is_chain, map_passes
+from gradviz.app.display import (
+    ASYNC_LAYOUT_NODES,
+    Display,
+    build_display,
+    is_chain,
+    lay_out_plain,
+    map_passes,
+)
 from gradviz.app.models import PassInfo
 from gradviz.core.delta import GraphChanges
 from gradviz.core.graphdata import graph_from_json
@@ -257,15 +264,23 @@ class GraphView(QObject):
             )
             return
         self.state_changes = None
-        raw = self.raw_graph
         previous = None
         if self.display is not None and not fit:
             previous = dict(self.display.positions)
-        job = functools.partial(
-            build_display, raw, self.raw_graph_data, collapsed, chains, previous, given
-        )
+        if not collapsed and not chains and previous is None and not given:
+            # a fresh picture of the whole graph: laid out from the JSON data
+            raw_data = self.raw_graph_data
+            job = functools.partial(lay_out_plain, raw_data, lambda: self.raw_graph)
+            needs_layout = True
+        else:
+            raw = self.raw_graph
+            job = functools.partial(
+                build_display, raw, self.raw_graph_data, collapsed, chains, previous, given
+            )
+            needs_layout = bool(
+                collapsed or chains or not given or any(n not in given for n in raw)
+            )
         self._after_display = after
-        needs_layout = bool(collapsed or chains or not given or any(n not in given for n in raw))
         if needs_layout and count > self.async_layout_nodes:
             self.layout_runner.submit(job)
             self._layout_nodes = count
@@ -280,7 +295,7 @@ class GraphView(QObject):
         if self.w.closing:
             return
         self._show_display(display, self._layout_fit)
-        shown = display.graph.number_of_nodes()
+        shown = len(display.data.get("nodes") or ())  # (display.graph may not be built)
         boxes = f"{shown:,} nodes"
         if display.groups:
             boxes = f"{shown:,} boxes for {self._layout_nodes:,} nodes"
