@@ -302,8 +302,9 @@ def request_lines(stdin: IO[bytes]) -> Iterator[bytes]:
 
 
 def warm_up() -> None:
-    """Import what a first statement would import lazily: entering a
-    TorchDispatchMode pulls in torch._dynamo and friends (about a second)."""
+    """Run a tiny script once, so the user's first statement finds torch's lazy imports
+    and the capture's caches warm (the op guard no longer pulls in torch._dynamo; see
+    :mod:`gradviz.core.guards`)."""
     session = Session("a = torch.ones(2, requires_grad=True)\nb = (a * 2).sum()\nb.backward()\n")
     session.run_to_end()
     gc.collect()
