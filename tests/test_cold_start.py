@@ -403,3 +403,33 @@ def test_within_limits_needs_room_for_the_widest_element():
 def test_no_dtype_is_wider_than_the_widest_element():
     dtypes = {v for v in vars(torch).values() if isinstance(v, torch.dtype)}
     assert max(d.itemsize for d in dtypes) <= WIDEST_ELEMENT
+
+
+OPTIMIZER_PROBE = textwrap.dedent(
+    """
+    import sys, torch
+    if sys.argv[1] == "gradviz":
+        from gradviz.core import guards
+        guards.arm_disable_dynamo_wrappers()
+    net = torch.nn.Linear(4, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    print("after construction:", "torch._dynamo" in sys.modules)
+    """
+)
+
+
+def test_an_optimizer_imports_dynamo_where_plain_python_does():
+    """torch.optim imports torch._dynamo itself (its step() does, directly), so arming
+    leaves its wrappers alone: a script pays that import when it makes the optimizer,
+    as plain Python does, and not in the middle of a stepped training loop."""
+    if "_disable_dynamo" not in dir(torch):
+        pytest.skip("this torch has no _disable_dynamo")
+    lines = {}
+    for how in ("plain", "gradviz"):
+        proc = subprocess.run(
+            [sys.executable, "-c", OPTIMIZER_PROBE, how], env=_env(), capture_output=True,
+            text=True, timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        lines[how] = proc.stdout.strip().splitlines()[-1]
+    assert lines["gradviz"] == lines["plain"]

@@ -115,6 +115,12 @@ def arm_disable_dynamo_wrappers() -> int:
             continue
         if getattr(fn, _CACHE, None) is not None:
             continue
+        if str(getattr(fn, "__module__", "") or "").startswith("torch.optim"):
+            # an optimizer imports torch._dynamo anyway (its step() does, directly):
+            # left as torch made it, its construction pays for that import where plain
+            # Python does, not the script's first opt.step() (a 1 s stall in a stepped
+            # training loop)
+            continue
         try:
             setattr(fn, _CACHE, _until_dynamo(fn, recursive))
         except (AttributeError, TypeError):
