@@ -11,7 +11,9 @@ applies it to the panels and canvas and repaints. It prints the first step's tim
 off), then the median, p90 and max of the others, and the median time plain
 Python (``exec`` of the same
 statement, in the same process as this script, no gradviz) takes for the same
-statement, so the figures say what gradviz adds on top of the user's own code.
+statement, so the figures say what gradviz adds on top of the user's own code,
+and the resident memory of the window process and of its kernel process after the
+last step.
 
 Sizes: ``lesson`` steps through a teaching-size training loop (a small nn.Module,
 SGD, three iterations of zero_grad/forward/backward/step, unrolled so each
@@ -91,8 +93,21 @@ def plain_python_ms(setup: str, step: list[str], count: int) -> float:
     return statistics.median(times) * 1000
 
 
-def window_steps(app, setup: str, step: list[str], count: int) -> tuple[list[float], int]:
-    """Step-to-repaint times (ms) for ``count`` steps in the real window."""
+def _status_mb(pid: int | str) -> dict[str, float]:
+    """VmRSS and VmHWM (peak) of a process, in MB (empty where /proc cannot tell)."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as fh:
+            return {line.split(":")[0]: int(line.split()[1]) / 1024 for line in fh
+                    if line.startswith(("VmHWM", "VmRSS"))}
+    except (OSError, ValueError, IndexError):
+        return {}
+
+
+def window_steps(
+    app, setup: str, step: list[str], count: int, memory: dict | None = None
+) -> tuple[list[float], int]:
+    """Step-to-repaint times (ms) for ``count`` steps in the real window; ``memory``
+    (when given) gets the window's and its kernel's resident MB after the last step."""
     from PySide6.QtCore import QSettings
 
     from gradviz.ui.main_window import MainWindow
@@ -132,6 +147,10 @@ def window_steps(app, setup: str, step: list[str], count: int) -> tuple[list[flo
         if failed:
             raise RuntimeError(f"a stepped statement failed: {failed[-1].get('error')}")
     nodes = len(w.canvas.node_ids())
+    if memory is not None:
+        kernel = _status_mb(w.client.pid()) if w.client.pid() is not None else {}
+        memory.update(window_mb=_status_mb("self").get("VmRSS"),
+                      kernel_mb=kernel.get("VmRSS"), kernel_peak_mb=kernel.get("VmHWM"))
     w.close()
     app.processEvents()
     return times, nodes
@@ -156,21 +175,26 @@ def main() -> None:
           f"{platform.python_version()}, torch {torch.__version__}, PySide6 {qt_version}, "
           "Qt offscreen, window 1400x900")
     head = (f"{'graph':<8}{'nodes':>7}{'steps':>7}{'first ms':>10}{'median ms':>11}{'p90 ms':>9}"
-            f"{'max ms':>9}{'plain Python ms':>17}")
+            f"{'max ms':>9}{'plain Python ms':>17}{'window MB':>11}{'kernel MB':>11}")
     print(head)
     print("-" * len(head))
     for size in args.sizes:
         setup, step = SIZES[size]
-        times, nodes = window_steps(app, setup, step, args.steps + 1)
+        memory: dict = {}
+        times, nodes = window_steps(app, setup, step, args.steps + 1, memory)
         first, rest = times[0], times[1:]
         plain = plain_python_ms(setup, step, args.steps)
+        mb = [f"{memory[k]:>11.0f}" if memory.get(k) is not None else f"{'-':>11}"
+              for k in ("window_mb", "kernel_mb")]
         print(f"{size:<8}{nodes:>7,}{len(rest):>7}{first:>10.1f}{statistics.median(rest):>11.1f}"
-              f"{p90(rest):>9.1f}{max(rest):>9.1f}{plain:>17.3f}", flush=True)
+              f"{p90(rest):>9.1f}{max(rest):>9.1f}{plain:>17.3f}{mb[0]}{mb[1]}", flush=True)
     print("\nStep to repaint: press Step, the kernel runs the statement and sends what "
           "changed, the window applies it and the canvas repaints. First: the step right "
           "after the run to the stepped statements (every node's glow goes off); the "
           "median, p90 and max are of the steps after it. Plain Python: the same "
-          "statements by exec, without gradviz.")
+          "statements by exec, without gradviz. Memory: resident MB after the last step, "
+          "of the window process (this one: all sizes so far) and of that window's kernel "
+          "process.")
 
 
 if __name__ == "__main__":
