@@ -53,7 +53,7 @@ from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypeAlias, cast
 
 import networkx as nx
 import numpy as np
@@ -263,7 +263,7 @@ class _Prepared:
     attached: list[list[int]]  # saved nodes drawn beside this grad_fn
 
 
-GraphInput = nx.DiGraph | Mapping[str, Any]
+GraphInput: TypeAlias = "nx.DiGraph | Mapping[str, Any]"
 """What the layout reads: a networkx graph, or the graph as JSON data
 (:func:`gradviz.core.graphdata.graph_to_json`'s ``{"nodes": [...], "edges": [...]}``),
 which spares building networkx for a graph that only needs laying out."""
@@ -694,6 +694,18 @@ def _assign_x(
 
     def balance(li: int, refs: list[tuple[list[int], list[float], float]]) -> None:
         layer = layers[li]
+        if len(layer) == 1:
+            # nothing to keep apart from: the node goes where its neighbours pull it,
+            # with no regression (a 50,000-op chain is 100,000 such layers, swept 7 times)
+            v = layer[0]
+            ns, ws, total = refs[v]
+            if ns:
+                acc = 0.0
+                for u, w in zip(ns, ws, strict=True):
+                    acc += x[u] * w
+                    total += w
+                x[v] = acc / total
+            return
         desired: list[float] = []
         weights: list[float] = []
         for v in layer:
@@ -708,42 +720,18 @@ def _assign_x(
             else:
                 desired.append(x[v])  # nothing to follow this sweep: stay put
                 weights.append(1e-6)
-        if len(layer) == 1:
-            x[layer[0]] = desired[0]
-            return
         placed = _isotonic_place(desired, weights, offsets_of[li])
         for v, xv in zip(layer, placed, strict=True):
             x[v] = xv
 
-    def follow(v: int, refs: list[tuple[list[int], list[float], float]]) -> None:
-        """``balance`` of a layer of one node, inline: nothing to keep apart from
-        (a 50,000-op chain is 100,000 such layers, times seven sweeps)."""
-        ns, ws, total = refs[v]
-        if ns:
-            acc = 0.0
-            for u, w in zip(ns, ws, strict=True):
-                acc += x[u] * w
-                total += w
-            x[v] = acc / total
-
-    lone = [layer[0] if len(layer) == 1 else -1 for layer in layers]
     nl = len(layers)
     for _ in range(rounds):
         for li in range(1, nl):
-            if lone[li] >= 0:
-                follow(lone[li], down_refs)
-            else:
-                balance(li, down_refs)
+            balance(li, down_refs)
         for li in range(nl - 2, -1, -1):
-            if lone[li] >= 0:
-                follow(lone[li], up_refs)
-            else:
-                balance(li, up_refs)
+            balance(li, up_refs)
     for li in range(nl):
-        if lone[li] >= 0:
-            follow(lone[li], both_refs)
-        else:
-            balance(li, both_refs)
+        balance(li, both_refs)
     return x
 
 
