@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import torch
 
+from gradviz.core.layout import node_size
 from gradviz.core.session import Session
 
 #: the built-in lessons (README's demo table); a demo folder missing any of them is a broken install
@@ -51,3 +52,25 @@ def _exec_each(tree: ast.Module, namespace: dict) -> None:
             exec(compile(module, "<demo>", "exec"), namespace)  # noqa: S102 - trusted test input
         except Exception:  # noqa: BLE001 - the demos fail on purpose in places
             pass
+
+
+def boxes(graph, pos: dict) -> dict:
+    """Each node's box (left, top, right, bottom) at ``pos``, sized as the layout sizes it."""
+    out = {}
+    for v, (x, y) in pos.items():
+        w, h = node_size(graph.nodes[v])
+        out[v] = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+    return out
+
+
+def overlapping(graph, pos: dict) -> list[tuple]:
+    """Pairs of node boxes that intersect (a sweep over x, fine for test sizes)."""
+    bx = sorted(boxes(graph, pos).items(), key=lambda kv: kv[1][0])
+    bad = []
+    for i, (a, ba) in enumerate(bx):
+        for b, bb in bx[i + 1 :]:
+            if bb[0] >= ba[2]:
+                break
+            if bb[1] < ba[3] and ba[1] < bb[3]:
+                bad.append((a, b))
+    return bad

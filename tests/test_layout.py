@@ -22,6 +22,8 @@ from gradviz.core.layout import (
     tag_extent,
 )
 
+from .helpers import boxes, overlapping
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -110,27 +112,6 @@ def chain(n: int) -> nx.DiGraph:
     return g
 
 
-def boxes(graph: nx.DiGraph, pos: dict) -> dict:
-    out = {}
-    for v, (x, y) in pos.items():
-        w, h = node_size(graph.nodes[v])
-        out[v] = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
-    return out
-
-
-def overlapping(graph: nx.DiGraph, pos: dict) -> list[tuple]:
-    """Pairs of node boxes that intersect (a sweep over x, fine for test sizes)."""
-    bx = sorted(boxes(graph, pos).items(), key=lambda kv: kv[1][0])
-    bad = []
-    for i, (a, ba) in enumerate(bx):
-        for b, bb in bx[i + 1 :]:
-            if bb[0] >= ba[2]:
-                break
-            if bb[1] < ba[3] and ba[1] < bb[3]:
-                bad.append((a, b))
-    return bad
-
-
 # --------------------------------------------------------------------------- tests
 
 
@@ -156,8 +137,8 @@ def test_deterministic_within_a_process():
 def test_deterministic_across_hash_seeds():
     """String hashing is randomised per process; the layout must not notice."""
     code = (
-        "import json, sys; sys.path.insert(0, 'tests'); "
-        "from test_layout import random_dag; from gradviz.core.layout import layout; "
+        "import json; "
+        "from tests.test_layout import random_dag; from gradviz.core.layout import layout; "
         "print(json.dumps(sorted(layout(random_dag(120, seed=5)).items())))"
     )
     outs = []

@@ -13,30 +13,11 @@ from gradviz.core.layout import (
     DEFAULT_SPACING,
     IncrementalLayout,
     layout,
-    node_size,
     tag_extent,
 )
 from gradviz.core.session import Session
 
-
-def boxes(graph, pos: dict) -> dict:
-    out = {}
-    for v, (x, y) in pos.items():
-        w, h = node_size(graph.nodes[v])
-        out[v] = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
-    return out
-
-
-def overlapping(graph, pos: dict) -> list[tuple]:
-    bx = sorted(boxes(graph, pos).items(), key=lambda kv: kv[1][0])
-    bad = []
-    for i, (a, ba) in enumerate(bx):
-        for b, bb in bx[i + 1 :]:
-            if bb[0] >= ba[2]:
-                break
-            if bb[1] < ba[3] and ba[1] < bb[3]:
-                bad.append((a, b))
-    return bad
+from .helpers import boxes, overlapping
 
 
 def extent(graph, pos: dict, nodes=None) -> tuple[float, float]:
