@@ -23,6 +23,7 @@ import dataclasses
 import inspect
 import math
 import operator
+import os
 import re
 import secrets
 import string
@@ -554,11 +555,18 @@ class Interpreter:
         self._yields: list[tuple[Scope, list[Any]]] = []
         #: id -> (wrapper, script function) for script functions handed to library code
         self._host_wrappers: dict[int, tuple[Callable[..., Any], ScriptFunction]] = {}
-        #: torch.func transforms: what they return (functions) stays callable by the script
+        #: torch.func transforms that make functions -> where those functions sit in
+        #: what the transform returns (see _RETURNED_FUNCTIONS); functional_call and
+        #: stack_module_state make none, so nothing they return is ever wrapped
         func_ns = self.torch_ns.members["func"].members
-        self._transforms = {id(f): f for f in func_ns.values()}
+        self._transforms = {
+            id(f): (f, _RETURNED_FUNCTIONS[name])
+            for name, f in func_ns.items()
+            if name in _RETURNED_FUNCTIONS
+        }
         if "vmap" in self.torch_ns.members:
-            self._transforms[id(self.torch_ns.members["vmap"])] = self.torch_ns.members["vmap"]
+            vmap = self.torch_ns.members["vmap"]
+            self._transforms[id(vmap)] = (vmap, _RETURNED_FUNCTIONS["vmap"])
         #: True while gradviz reads the graph: script hooks library code calls then
         #: (saved-tensors unpack hooks) are not run
         self.capturing = False
@@ -1594,8 +1602,11 @@ class Interpreter:
         finally:
             if shares_numpy and guard is not None:
                 guard.lifting_shared = False
-        if id(func) in self._transforms and self._transforms[id(func)] is func:
-            result = _wrap_returned_functions(result, getattr(func, "__name__", "function"))
+        transform = self._transforms.get(id(func))
+        if transform is not None and transform[0] is func:
+            result = _wrap_returned_functions(
+                result, transform[1], getattr(func, "__name__", "function")
+            )
         owner = getattr(func, "__self__", None)
         if isinstance(owner, (list, dict, set)):
             # extend/update/insert return None: the container itself is what grew
@@ -2437,13 +2448,49 @@ def _yields_in(body: list[ast.stmt]) -> bool:
     return False
 
 
-def _wrap_returned_functions(result: Any, name: str) -> Any:
-    """The functions a torch.func transform returns, made callable by the script."""
-    if callable(result) and not isinstance(result, (torch.Tensor, torch.nn.Module)):
-        return LibraryCallable(result, name)
-    if isinstance(result, tuple) and type(result) is tuple:
-        return tuple(_wrap_returned_functions(r, name) for r in result)
-    return result
+#: torch.func transforms that return functions torch made, and where: "self" (the
+#: result is the function: grad(f), vmap(f)) or an index into the tuple returned
+#: (vjp's vjp_fn). Everything else a transform returns (vjp's output and aux,
+#: functional_call's forward output) came from script code and stays a plain value.
+_RETURNED_FUNCTIONS: dict[str, tuple[str | int, ...]] = {
+    "grad": ("self",),
+    "grad_and_value": ("self",),
+    "vmap": ("self",),
+    "jacrev": ("self",),
+    "jacfwd": ("self",),
+    "hessian": ("self",),
+    "vjp": (1,),
+}
+
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+
+
+def made_by_torch(value: Any) -> bool:
+    """Whether ``value`` is a plain function whose code is torch's own: what a
+    transform builds (its wrapper closure). A script's functions, numpy, builtins,
+    bound methods, classes and callable objects are none of that, whatever a
+    script function returned them through."""
+    if type(value) is not types.FunctionType:
+        return False
+    return value.__code__.co_filename.startswith(_TORCH_DIR)
+
+
+def _wrap_returned_functions(result: Any, where: tuple[str | int, ...], name: str) -> Any:
+    """The functions a torch.func transform made, callable by the script.
+
+    Only the positions ``where`` names are looked at, and only a function torch
+    made there is wrapped as vetted: a value script code produced (a forward
+    returning ``np.ndarray``, ``str.format`` or a builtin) is never laundered into
+    a :class:`LibraryCallable`; it stays what it is and is vetted when called."""
+    if "self" in where:
+        return LibraryCallable(result, name) if made_by_torch(result) else result
+    if type(result) is not tuple:
+        return result
+    items = list(result)
+    for index in where:
+        if isinstance(index, int) and index < len(items) and made_by_torch(items[index]):
+            items[index] = LibraryCallable(items[index], name)
+    return tuple(items)
 
 
 def _host_method(fn: ScriptFunction) -> Callable[..., Any]:

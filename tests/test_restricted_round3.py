@@ -1,0 +1,170 @@
+"""Restricted mode, round 3: what a shared script still opened, and the class of each.
+
+Every attack here must end in a clean refusal (SandboxError / LimitExceeded), the
+interpreter alive, nothing written; where it is the kernel that must survive, the
+attack runs through ``gradviz run --json`` (the real, confined kernel).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from gradviz.core.guards import Limits
+from gradviz.core.sandbox import LibraryCallable, made_by_torch
+from gradviz.core.session import Session
+
+REFUSALS = ("SandboxError", "LimitExceeded")
+
+
+def _first_failure(source: str, limits: Limits | None = None):
+    session = Session(source, limits=limits or Limits(max_statement_seconds=20))
+    assert session.parse_error is None, session.parse_error
+    results = session.run_to_end(keep_going=False)
+    failed = [r for r in results if not r.ok]
+    return session, (failed[0] if failed else None)
+
+
+# --- laundering through library results ----------------------------------------------
+#
+# A library call that runs script code hands back what that code returned. None of it
+# may come back as a vetted LibraryCallable: a payload the allowlist never allows to be
+# called must stay uncallable, whichever library call carried it.
+
+#: values the script can name (to compare, to print) but never call as themselves
+PAYLOADS = {
+    "ndarray-type": ("np.ndarray", "p((2,), dtype=object)"),
+    "type-of-array": ("type(np.ones(1))", "p((2,), dtype=object)"),
+    "str-format": ("'{0.__class__.__mro__}'.format", "p(1)"),
+    "type-of-builtin": ("type(print)", "p()"),
+    "node-type": ("type(torch.ones(1, requires_grad=True).exp().grad_fn)", "p()"),
+    "bound-ndarray-method": ("np.ones(2).tofile", "p('pwned.bin')"),
+}
+
+#: library calls that run script code; each binds ``p`` to what that code returned
+CARRIERS = {
+    "functional_call": (
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return PAYLOAD\n"
+        "p = functional_call(M(), {}, (torch.ones(1),))\n"
+    ),
+    "functional_call-tuple": (
+        "class M(torch.nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return (x * 2, PAYLOAD)\n"
+        "p = functional_call(M(), {}, (torch.ones(1),))[1]\n"
+    ),
+    "vjp-aux": (
+        "def f(x):\n"
+        "    return x * 2, PAYLOAD\n"
+        "out, fn, p = vjp(f, torch.ones(1), has_aux=True)\n"
+    ),
+    "jvp-aux": (
+        "def f(x):\n"
+        "    return x * 2, PAYLOAD\n"
+        "out, tangent, p = jvp(f, (torch.ones(1),), (torch.ones(1),), has_aux=True)\n"
+    ),
+    "grad-aux": (
+        "def f(x):\n"
+        "    return (x * 2).sum(), PAYLOAD\n"
+        "g, p = grad(f, has_aux=True)(torch.ones(1))\n"
+    ),
+    "grad_and_value-aux": (
+        "def f(x):\n"
+        "    return (x * 2).sum(), PAYLOAD\n"
+        "g, (v, p) = grad_and_value(f, has_aux=True)(torch.ones(1))\n"
+    ),
+    "checkpoint": (
+        "def f(x):\n"
+        "    return (x * 2, PAYLOAD)\n"
+        "p = checkpoint(f, torch.ones(1, requires_grad=True), use_reentrant=False)[1]\n"
+    ),
+}
+
+IMPORTS = (
+    "import torch\nimport numpy as np\n"
+    "from torch.func import functional_call, vjp, jvp, grad, grad_and_value\n"
+    "from torch.utils.checkpoint import checkpoint\n"
+)
+
+
+@pytest.mark.parametrize(
+    "carrier,payload",
+    list(itertools.product(CARRIERS, PAYLOADS)),
+    ids=[f"{c}-{p}" for c, p in itertools.product(CARRIERS, PAYLOADS)],
+)
+def test_no_library_result_is_laundered_into_a_vetted_callable(carrier, payload, tmp_path,
+                                                                monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    value, use = PAYLOADS[payload]
+    source = IMPORTS + CARRIERS[carrier].replace("PAYLOAD", value) + use + "\n"
+    session, failure = _first_failure(source)
+    assert failure is not None, f"not refused: {source}"
+    # it may stop where the payload is made, carried or used: never run
+    assert failure.error.type in REFUSALS or failure.error.type in ("TypeError", "RuntimeError",
+                                                                     "ValueError"), failure.error
+    assert "p" not in session.globals or not isinstance(session.globals["p"], LibraryCallable)
+    assert os.listdir(tmp_path) == []
+
+
+def test_transforms_still_give_callable_functions_that_match_pytorch():
+    source = (
+        IMPORTS
+        + "from torch.func import vmap, jacrev\n"
+        "def f(x):\n"
+        "    return (x ** 3).sum()\n"
+        "def s(x):\n"
+        "    return torch.sin(x)\n"
+        "x = torch.tensor([1.0, 2.0, 3.0])\n"
+        "g = grad(f)(x)\n"
+        "jr = jacrev(s)(x)\n"
+        "v = vmap(s)(x)\n"
+        "out, fn = vjp(s, x)\n"
+        "(vj,) = fn(torch.ones(3))\n"
+    )
+    session, failure = _first_failure(source)
+    assert failure is None, failure and failure.error
+    x = torch.tensor([1.0, 2.0, 3.0])
+    ns = session.globals
+    torch.testing.assert_close(ns["g"], torch.func.grad(lambda t: (t ** 3).sum())(x))
+    torch.testing.assert_close(ns["jr"], torch.func.jacrev(torch.sin)(x))
+    torch.testing.assert_close(ns["vj"], torch.cos(x))
+    assert isinstance(ns["fn"], LibraryCallable)
+
+
+def test_made_by_torch_is_positive_identification():
+    import numpy as np
+
+    assert made_by_torch(torch.func.grad(torch.sin))
+    for value in (np.ndarray, print, "{}".format, len, lambda: 0, torch.sin, torch.Tensor.add,
+                  torch.nn.Linear(1, 1), torch.func.grad, type(print)):
+        # torch.func.grad itself is torch's code, but only ever wrapped where a transform
+        # returned it; everything else here is not a function torch made at all
+        if value is torch.func.grad:
+            continue
+        assert not made_by_torch(value), value
+
+
+def test_laundering_refused_through_the_real_kernel(tmp_path):
+    script = tmp_path / "launder.py"
+    script.write_text(
+        IMPORTS
+        + CARRIERS["functional_call"].replace("PAYLOAD", "np.ndarray")
+        + "a = p((2,), dtype=object)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradviz", "run", "--json", str(script)],
+        capture_output=True, text=True, timeout=180, cwd=tmp_path,
+    )
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    failed = [s for s in report["statements"] if not s["ok"]]
+    assert failed and failed[0]["error"]["type"] in REFUSALS
+    assert sorted(os.listdir(tmp_path)) == ["launder.py"]
