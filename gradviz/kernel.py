@@ -93,8 +93,60 @@ def main(argv: list[str] | None = None) -> int:
     # collector's reach keeps full collections from adding 100+ ms to a step.
     gc.collect()
     gc.freeze()
-    kernel.serve(sys.stdin.buffer, confinement)
-    return 0
+    kernel.install_stop_signal()
+    return serve_on_deep_stack(lambda: kernel.serve(sys.stdin.buffer, confinement), out)
+
+
+#: stack of the thread that runs every request. torch frees an autograd node that
+#: ever had a Python object (capture gives one to every node it reads; so does a
+#: script walking ``next_functions``) by recursion into the next such node, about
+#: 200 bytes of C stack each: a 50,000-node chain dropped on the main thread's 8 MiB
+#: stack segfaults the kernel. 1 GiB holds ~5 million nodes, 10x what capture reads
+#: (gradviz.core.capture.MAX_CAPTURE_NODES) plus what a script can walk within its
+#: run budget. Only the pages touched are ever resident.
+DEEP_STACK_BYTES = 1 << 30
+
+
+def serve_on_deep_stack(serve: Any, out: Any, stack_bytes: int = DEEP_STACK_BYTES) -> int:
+    """Run ``serve`` on a thread with a deep stack; the main thread only waits (and
+    runs signal handlers: Python delivers signals to it, see Kernel.serve).
+
+    The process ends with ``os._exit`` on that thread once serving is over: an
+    interpreter shutdown would free what the script left (a deep chain included)
+    on the main thread's shallow stack."""
+    import threading
+
+    outcome: dict[str, int] = {}
+
+    def run() -> None:
+        code = 1
+        try:
+            serve()
+            code = 0
+        except BaseException:  # noqa: BLE001 - say it on stderr, then exit all the same
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            outcome["code"] = code
+            try:
+                out.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(code)
+
+    try:
+        threading.stack_size(stack_bytes)
+    except (ValueError, RuntimeError):  # a platform without a settable stack size
+        pass
+    worker = threading.Thread(target=run, name="gradviz-kernel", daemon=True)
+    try:
+        worker.start()  # the size is read here, at the thread's creation
+    finally:
+        threading.stack_size(0)
+    while worker.is_alive():
+        worker.join(0.5)  # short waits: signal handlers run between them
+    return outcome.get("code", 1)
 
 
 if __name__ == "__main__":

@@ -168,3 +168,73 @@ def test_laundering_refused_through_the_real_kernel(tmp_path):
     failed = [s for s in report["statements"] if not s["ok"]]
     assert failed and failed[0]["error"]["type"] in REFUSALS
     assert sorted(os.listdir(tmp_path)) == ["launder.py"]
+
+
+# --- freeing a deep chain ---------------------------------------------------------------
+#
+# torch frees an autograd node that ever had a Python object (capture and a script's
+# next_functions walk give one to every node they read) by recursing into the next
+# such node. On the main thread's 8 MiB stack a dropped chain of ~50,000 such nodes
+# segfaults; the kernel serves every request on a thread with a deep stack.
+
+CHAIN_DROP = """
+import sys, torch
+sys.path.insert(0, {root!r})
+from gradviz.kernel import serve_on_deep_stack
+
+def work():
+    x = torch.ones(1, requires_grad=True)
+    y = x
+    for _ in range(200_000):
+        y = y * 1.0
+    f = y.grad_fn
+    while f.next_functions:
+        f = f.next_functions[0][0]
+    f = None
+    y = None
+    print("freed", flush=True)
+
+if sys.argv[1] == "main-thread":
+    work()
+else:
+    serve_on_deep_stack(work, sys.stdout)
+"""
+
+
+def test_a_deep_wrapped_chain_is_freed_on_the_kernels_deep_stack(tmp_path):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = tmp_path / "chain_drop.py"
+    script.write_text(CHAIN_DROP.format(root=root))
+    deep = subprocess.run([sys.executable, str(script), "deep"], capture_output=True, text=True,
+                          timeout=300)
+    assert deep.returncode == 0 and "freed" in deep.stdout, deep.stderr[-2000:]
+    # the control: the same drop on the main thread is what crashed the kernel
+    shallow = subprocess.run([sys.executable, str(script), "main-thread"], capture_output=True,
+                             text=True, timeout=300)
+    if shallow.returncode == 0:
+        pytest.skip("this torch frees wrapped chains without recursion (the control did not crash)")
+    assert shallow.returncode < 0
+
+
+def test_walking_and_dropping_a_long_chain_keeps_the_real_kernel_alive(tmp_path):
+    script = tmp_path / "deep_walk.py"
+    script.write_text(
+        "import torch\n"
+        "x = torch.ones(60000, 1, requires_grad=True)\n"
+        "y = sum(x.unbind())\n"
+        "f = y.grad_fn\n"
+        "n = 0\n"
+        "while len(f.next_functions) > 0:\n"
+        "    f = f.next_functions[0][0]\n"
+        "    n = n + 1\n"
+        "f = None\n"
+        "y = None\n"
+        "print('alive', n)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradviz", "run", "--json", str(script)],
+        capture_output=True, text=True, timeout=240, cwd=tmp_path,
+    )
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 0, report["statements"][-1]
+    assert report["statements"][-1]["output"] == "alive 60001\n"
