@@ -238,3 +238,69 @@ def test_walking_and_dropping_a_long_chain_keeps_the_real_kernel_alive(tmp_path)
     report = json.loads(proc.stdout)
     assert proc.returncode == 0, report["statements"][-1]
     assert report["statements"][-1]["output"] == "alive 60001\n"
+
+
+# --- budgets for the whole run ------------------------------------------------------
+
+
+def test_print_output_is_capped_per_run_not_only_per_statement(monkeypatch):
+    from gradviz.core import sandbox
+
+    monkeypatch.setattr(sandbox, "MAX_RUN_OUTPUT_CHARS", 1_000_000)
+    line = "s = 'a' * 300_000\n"
+    source = line + "print(s)\n" * 10 + "z = 1\n"
+    session = Session(source)
+    results = session.run_to_end(keep_going=True)
+    printed = [r for r in results if "print" in r.source]
+    assert [r.ok for r in printed[:3]] == [True, True, True]
+    refused = [r for r in printed if not r.ok]
+    assert refused and all(r.error.type == "LimitExceeded" for r in refused)
+    assert "max_run_output" in refused[0].error.message
+    assert sum(len(r.output) for r in results) <= 1_000_000
+    assert results[-1].ok  # statements that print nothing still run
+
+
+def test_a_run_of_many_slow_statements_stops_at_the_run_budget(monkeypatch):
+    from gradviz.core import sandbox
+
+    monkeypatch.setattr(sandbox, "MAX_RUN_SECONDS", 3.0)
+    slow = "for i in range(10**6):\n    a = i\n"
+    source = slow * 40
+    limits = Limits(max_statement_seconds=2.5)
+    session = Session(source, limits=limits)
+    results = session.run_to_end(keep_going=True)
+    refused = [r for r in results if not r.ok]
+    assert refused, "the run budget never stopped the script"
+    assert all(r.error.type == "LimitExceeded" for r in refused)
+    # once spent, every later statement is refused before it runs (no 40 x 2.5 s)
+    assert all("max_run_seconds" in r.error.message for r in results[-10:])
+
+
+# --- capture is bounded ------------------------------------------------------------------
+
+
+def test_capture_reads_at_most_its_node_budget_and_says_so(monkeypatch):
+    from gradviz.core import capture
+
+    monkeypatch.setattr(capture, "MAX_CAPTURE_NODES", 2_000)
+    source = (
+        "x = torch.ones(5000, 1, requires_grad=True)\n"
+        "y = sum(x.unbind())\n"
+        "z = y * 2\n"
+        "w = z + 1\n"
+    )
+    session = Session(source)
+    results = session.run_to_end(keep_going=True)
+    assert all(r.ok for r in results), [r.error for r in results]
+    grad_fns = [n for n, d in session.graph.nodes(data=True) if d.get("kind") == "grad_fn"]
+    assert 0 < len(grad_fns) <= 2_000
+    assert any("max_capture_nodes" in w for w in results[1].warnings)
+    # the nodes nearest the names are the ones shown: z and w's own nodes are there
+    ops = {d.get("label") or d.get("op") for _, d in session.graph.nodes(data=True)}
+    assert any("MulBackward0" in str(o) for o in ops) and any("AddBackward0" in str(o) for o in ops)
+    # the same script below the budget: the whole graph, no warning
+    monkeypatch.setattr(capture, "MAX_CAPTURE_NODES", 250_000)
+    whole = Session(source)
+    whole_results = whole.run_to_end(keep_going=True)
+    assert not any("max_capture_nodes" in w for r in whole_results for w in r.warnings)
+    assert whole.graph.number_of_nodes() > session.graph.number_of_nodes()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -66,6 +67,8 @@ class GraphCapture:
     #: what differs from the previous capture, when it was updated in place (see
     #: CaptureCache); None when the graph was built whole
     changes: GraphDelta | None = None
+    #: why the walk stopped before the whole graph (node or time budget), or None
+    cut: str | None = None
 
 
 @dataclass
@@ -583,14 +586,72 @@ def _node_entry(
     return _NodeEntry(fn, attrs, saved, storages, inputs)
 
 
-def capture(*args: Any, **kwargs: Any) -> GraphCapture:
-    """See :func:`_capture`; value summaries share one budget (STATS_BUDGET_ELEMENTS)."""
+#: grad_fn nodes one capture reads at most. Reading a node gives it a Python object,
+#: which torch keeps for the node's life and frees by recursion (see
+#: gradviz.kernel.DEEP_STACK_BYTES); and every later statement re-reads what changed.
+#: Past it the picture shows the nodes nearest the script's names and says so.
+MAX_CAPTURE_NODES = 250_000
+#: seconds one capture may walk (the statement's own limit is the other bound)
+MAX_CAPTURE_SECONDS = 20.0
+
+
+class _WalkBudget:
+    """The node budget and deadline of the capture running now (None: no capture)."""
+
+    left: int | None = None
+    deadline: float | None = None
+    #: why the running capture stopped early, if it did
+    cut: str | None = None
+
+    @classmethod
+    def spend(cls) -> bool:
+        """One more node: False once the capture must stop reading nodes."""
+        if cls.left is None:
+            return True
+        if cls.cut is not None:
+            return False
+        if cls.left <= 0:
+            cls.cut = (
+                f"the graph has more than {MAX_CAPTURE_NODES:,} nodes; gradviz shows the "
+                f"{MAX_CAPTURE_NODES:,} nearest the script's variables (gradviz limit "
+                "max_capture_nodes)"
+            )
+            return False
+        cls.left -= 1
+        if cls.left & 1023 == 0 and cls.deadline is not None and time.monotonic() > cls.deadline:
+            cls.cut = (
+                "reading the graph took longer than its time limit; gradviz shows the "
+                "nodes read by then (gradviz limit max_capture_seconds)"
+            )
+            return False
+        return True
+
+
+_WALK = _WalkBudget
+
+
+def capture(*args: Any, deadline: float | None = None, **kwargs: Any) -> GraphCapture:
+    """See :func:`_capture`; value summaries share one budget (STATS_BUDGET_ELEMENTS),
+    and the walk reads at most MAX_CAPTURE_NODES nodes, until ``deadline`` (monotonic)
+    or MAX_CAPTURE_SECONDS from now, whichever is sooner. A capture cut short says
+    why in its ``cut``."""
     _STATS.left, _STATS.memo = STATS_BUDGET_ELEMENTS, {}
+    own = time.monotonic() + MAX_CAPTURE_SECONDS
+    _WALK.left, _WALK.cut = MAX_CAPTURE_NODES, None
+    _WALK.deadline = own if deadline is None else min(deadline, own)
     try:
         with paused_gc():  # a dict or two per node, kept or freed by reference counting
-            return _capture(*args, **kwargs)
+            cap = _capture(*args, **kwargs)
+        cap.cut = _WALK.cut
+        cache = kwargs.get("cache")
+        if cap.cut is not None and cache is not None:
+            # a cut picture is no base for in-place updates: those would walk on past
+            # its frontier, a budget's worth more each statement
+            cache.last = None
+        return cap
     finally:
         _STATS.left, _STATS.memo = None, {}
+        _WALK.left, _WALK.deadline, _WALK.cut = None, None, None
 
 
 def _names_of(tensors: dict[str, torch.Tensor]) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
@@ -703,10 +764,12 @@ def _capture(
     fn_created: dict[int, int | None] = {}
     stack: list[Any] = []
 
-    def visit(fn: Any) -> str:
+    def visit(fn: Any) -> str | None:
         key = id(fn)
         if key in fn_ids:
             return fn_ids[key]
+        if not _WALK.spend():
+            return None  # past the budget: the picture stops here
         node_id, created = registry.node_id(fn, statement)
         fn_ids[key] = node_id
         fn_created[key] = created
@@ -718,7 +781,8 @@ def _capture(
     for t in tensors.values():
         if t.grad_fn is not None:
             fn_id = visit(t.grad_fn)
-            edges.append((tensor_nodes[id(t)], fn_id, {"kind": "output"}))
+            if fn_id is not None:
+                edges.append((tensor_nodes[id(t)], fn_id, {"kind": "output"}))
 
     saved_storages: dict[int, int] = {}
     entries = cache.entries if reuse and cache is not None else {}
@@ -758,7 +822,9 @@ def _capture(
         for ptr, nbytes in entry.storages:
             saved_storages[ptr] = max(saved_storages.get(ptr, 0), nbytes)
         for index, nxt in entry.inputs:
-            edges.append((node_id, visit(nxt), {"kind": "grad", "input": index}))
+            nxt_id = visit(nxt)
+            if nxt_id is not None:
+                edges.append((node_id, nxt_id, {"kind": "grad", "input": index}))
 
     registry.prune(set(fn_ids))
     if cache is not None:
@@ -842,6 +908,8 @@ def _capture_in_place(
             continue
         if key in pending:
             continue
+        if len(pending) >= MAX_CAPTURE_NODES // 2:
+            return None  # this many new nodes: the whole walk, with its budget, decides
         pending[key] = fn
         new_fns.append(fn)
         if type(fn).__name__ != "AccumulateGrad":

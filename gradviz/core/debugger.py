@@ -205,9 +205,11 @@ class Debugger:
         started = time.monotonic()
         self._to_main.put(("paused", pause))
         command, _ = self._to_worker.get()
+        paused_s = time.monotonic() - started
         if interp.deadline is not None:
-            # time spent paused is the learner's, not the statement's
-            interp.deadline += time.monotonic() - started
+            # time spent paused is the learner's, not the statement's nor the run's
+            interp.deadline += paused_s
+        interp.discount_pause(paused_s)
         self.session.events.emit("phase", "statement", {"line": pause.line})
         if command == "stop":
             raise DebugStopped(f"stopped at {interp.place()}: the statement's work so far is kept")

@@ -286,12 +286,24 @@ class HookNotRun(Exception):
 _ADDRESS_SALT = secrets.randbits(40) << 12
 
 
+#: print output a whole run may make, all statements together: each statement's
+#: output is kept (the window shows it, the report carries it), so a per-statement
+#: cap alone let 30 statements of 10 MB each hold 300 MB
+MAX_RUN_OUTPUT_CHARS = 20_000_000
+#: seconds of work a whole run may take, statements and their graph captures
+#: together (time paused in the debugger is not work): each statement has its own
+#: limit, but a script of many 24 s statements kept gradviz busy for hours
+MAX_RUN_SECONDS = 300.0
+
+
 class ScriptOutput:
     """``print`` output of the running statement."""
 
-    def __init__(self) -> None:
+    def __init__(self, run_left: int | None = None) -> None:
         self.parts: list[str] = []
         self.size = 0
+        #: characters the run may still print, this statement included (None: no cap)
+        self.run_left = run_left
 
     def write(self, text: str, limit: int) -> None:
         self.size += len(text)
@@ -300,6 +312,12 @@ class ScriptOutput:
                 "refused: print output of this statement passed the size limit "
                 "(gradviz limit max_str_length)",
                 limit="max_str_length",
+            )
+        if self.run_left is not None and self.size > self.run_left:
+            raise LimitExceeded(
+                f"refused: this script's print output passed {MAX_RUN_OUTPUT_CHARS:,} "
+                "characters (gradviz limit max_run_output)",
+                limit="max_run_output",
             )
         self.parts.append(text)
 
@@ -580,6 +598,12 @@ class Interpreter:
         }
         self.globals: dict[str, Any] = {"torch": self.torch_ns}
         self.output = ScriptOutput()
+        #: the whole run's budgets (see MAX_RUN_SECONDS, MAX_RUN_OUTPUT_CHARS)
+        self.max_run_seconds = MAX_RUN_SECONDS
+        self.run_seconds = 0.0
+        self.run_output_left = MAX_RUN_OUTPUT_CHARS
+        self._statement_started: float | None = None
+        self._run_bounds_statement = False
         self.script_classes: set[type] = set()
         self.call_hook: Callable[[Any, tuple, dict, Callable[[], Any]], Any] | None = None
         #: called as module_hook(module, run) when the script calls an nn.Module
@@ -654,10 +678,33 @@ class Interpreter:
     def begin_statement(self) -> None:
         self.block_depth = -1
         self.loops = []
-        self.output = ScriptOutput()
+        self.output = ScriptOutput(max(self.run_output_left, 0))
         self.iterations = 0
         self.depth = 0
-        self.deadline = time.monotonic() + self.limits.max_statement_seconds
+        now = time.monotonic()
+        self._statement_started = now
+        run_left = self.max_run_seconds - self.run_seconds
+        if run_left <= 0:
+            self.deadline = now
+            raise LimitExceeded(
+                f"refused: this script has worked {self.max_run_seconds:g} s in all, the "
+                "most one run may (gradviz limit max_run_seconds)",
+                limit="max_run_seconds",
+            )
+        self._run_bounds_statement = run_left < self.limits.max_statement_seconds
+        self.deadline = now + min(self.limits.max_statement_seconds, run_left)
+
+    def discount_pause(self, seconds: float) -> None:
+        """Time the debugger held the statement paused is not work of the run."""
+        if self._statement_started is not None:
+            self._statement_started += seconds
+
+    def end_statement(self) -> None:
+        """Count the statement's work (its graph capture included) against the run."""
+        if self._statement_started is not None:
+            self.run_seconds += time.monotonic() - self._statement_started
+            self._statement_started = None
+        self.run_output_left -= self.output.size
 
     def execute(self, stmt: ast.stmt) -> Any:
         """Run one top-level statement; return an expression statement's value."""
@@ -694,6 +741,12 @@ class Interpreter:
 
     def _check_deadline(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
+            if self._run_bounds_statement:
+                raise LimitExceeded(
+                    f"refused: this script has worked {self.max_run_seconds:g} s in all, the "
+                    "most one run may (gradviz limit max_run_seconds)",
+                    limit="max_run_seconds",
+                )
             raise LimitExceeded(
                 f"refused: the statement ran longer than {self.limits.max_statement_seconds:g} s "
                 "(gradviz limit max_statement_seconds)",

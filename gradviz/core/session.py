@@ -380,7 +380,11 @@ class Session:
     def _execute(self, index: int) -> StatementResult:
         stmt = self.statements[index]
         interp = self.interpreter
-        interp.begin_statement()
+        budget_error: LimitExceeded | None = None
+        try:
+            interp.begin_statement()
+        except LimitExceeded as exc:  # the run's budget is spent: this statement is refused
+            budget_error = exc
         counter = AllocationCounter()
         guard = OpGuard(self.limits, counter, interp.deadline)
         interp.format_guard = guard
@@ -407,6 +411,8 @@ class Session:
             try:
                 if stmt.check_error is not None:
                     raise stmt.check_error
+                if budget_error is not None:
+                    raise budget_error
                 with guard:
                     value = interp.execute(stmt.node)
             except _WithTrace as exc:
@@ -456,6 +462,7 @@ class Session:
         memory.saved_bytes = cap.saved_bytes
         memory.live_bytes = cap.live_bytes
         self._track_grad_changes(index)
+        interp.end_statement()
 
         result = StatementResult(
             index=index,
@@ -464,7 +471,7 @@ class Session:
             source=stmt.source,
             ok=error is None,
             error=self._error_info(error, stmt) if error is not None else None,
-            warnings=_format_warnings(caught),
+            warnings=_format_warnings(caught) + ([f"gradviz: {cap.cut}"] if cap.cut else []),
             output=interp.output.text(),
             value=value_repr,
             allocated_bytes=counter.allocated_bytes,
