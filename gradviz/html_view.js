@@ -146,14 +146,18 @@
 
   // ------------------------------------------------------------------ data
 
-  const nodes = data.nodes;            // raw node id -> attributes
-  const shown = data.shown;            // drawn id -> {lines, style}
-  const groups = data.groups;          // group id -> {label, module, chain, count, members}
+  // Every lookup by a name the snapshot chose (node, group, module, tensor) goes through a
+  // Map: in a plain object "constructor", "__proto__" or "toString" would find
+  // Object.prototype's members instead of nothing, and a snapshot is untrusted input.
+  const asMap = (obj) => new Map(obj && typeof obj === "object" ? Object.entries(obj) : []);
+  const nodes = asMap(data.nodes);     // raw node id -> attributes
+  const shown = asMap(data.shown);     // drawn id -> {lines, style}
+  const groups = asMap(data.groups);   // group id -> {label, module, chain, count, members}
   const passes = data.passes;
   const offsets = data.offsets;        // cursor position where each pass starts; last: the end
   const END = offsets[offsets.length - 1];
   const leaves = data.leaves;
-  const tensors = data.tensors || {};
+  const tensors = asMap(data.tensors); // variable name -> {value, grad, ...}
   const style = data.style;
   const STYLE_KEYS = Object.keys(style.nodes);
   const EDGE_KINDS = Object.keys(style.edges);
@@ -166,6 +170,11 @@
     return m;
   });
   const leafByName = new Map(leaves.map((l) => [l.name, l]));
+  // attributes as the page reads them: a snapshot's lists and names may be anything
+  const listOf = (value) => (Array.isArray(value) ? value : []);
+  const varsOf = (a) => listOf(a && a.vars);
+  const moduleOf = (a) => (a && typeof a.module === "string" ? a.module : "");
+  const inBlock = (module, block) => Boolean(module) && (module === block || module.startsWith(block + "."));
 
   // ------------------------------------------------------------------ state
 
@@ -191,15 +200,15 @@
     v.ids.forEach((id, i) => idx.set(id, i));
     const owner = new Map();
     for (const id of v.ids) {
-      const g = groups[id];
+      const g = groups.get(id);
       if (g) for (const m of g.members) owner.set(m, id);
     }
     const styleOf = new Uint8Array(n);
     const dashed = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       const id = v.ids[i];
-      styleOf[i] = Math.max(0, STYLE_KEYS.indexOf(shown[id].style));
-      const attrs = nodes[id];
+      styleOf[i] = Math.max(0, STYLE_KEYS.indexOf(shown.get(id).style));
+      const attrs = nodes.get(id);
       dashed[i] = attrs && attrs.freed ? 1 : 0;
     }
     const m = v.edges.length;
@@ -367,10 +376,10 @@
     ctx.closePath();
   }
 
-  const RADIUS = style.radius;
+  const RADIUS = asMap(style.radius);
   function radius(i) {
     const key = STYLE_KEYS[state.view.styleOf[i]];
-    return key in RADIUS ? RADIUS[key] : state.view.h[i] / 2;
+    return RADIUS.has(key) ? RADIUS.get(key) : state.view.h[i] / 2;
   }
 
   function nodePath(i, detailed) {
@@ -523,8 +532,9 @@
       const lh = style.line_height;
       for (const i of visible) {
         const id = v.ids[i];
-        const lines = shown[id].lines;
-        const saved = shown[id].style === "saved";
+        const drawn = shown.get(id);
+        const lines = drawn.lines;
+        const saved = drawn.style === "saved";
         const top = v.y[i] - (lines.length - 1) * lh / 2;
         for (let l = 0; l < lines.length; l++) {
           ctx.font = (l === 0 && !saved ? "bold " : "") + "12px " + FONT;
@@ -605,9 +615,9 @@
 
   function stepSentence(step) {
     const name = (id) => {
-      const a = nodes[id];
+      const a = nodes.get(id);
       const label = a ? a.label || id : id;
-      const vars = a && a.vars && a.vars.length ? " (" + a.vars.join(", ") + ")" : "";
+      const vars = varsOf(a).length ? " (" + varsOf(a).join(", ") + ")" : "";
       return label + vars;
     };
     const parts = [];
@@ -674,9 +684,9 @@
 
   function leafOf(id) {
     if (!id) return null;
-    const a = nodes[id];
+    const a = nodes.get(id);
     if (!a) return null;
-    for (const name of a.vars || []) {
+    for (const name of varsOf(a)) {
       const leaf = leafByName.get(name);
       if (leaf && (leaf.acc === id || leaf.tensor === id)) return leaf;
     }
@@ -810,7 +820,7 @@
         "Click a node to inspect it. Drag to pan, wheel to zoom; \u2190 \u2192 step the backward pass."));
       return;
     }
-    const group = groups[id];
+    const group = groups.get(id);
     const { k, s } = place(state.cursor);
     if (group) {
       const h = el("h3", null, group.label);
@@ -818,7 +828,7 @@
       box.appendChild(h);
       const ops = new Map();
       for (const m of group.members) {
-        const label = nodes[m] ? nodes[m].label : m;
+        const label = nodes.has(m) ? nodes.get(m).label : m;
         ops.set(label, (ops.get(label) || 0) + 1);
       }
       const top = [...ops.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([l, c]) => c + " \u00d7 " + l).join(", ");
@@ -836,13 +846,13 @@
       box.appendChild(actions);
       return;
     }
-    const a = nodes[id] || {};
+    const a = nodes.get(id) || {};
     const h = el("h3", null, a.label || id);
     h.appendChild(el("span", "gvz-kind", (a.kind || "") + " \u00b7 " + id));
     box.appendChild(h);
     const rows = [
-      ["variables", (a.vars || []).join(", ")],
-      ["module", a.module || ""],
+      ["variables", varsOf(a).join(", ")],
+      ["module", moduleOf(a)],
       ["shape", a.shape !== undefined && a.shape !== null ? shapeText(a.shape) : ""],
       ["dtype", a.dtype || ""],
       ["device", a.device || ""],
@@ -866,17 +876,17 @@
       for (const key of Object.keys(saved)) savedRows.push([key, JSON.stringify(saved[key]), "gvz-mono"]);
       for (const e of state.view.edges) {
         if (state.view.ids[e[0]] === id && e[2] === "saved") {
-          const t = nodes[state.view.ids[e[1]]] || {};
+          const t = nodes.get(state.view.ids[e[1]]) || {};
           savedRows.push([t.label || "tensor", shapeText(t.shape) + (t.dtype ? " " + t.dtype : ""), "gvz-mono"]);
         }
       }
-      if (a.stale && a.stale.length) savedRows.push(["stale", a.stale.join(", ")]);
+      if (listOf(a.stale).length) savedRows.push(["stale", a.stale.join(", ")]);
       if (savedRows.length) box.appendChild(table(savedRows));
       else box.appendChild(el("div", "gvz-muted", a.freed ? "freed by backward" : "nothing"));
     }
     // the variables' values
-    for (const name of a.vars || []) {
-      const t = tensors[name];
+    for (const name of varsOf(a)) {
+      const t = tensors.get(name);
       if (!t || typeof t !== "object") continue;
       box.appendChild(el("div", "gvz-sub", name));
       box.appendChild(table([
@@ -905,8 +915,8 @@
           step.in.forEach((g, n) => rows2.push(["grad in" + (step.in.length > 1 ? " [" + n + "]" : ""), fmtValue(g), "gvz-mono gvz-grad-in"]));
           step.targets.forEach((t, n) => {
             if (t === null || t === undefined) return;
-            const target = nodes[t] || {};
-            const label = (target.label || t) + (target.vars && target.vars.length ? " (" + target.vars.join(", ") + ")" : "");
+            const target = nodes.get(t) || {};
+            const label = (target.label || t) + (varsOf(target).length ? " (" + varsOf(target).join(", ") + ")" : "");
             rows2.push(["grad out \u2192 " + label, fmtValue(step.out[n]), "gvz-mono gvz-grad-out"]);
           });
           if (!step.targets.length && step.label === "AccumulateGrad") rows2.push(["grad out", "added into .grad"]);
@@ -917,7 +927,7 @@
     const actions = el("div", "gvz-actions");
     if (state.view.key.startsWith("open:")) {
       const block = state.view.focus;
-      if (a.module && (a.module === block || a.module.startsWith(block + "."))) {
+      if (inBlock(moduleOf(a), block)) {
         actions.appendChild(button("Collapse " + block, "Show this block as one box again", () => switchView("modules", id)));
       }
     }
@@ -931,24 +941,29 @@
     const blocks = data.views.filter((v) => v.key.startsWith("open:"));
     const hasModules = viewByKey.has("modules");
     const hasChains = viewByKey.has("chains");
-    if (!hasModules && !hasChains) {
+    // what the page left out to stay small (gradviz.html_view.PageLimits)
+    const notes = listOf(data.notes);
+    if (!hasModules && !hasChains && !notes.length) {
       section.style.display = "none";
       return;
     }
-    const actions = el("div", "gvz-actions");
-    if (hasModules) {
-      actions.appendChild(button("Collapse all", "Each top block as one box", () => switchView("modules")));
+    if (hasModules || hasChains) {
+      const actions = el("div", "gvz-actions");
+      if (hasModules) {
+        actions.appendChild(button("Collapse all", "Each top block as one box", () => switchView("modules")));
+      }
+      if (hasChains) {
+        actions.appendChild(button("Collapse chains", "Each run of one-to-one ops as one box", () => switchView("chains")));
+      }
+      actions.appendChild(button("Expand all", "Every node", () => switchView("all")));
+      box.appendChild(actions);
     }
-    if (hasChains) {
-      actions.appendChild(button("Collapse chains", "Each run of one-to-one ops as one box", () => switchView("chains")));
-    }
-    actions.appendChild(button("Expand all", "Every node", () => switchView("all")));
-    box.appendChild(actions);
+    for (const note of notes) box.appendChild(el("div", "gvz-muted gvz-note", note));
     if (hasModules) {
       const list = el("div", "gvz-module-list");
       const modView = data.views[viewByKey.get("modules")];
       for (const id of modView.ids) {
-        const g = groups[id];
+        const g = groups.get(id);
         if (!g || g.chain) continue;
         const row = el("div", "gvz-mod");
         row.dataset.module = g.module;
@@ -963,7 +978,7 @@
         });
         list.appendChild(row);
       }
-      if (!blocks.length) list.appendChild(el("div", "gvz-muted", "Too many blocks to open one at a time: use Expand all."));
+      if (!blocks.length && !notes.length) list.appendChild(el("div", "gvz-muted", "Too many blocks to open one at a time: use Expand all."));
       box.appendChild(list);
     }
   }
@@ -1025,7 +1040,7 @@
       const i = old.idx.get(anchor);
       anchorScreen = [old.x[i] * state.s + state.tx, old.y[i] * state.s + state.ty];
     }
-    const anchorMembers = anchor && groups[anchor] ? groups[anchor].members : [];
+    const anchorMembers = anchor && groups.has(anchor) ? groups.get(anchor).members : [];
     const selected = state.selected;
     loadView(index);
     $(".gvz-view").value = key;
@@ -1045,10 +1060,7 @@
     let target = anchor ? pick(anchor) : null;
     if (!target) target = topmost(anchorMembers);
     if (!target && v.focus) {
-      target = topmost(v.ids.filter((id) => {
-        const m = nodes[id] && nodes[id].module;
-        return Boolean(m) && (m === v.focus || m.startsWith(v.focus + "."));
-      }));
+      target = topmost(v.ids.filter((id) => inBlock(moduleOf(nodes.get(id)), v.focus)));
     }
     state.flow = null;
     computeFlow();
@@ -1068,7 +1080,7 @@
   }
 
   function expand(id) {
-    const g = groups[id];
+    const g = groups.get(id);
     if (!g) return;
     if (g.chain) switchView("all", g.members[0]);
     else if (viewByKey.has("open:" + g.module)) switchView("open:" + g.module, id);
@@ -1084,17 +1096,17 @@
       const hits = [];
       for (let i = 0; i < v.n; i++) {
         const id = v.ids[i];
-        const a = nodes[id] || {};
-        const g = groups[id];
-        const fields = [id, shown[id].lines.join(" "), (a.vars || []).join(" "), a.module || "", g ? g.module || "" : "",
+        const a = nodes.get(id) || {};
+        const g = groups.get(id);
+        const fields = [id, shown.get(id).lines.join(" "), varsOf(a).join(" "), moduleOf(a), g ? g.module || "" : "",
           Array.isArray(a.shape) ? a.shape.join("x") : ""];
         if (fields.some((f) => String(f).toLowerCase().includes(text))) hits.push(id);
       }
       // names hidden inside a collapsed group find the group
       if (!hits.length) {
         for (const [raw, gid] of v.owner) {
-          const a = nodes[raw] || {};
-          if ([raw, a.label || "", (a.vars || []).join(" ")].some((f) => String(f).toLowerCase().includes(text))) {
+          const a = nodes.get(raw) || {};
+          if ([raw, a.label || "", varsOf(a).join(" ")].some((f) => String(f).toLowerCase().includes(text))) {
             hits.push(gid);
             break;
           }
@@ -1147,7 +1159,7 @@
   canvas.addEventListener("dblclick", (ev) => {
     const r = canvas.getBoundingClientRect();
     const id = hit(ev.clientX - r.left, ev.clientY - r.top);
-    if (id && groups[id]) expand(id);
+    if (id && groups.has(id)) expand(id);
     else if (!id) fit();
   });
   canvas.addEventListener("wheel", (ev) => {
@@ -1228,9 +1240,9 @@
   // ------------------------------------------------------------------ legend and start
 
   const legend = $(".gvz-legend");
-  const legendText = style.legend;
+  const legendText = asMap(style.legend);
   const present = new Set();
-  for (const v of data.views) for (const id of v.ids) present.add(shown[id].style);
+  for (const v of data.views) for (const id of v.ids) present.add(shown.get(id).style);
   for (const key of STYLE_KEYS) {
     if (!present.has(key)) continue;
     const row = el("span");
@@ -1238,7 +1250,7 @@
     swatch.style.background = style.nodes[key][0];
     swatch.style.borderColor = style.nodes[key][1];
     row.appendChild(swatch);
-    row.appendChild(document.createTextNode(legendText[key] || key));
+    row.appendChild(document.createTextNode(legendText.get(key) || key));
     legend.appendChild(row);
   }
   if (passes.length) {

@@ -14,6 +14,16 @@ page cannot run the layout, so every picture it can switch to is laid out
 here: everything expanded, every block collapsed, every block collapsed but
 one, and linear chains collapsed.
 
+Each of those pictures is nearly as big as the graph it hides nodes of, so
+their number is bounded (:class:`PageLimits`): a grouped picture is offered only
+where it hides a real share of the nodes, and all of them together get at most
+a fixed multiple of the graph's own nodes and edges (the biggest blocks get
+their "open" picture first). The page's size and the time to build it grow with
+the graph, not with blocks x nodes; what was left out is said in the page. A
+graph beyond :attr:`PageLimits.max_elements` is refused with :class:`PageTooBig`
+before any layout runs, and past :attr:`PageLimits.seconds` the remaining
+pictures are left out and edges are drawn without routing around boxes.
+
 Everything a snapshot names (tensor, module and op names) comes from a user's
 script: the page puts it in the DOM only as text (``textContent``) or draws it
 on the canvas, and the embedded JSON escapes ``<``, ``>`` and ``&`` so no
@@ -25,6 +35,8 @@ from __future__ import annotations
 import html
 import json
 import math
+import time
+from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -49,11 +61,19 @@ from gradviz.core.routing import Box, Obstacles, edge_geometries, geometry_polyl
 from gradviz.core.style import LIGHT, NODE_KINDS, corner_radius, style_key
 from gradviz.core.wire import sanitize
 
-__all__ = ["MAX_BLOCK_VIEWS", "notebook_html", "page_model", "render_html"]
+__all__ = [
+    "MAX_BLOCK_VIEWS",
+    "PageLimits",
+    "PageTooBig",
+    "SnapshotShapeError",
+    "notebook_html",
+    "page_model",
+    "render_html",
+]
 
 MAX_BLOCK_VIEWS = 160
-"""More top blocks than this get no "one block open" picture each (the page would grow
-quadratically); the collapsed and expanded pictures are always there."""
+"""At most this many "one block open" pictures (and fewer where :class:`PageLimits`'
+budget runs out first); the expanded picture is always there."""
 
 _PILLS = ("leaf", "tensor", "no_grad")
 
@@ -65,6 +85,35 @@ _GRAD_EVENT_TEXT = {"zero": "zeroed", "set": "assigned", "none": "set to None"}
 
 class SnapshotShapeError(ValueError):
     """The snapshot lacks something the page needs, or has it in the wrong shape."""
+
+
+class PageTooBig(ValueError):
+    """The graph is too big for one page: building it would take minutes and hundreds of MB."""
+
+
+@dataclass(frozen=True)
+class PageLimits:
+    """What one page may cost. Snapshots are shared between people, so a page is built
+    from untrusted input: its size and build time must stay proportional to the graph.
+
+    The unit is a graph element: a node or an edge laid out, routed and embedded once.
+    """
+
+    max_elements: int = 250_000
+    """A graph with more nodes + edges than this is refused (:class:`PageTooBig`): about
+    a 100,000-op chain, whose expanded picture alone takes some 15 s and 25 MB."""
+    extra_factor: float = 2.0
+    """The grouped pictures together lay out at most this many times the graph's elements..."""
+    extra_floor: int = 20_000
+    """...or this many elements, whichever is more (small graphs keep every picture)."""
+    min_share: float = 0.1
+    """A grouped picture is offered only when it hides at least this share of the nodes."""
+    seconds: float = 30.0
+    """Wall-clock budget: past it no further picture is laid out and the edges still to
+    route are drawn straight (both noted in the page)."""
+
+
+DEFAULT_LIMITS = PageLimits()
 
 
 # --------------------------------------------------------------------------- decoding
@@ -119,10 +168,11 @@ def _names(value: Any) -> list[str]:
     return []
 
 
-def _decode_graph(snapshot: Mapping[str, Any]) -> nx.DiGraph:
+def _decode_graph(snapshot: Mapping[str, Any], limits: PageLimits) -> nx.DiGraph:
     data = _as_dict(snapshot.get("graph"), "snapshot['graph']")
     nodes = _as_list(data.get("nodes"), "graph['nodes']")
     edges = _as_list(data.get("edges"), "graph['edges']")
+    _check_size(len(nodes), len(edges), limits)  # before any work on them
     for i, node in enumerate(nodes):
         if not isinstance(node, Mapping) or not isinstance(node.get("id"), str):
             raise SnapshotShapeError(f"graph['nodes'][{i}] has no string 'id'")
@@ -192,8 +242,37 @@ def _r(value: float) -> float:
     return round(float(value), 1)
 
 
-def _view(graph: nx.DiGraph, key: str, title: str, focus: str | None = None) -> dict[str, Any]:
-    """One picture: node boxes and edge polylines, laid out by the core layout."""
+class _TimedObstacles(Obstacles):
+    """The boxes edges route around, until the page's time is up: from then on they are
+    not there, so the edges still to route are drawn as plain curves between their ports
+    (and a route under way ends at once) rather than keep the page waiting. Routing is
+    slow where many long edges cross wide rows (thousands of ops all using one tensor)."""
+
+    def __init__(self, deadline: float | None):
+        super().__init__()
+        self.deadline = deadline
+        self.expired = False
+
+    def query(self, x0: float, x1: float, y0: float, y1: float) -> list[Any]:
+        if self.expired:
+            return []
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            self.expired = True
+            return []
+        return super().query(x0, x1, y0, y1)
+
+
+def _view(
+    graph: nx.DiGraph,
+    key: str,
+    title: str,
+    focus: str | None = None,
+    deadline: float | None = None,
+) -> dict[str, Any]:
+    """One picture: node boxes and edge polylines, laid out by the core layout.
+
+    Edges still to route once ``deadline`` (a ``time.monotonic()``) has passed are
+    drawn as plain curves between their ports, and the picture says so (``straight``)."""
     sized = graph
     if any(d.get("kind") == "group" for _, d in graph.nodes(data=True)):
         sized = graph.copy()
@@ -207,7 +286,7 @@ def _view(graph: nx.DiGraph, key: str, title: str, focus: str | None = None) -> 
     # edges run where the window and the SVG export run them (gradviz.core.routing),
     # drawn here as polylines through their passes
     boxes: dict[Any, Box] = {}
-    obstacles = Obstacles()
+    obstacles = _TimedObstacles(deadline)
     for v, d in graph.nodes(data=True):
         (x, y), (w, h) = pos[v], sizes[v]
         boxes[v] = Box.of(d.get("kind"), x, y, w, h)
@@ -225,7 +304,7 @@ def _view(graph: nx.DiGraph, key: str, title: str, focus: str | None = None) -> 
         pts = geometry_polyline(shapes[(u, v)][0])
         flat = [c for p in pts for c in (_r(p[0]), _r(p[1]))]
         edges.append([index[u], index[v], kind, flat])
-    return {
+    view = {
         "key": key,
         "title": title,
         "focus": focus,
@@ -236,6 +315,13 @@ def _view(graph: nx.DiGraph, key: str, title: str, focus: str | None = None) -> 
         "h": [_r(sizes[v][1]) for v in graph.nodes],
         "edges": edges,
     }
+    if obstacles.expired:
+        view["straight"] = True
+    return view
+
+
+def _elements(graph: nx.DiGraph) -> int:
+    return graph.number_of_nodes() + graph.number_of_edges()
 
 
 def _owners(collapsed: nx.DiGraph) -> dict[str, str]:
@@ -280,29 +366,120 @@ def _open_one(
     return out
 
 
-def _views(graph: nx.DiGraph) -> tuple[list[dict[str, Any]], dict[str, nx.DiGraph]]:
-    """Every picture the page can switch to, and the grouped graphs they show."""
-    views = [_view(graph, "all", "Everything expanded")]
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def _views(
+    graph: nx.DiGraph, limits: PageLimits, started: float
+) -> tuple[list[dict[str, Any]], dict[str, nx.DiGraph], list[str]]:
+    """Every picture the page can switch to, the grouped graphs they show, and notes
+    on what was left out.
+
+    Which grouped pictures there are is decided first, from their sizes: each must
+    hide at least ``limits.min_share`` of the nodes, and together they get a budget
+    of ``limits.extra_factor`` times the graph's nodes + edges. (A block's "open"
+    picture is the collapsed picture plus that block: offered for every one of 160
+    one-op blocks after a 6,000-op chain, the page laid the whole graph out 163 times.)
+    """
+    deadline = started + limits.seconds
+    n = graph.number_of_nodes()
+    budget = max(float(limits.extra_floor), limits.extra_factor * _elements(graph))
+    need = max(1, math.ceil(limits.min_share * n))
+    notes: list[str] = []
     grouped: dict[str, nx.DiGraph] = {}
+    plans: list[tuple[str, str, str | None]] = []  # (key, title, focus) in the page's order
+
     blocks = top_blocks(module_tree(graph))
+    collapsed: nx.DiGraph | None = None
     if blocks:
-        collapsed = collapse_modules(graph, blocks)
-        grouped["modules"] = collapsed
-        views.append(_view(collapsed, "modules", "Modules collapsed"))
-        if len(blocks) <= MAX_BLOCK_VIEWS:
-            owners = _owners(collapsed)
-            for block in blocks:
-                gid = GROUP_PREFIX + block
-                if gid not in collapsed:
-                    continue
-                one_open = _open_one(graph, collapsed, owners, gid)
-                grouped["open:" + block] = one_open
-                views.append(_view(one_open, "open:" + block, f"{block} open", focus=block))
+        candidate = collapse_modules(graph, blocks)
+        hidden = n - candidate.number_of_nodes()
+        if hidden < need:
+            notes.append(
+                f"No collapsed-modules picture: collapsing the {_plural(len(blocks), 'top block')} "
+                f"would hide only {_plural(hidden, 'node')} of {n:,}."
+            )
+        elif _elements(candidate) > budget:
+            notes.append("No collapsed-modules picture: it would make the page too big.")
+        else:
+            collapsed = candidate
+            budget -= _elements(candidate)
+    chained: nx.DiGraph | None = None
     if linear_chains(graph):
-        chained = collapse_chains(graph)
+        candidate = collapse_chains(graph)
+        hidden = n - candidate.number_of_nodes()
+        if hidden < need:
+            notes.append(
+                "No collapsed-chains picture: it would hide only "
+                f"{_plural(hidden, 'node')} of {n:,}."
+            )
+        elif _elements(candidate) > budget:
+            notes.append("No collapsed-chains picture: it would make the page too big.")
+        else:
+            chained = candidate
+            budget -= _elements(candidate)
+
+    opened: list[str] = []
+    if collapsed is not None:
+        grouped["modules"] = collapsed
+        plans.append(("modules", "Modules collapsed", None))
+        # one block open = the collapsed picture with that block's nodes instead of its box
+        base = _elements(collapsed) - 1
+        sizes: list[tuple[int, int, str]] = []
+        for i, block in enumerate(blocks):
+            gid = GROUP_PREFIX + block
+            if gid not in collapsed:
+                continue
+            members = [m for m in collapsed.nodes[gid].get("members") or [] if m in graph]
+            if len(members) < 2:
+                continue  # opening a one-node box shows nothing new
+            # (its members' degrees bound the edges they bring back)
+            brought = len(members) + sum(graph.degree(m) for m in members)
+            cost = base - collapsed.degree(gid) + brought
+            sizes.append((cost, i, block))
+        chosen: set[str] = set()
+        # the biggest blocks first: they hide the most
+        for cost, _, block in sorted(sizes, key=lambda c: (-c[0], c[1])):
+            if len(chosen) >= MAX_BLOCK_VIEWS or cost > budget:
+                continue
+            chosen.add(block)
+            budget -= cost
+        opened = [block for block in blocks if block in chosen]
+        if len(chosen) < len(sizes):
+            notes.append(
+                f"{_plural(len(sizes) - len(chosen), 'block')} of {len(sizes):,} cannot be opened "
+                "one at a time here (the page would grow with blocks \u00d7 nodes): "
+                "use Expand all to see their nodes."
+            )
+        owners = _owners(collapsed)
+        for block in opened:
+            grouped["open:" + block] = _open_one(graph, collapsed, owners, GROUP_PREFIX + block)
+            plans.append(("open:" + block, f"{block} open", block))
+    if chained is not None:
         grouped["chains"] = chained
-        views.append(_view(chained, "chains", "Linear chains collapsed"))
-    return views, grouped
+        plans.append(("chains", "Linear chains collapsed", None))
+
+    views = [_view(graph, "all", "Everything expanded", deadline=deadline)]
+    late: list[str] = []
+    for key, title, focus in plans:
+        if time.monotonic() > deadline:
+            late.append(title)
+            del grouped[key]
+            continue
+        views.append(_view(grouped[key], key, title, focus=focus, deadline=deadline))
+    if late:
+        notes.append(
+            f"{_plural(len(late), 'grouped picture')} left out: building the page ran past its "
+            f"{limits.seconds:g} s budget."
+        )
+    straight = [v["title"] for v in views if v.get("straight")]
+    if straight:
+        notes.append(
+            f"Past the {limits.seconds:g} s time budget, edges were drawn without routing "
+            "around boxes in: " + ", ".join(straight) + "."
+        )
+    return views, grouped, notes
 
 
 def _groups(grouped: Mapping[str, nx.DiGraph]) -> dict[str, dict[str, Any]]:
@@ -406,12 +583,28 @@ def _leaves(
         i = acc_step.get((k, name))
         return offsets[k] + (i + 1 if i is not None else len(passes[k].steps))
 
+    # the first pass after a statement is the first whose running maximum of statement
+    # indices passes it: one bisection per event, not a walk over the passes
+    highest: list[float] = []
+    for p in passes:
+        top = highest[-1] if highest else -math.inf
+        highest.append(max(top, p.statement) if p.statement is not None else top)
+
     def before_statement(statement: Any) -> int:
         if isinstance(statement, int):
-            for k, p in enumerate(passes):
-                if p.statement is not None and p.statement > statement:
-                    return offsets[k]
+            k = bisect_right(highest, statement)
+            if k < len(passes):
+                return offsets[k]
         return end
+
+    # which passes ran each leaf's AccumulateGrad, and which passes name it in leaf_grads
+    ran_by_name: dict[str, list[int]] = {}
+    for k, name in sorted(acc_step):
+        ran_by_name.setdefault(name, []).append(k)
+    graded: dict[str, list[int]] = {}
+    for k, p in enumerate(passes):
+        for name in p.leaf_grads:
+            graded.setdefault(str(name), []).append(k)
 
     out = []
     for name in names:
@@ -428,12 +621,13 @@ def _leaves(
                 elif kind != "backward":
                     at = before_statement(e.get("statement"))
                     changes.append((at, e.get("value"), _GRAD_EVENT_TEXT.get(kind, kind)))
-        elif any(name in p.leaf_grads for p in passes):
-            for k, p in enumerate(passes):
+        elif any(name in passes[k].leaf_grads for k in graded.get(name, ())):
+            for k in graded[name]:
+                p = passes[k]
                 if name in p.leaf_grads:
                     changes.append((after_pass(k, name), p.leaf_grads[name], f"backward #{k + 1}"))
         else:
-            ran = [k for k in range(len(passes)) if (k, name) in acc_step]
+            ran = ran_by_name.get(name, [])
             values = _as_list(history.get(name), f"grad_history[{name!r}]")
             for k, value in zip(ran, values):
                 changes.append((after_pass(k, name), value, f"backward #{k + 1}"))
@@ -461,24 +655,30 @@ def _leaves(
     return out
 
 
-def _statement_text(snapshot: Mapping[str, Any], index: int | None) -> dict[str, Any] | None:
-    if index is None:
-        return None
+def _statement_texts(snapshot: Mapping[str, Any]) -> dict[Any, dict[str, Any]]:
+    """Statement index -> its line and source (``statements`` first, then ``results``),
+    read once: looked up per pass, a long list made the page quadratic."""
+    out: dict[Any, dict[str, Any]] = {}
     for source in ("statements", "results"):
         for s in _as_list(snapshot.get(source), f"snapshot[{source!r}]"):
-            if isinstance(s, Mapping) and s.get("index") == index:
-                return {"line": _int_or_none(s.get("line")), "source": str(s.get("source") or "")}
-    return None
+            if isinstance(s, Mapping):
+                index = s.get("index")
+                if isinstance(index, int | float | str) and index not in out:
+                    out[index] = {
+                        "line": _int_or_none(s.get("line")),
+                        "source": str(s.get("source") or ""),
+                    }
+    return out
 
 
-def _pass_json(snapshot: Mapping[str, Any], k: int, p: _Pass) -> dict[str, Any]:
+def _pass_json(texts: Mapping[Any, dict[str, Any]], k: int, p: _Pass) -> dict[str, Any]:
     return {
         "title": f"{p.kind} #{k + 1}",
         "kind": p.kind,
         "root": p.root,
         "retain_graph": p.retain_graph,
         "error": p.error,
-        "statement": _statement_text(snapshot, p.statement),
+        "statement": None if p.statement is None else texts.get(p.statement),
         "steps": [
             {
                 "node": s.node,
@@ -496,17 +696,36 @@ def _pass_json(snapshot: Mapping[str, Any], k: int, p: _Pass) -> dict[str, Any]:
 # --------------------------------------------------------------------------- the page
 
 
-def page_model(snapshot: Mapping[str, Any], *, title: str | None = None) -> dict[str, Any]:
+def _check_size(n: int, e: int, limits: PageLimits) -> None:
+    if n + e > limits.max_elements:
+        raise PageTooBig(
+            f"the graph has {n:,} nodes and {e:,} edges, more than an HTML page takes "
+            f"({limits.max_elements:,} nodes + edges): building it would take minutes and "
+            "hundreds of MB. Export it as .svg, .json or .graphml instead, or open it in "
+            "the window (gradviz open)"
+        )
+
+
+def page_model(
+    snapshot: Mapping[str, Any],
+    *,
+    title: str | None = None,
+    limits: PageLimits | None = None,
+) -> dict[str, Any]:
     """Everything the page embeds: the graph, its pictures, the passes and the leaves' history.
 
     Raises :class:`SnapshotShapeError` (a ValueError) when the snapshot lacks
-    the graph or has it in the wrong shape.
+    the graph or has it in the wrong shape, and :class:`PageTooBig` (a ValueError
+    too) when the graph is beyond ``limits`` (:class:`PageLimits`), before any
+    layout has run.
     """
+    started = time.monotonic()
+    limits = limits or DEFAULT_LIMITS
     if not isinstance(snapshot, Mapping):
         raise SnapshotShapeError(f"a snapshot is a JSON object, not {type(snapshot).__name__}")
-    graph = _decode_graph(snapshot)
+    graph = _decode_graph(snapshot, limits)
     passes = _decode_passes(snapshot)
-    views, grouped = _views(graph)
+    views, grouped, notes = _views(graph, limits, started)
     groups = _groups(grouped)
     shown: dict[str, dict[str, Any]] = {}
     for g in (graph, *grouped.values()):
@@ -528,6 +747,7 @@ def page_model(snapshot: Mapping[str, Any], *, title: str | None = None) -> dict
         for s in _as_list(snapshot.get("statements"), "snapshot['statements']")
         if isinstance(s, Mapping)
     ]
+    texts = _statement_texts(snapshot)
     return {
         "title": title or _default_title(snapshot, graph),
         "device": snapshot.get("device"),
@@ -550,7 +770,8 @@ def page_model(snapshot: Mapping[str, Any], *, title: str | None = None) -> dict
         "groups": groups,
         "views": views,
         "default_view": default,
-        "passes": [_pass_json(snapshot, k, p) for k, p in enumerate(passes)],
+        "notes": notes,
+        "passes": [_pass_json(texts, k, p) for k, p in enumerate(passes)],
         "offsets": _offsets(passes),
         "leaves": _leaves(snapshot, graph, passes),
         "tensors": _as_dict(snapshot.get("tensors"), "snapshot['tensors']"),
@@ -644,15 +865,20 @@ _BODY = """<div class="gvz-root" tabindex="-1">
 _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
 
-def render_html(snapshot: Mapping[str, Any], *, title: str | None = None) -> str:
+def render_html(
+    snapshot: Mapping[str, Any], *, title: str | None = None, limits: PageLimits | None = None
+) -> str:
     """One self-contained HTML document showing ``snapshot`` interactively.
 
     Pan and zoom (drag, wheel), click a node for its inspector, step the
     recorded backward passes (buttons or the arrow keys) with the gradients on
     the edges, each leaf's ``.grad`` history as a plot, and the model's modules
     collapsed into boxes for big graphs. No network is needed or allowed.
+
+    The page's size and build time are bounded by ``limits`` (:class:`PageLimits`):
+    a graph beyond them raises :class:`PageTooBig` (a ValueError) before any work.
     """
-    model = page_model(snapshot, title=title)
+    model = page_model(snapshot, title=title, limits=limits)
     body = _BODY.replace("__SCRIPT__", _asset("html_view.js")).replace(
         "__DATA__", _script_json(model)
     )
@@ -665,13 +891,19 @@ def render_html(snapshot: Mapping[str, Any], *, title: str | None = None) -> str
     )
 
 
-def notebook_html(snapshot: Mapping[str, Any], *, height: int = 640, title: str | None = None) -> str:
+def notebook_html(
+    snapshot: Mapping[str, Any],
+    *,
+    height: int = 640,
+    title: str | None = None,
+    limits: PageLimits | None = None,
+) -> str:
     """The page in an ``<iframe srcdoc>``, for notebooks (``_repr_html_``).
 
     The frame keeps the page's script, style and keyboard handling away from
     the notebook's own, and shows the same page in Jupyter, VS Code and Colab.
     """
-    page = render_html(snapshot, title=title)
+    page = render_html(snapshot, title=title, limits=limits)
     return (
         f'<iframe srcdoc="{html.escape(page, quote=True)}" '
         f'style="width:100%;height:{int(height)}px;border:1px solid #dee2e6;border-radius:4px" '

@@ -255,6 +255,287 @@ def test_export_writes_the_page(tmp_path):
     assert len(model["nodes"]) == len(snap["graph"]["nodes"]) and model["passes"] == []
 
 
+# --------------------------------------------------------------------------- names of Object.prototype
+
+PROTOTYPE_NAMES = [
+    "constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "__defineGetter__",
+    "isPrototypeOf", "propertyIsEnumerable", "toLocaleString",
+]
+
+
+def prototype_snapshot() -> dict:
+    """A snapshot (as a shared file could hold it) whose node ids, module names, variable
+    names and tensor keys are all names of ``Object.prototype``'s members: in a plain
+    JavaScript object ``groups["constructor"]`` finds ``Object`` itself, so a page that
+    looks ids up in objects breaks on it. Two modules (``constructor``, ``__proto__``),
+    a four-op chain, a saved tensor, one backward pass."""
+
+    def fn(node_id, label, module, vars_=()):
+        return {"id": node_id, "kind": "grad_fn", "label": label, "vars": list(vars_), "module": module,
+                "saved": {"constructor": 1, "__proto__": [2]}, "freed": False, "statement": 0}
+
+    nodes = [
+        {"id": "toString", "kind": "tensor", "label": "toString", "vars": ["toString"], "shape": [],
+         "dtype": "float32", "is_leaf": False, "requires_grad": True, "statement": 0},
+        fn("constructor", "SumBackward0", "constructor", ["toString"]),
+        fn("__proto__", "MulBackward0", "constructor", ["__proto__"]),
+        {"id": "propertyIsEnumerable", "kind": "saved", "label": "self", "shape": [3], "dtype": "float32"},
+        fn("isPrototypeOf", "AddBackward0", "__proto__", ["constructor"]),
+        fn("__defineGetter__", "ExpBackward0", "__proto__.constructor", ["hasOwnProperty"]),
+        fn("toLocaleString", "NegBackward0", "__proto__.constructor"),
+        {"id": "hasOwnProperty", "kind": "accumulate_grad", "label": "AccumulateGrad", "vars": ["valueOf"]},
+        {"id": "valueOf", "kind": "tensor", "label": "valueOf", "vars": ["valueOf"], "shape": [3],
+         "dtype": "float32", "is_leaf": True, "requires_grad": True},
+    ]
+    edges = [
+        ("toString", "constructor", "output"), ("constructor", "__proto__", "grad"),
+        ("__proto__", "propertyIsEnumerable", "saved"), ("__proto__", "isPrototypeOf", "grad"),
+        ("isPrototypeOf", "__defineGetter__", "grad"), ("__defineGetter__", "toLocaleString", "grad"),
+        ("toLocaleString", "hasOwnProperty", "grad"), ("hasOwnProperty", "valueOf", "leaf"),
+    ]
+    order = ["constructor", "__proto__", "isPrototypeOf", "__defineGetter__", "toLocaleString", "hasOwnProperty"]
+    steps = []
+    for i, node in enumerate(order):
+        last = node == "hasOwnProperty"
+        steps.append({
+            "node": node, "label": "AccumulateGrad" if last else "Backward",
+            "grad_outputs": [[1.0, 2.0, 3.0]], "grad_inputs": [] if last else [[0.5, 1.5, 2.5]],
+            "targets": [] if last else [order[i + 1]], "vars": ["valueOf"] if last else [],
+        })
+    value = {"value": [1.0, 2.0, 3.0], "grad": [0.5, 1.5, 2.5], "grad_fn": None, "version": 0, "dtype": "float32"}
+    return {
+        "graph": {"nodes": nodes, "edges": [{"source": u, "target": v, "kind": k} for u, v, k in edges]},
+        "backward_passes": [{"root": ["toString"], "kind": "backward", "statement": 1, "steps": steps,
+                             "leaf_grads": {"valueOf": [0.5, 1.5, 2.5], "__proto__": 1.0}}],
+        "tensors": {name: value for name in ("valueOf", "toString", "__proto__", "constructor")},
+        "grad_events": {"constructor": [{"kind": "zero", "statement": 0, "value": 0.0}]},
+        "grad_history": {"toString": [1.0]},
+        "statements": [{"index": 0, "line": 1, "source": "toString = constructor(valueOf)"},
+                       {"index": 1, "line": 2, "source": "toString.backward()"}],
+    }
+
+
+NODE_HARNESS = r""""use strict";
+// Runs gradviz's page script in node with a minimal DOM, drives it, prints a JSON report.
+const fs = require("fs");
+const vm = require("vm");
+const [scriptPath, dataPath] = process.argv.slice(2);
+const source = fs.readFileSync(scriptPath, "utf8");
+const dataText = fs.readFileSync(dataPath, "utf8");
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+class Elem {
+  constructor(tag, cls) {
+    this.tagName = String(tag || "div").toUpperCase();
+    this.className = cls || "";
+    this.children = [];
+    this.listeners = new Map();
+    this.own = "";
+    this.dataset = {};
+    this.style = {};
+    this.attrs = new Map();
+    this.value = "";
+    this.title = "";
+    this.namespaceURI = null;
+    const classes = new Set();
+    this.classList = {
+      add: (c) => classes.add(c), remove: (c) => classes.delete(c),
+      toggle: (c, on) => ((on === undefined ? !classes.has(c) : on) ? classes.add(c) : classes.delete(c)),
+      contains: (c) => classes.has(c),
+    };
+  }
+  get firstChild() { return this.children[0] || null; }
+  appendChild(c) { this.children.push(c); return c; }
+  removeChild(c) { this.children.splice(this.children.indexOf(c), 1); return c; }
+  set textContent(t) { this.children = []; this.own = String(t); }
+  get textContent() { return this.own + this.children.map((c) => c.textContent).join(""); }
+  set innerHTML(h) {
+    this.children = [];
+    if (/^<svg/.test(h)) { const svg = new Elem("svg"); svg.namespaceURI = SVG_NS; this.appendChild(svg); }
+  }
+  addEventListener(type, fn) {
+    if (!this.listeners.has(type)) this.listeners.set(type, []);
+    this.listeners.get(type).push(fn);
+  }
+  dispatch(type, extra) {
+    const ev = Object.assign({ type, target: this, preventDefault() {}, shiftKey: false, ctrlKey: false,
+      metaKey: false, altKey: false, button: 0, pointerId: 1, clientX: 0, clientY: 0 }, extra || {});
+    for (const fn of this.listeners.get(type) || []) fn(ev);
+  }
+  setAttribute(k, v) { this.attrs.set(k, String(v)); }
+  focus() {}
+  blur() {}
+  click() { this.dispatch("click"); }
+  setPointerCapture() {}
+  getBoundingClientRect() { return { left: 0, top: 0, width: 1000, height: 700 }; }
+  getContext() {
+    return new Proxy({}, {
+      get: (t, k) => (k === "measureText" ? (s) => ({ width: String(s).length * 7 }) : k in t ? t[k] : () => {}),
+      set: (t, k, v) => { t[k] = v; return true; },
+    });
+  }
+  walk(out) { out.push(this); for (const c of this.children) c.walk(out); return out; }
+}
+
+const ACTS = ["fit", "zoom-in", "zoom-out", "start", "pass-back", "step-back", "step", "pass", "end"];
+const buttons = ACTS.map((act) => { const b = new Elem("button"); b.dataset.act = act; return b; });
+const parts = new Map();
+const root = new Elem("div", "gvz-root");
+root.closest = () => root;
+root.querySelector = (sel) => {
+  if (!parts.has(sel)) {
+    const e = new Elem(sel.startsWith("canvas") ? "canvas" : "div", sel.replace(/^.*\./, ""));
+    if (sel === "script.gvz-data") e.own = dataText;
+    if (sel === ".gvz-stage") { e.clientWidth = 1000; e.clientHeight = 700; }
+    parts.set(sel, e);
+  }
+  return parts.get(sel);
+};
+root.querySelectorAll = (sel) =>
+  sel === ".gvz-controls button" ? buttons.filter((b) => !["fit", "zoom-in", "zoom-out"].includes(b.dataset.act)) : buttons;
+
+const docKeys = [];
+const frames = [];
+const errors = [];
+const sandbox = {
+  console, performance,
+  Node: Elem,
+  ResizeObserver: class { observe() {} },
+  requestAnimationFrame: (fn) => frames.push(fn),
+  document: {
+    currentScript: root,
+    createElement: (tag) => new Elem(tag),
+    createElementNS: (ns, tag) => { const e = new Elem(tag); e.namespaceURI = ns; return e; },
+    createTextNode: (t) => { const e = new Elem("#text"); e.own = String(t); return e; },
+    addEventListener: (type, fn) => { if (type === "keydown") docKeys.push(fn); },
+  },
+};
+sandbox.window = sandbox;
+sandbox.devicePixelRatio = 1;
+vm.createContext(sandbox);
+
+function flush() {
+  for (let i = 0; i < 50 && frames.length; i++) frames.splice(0).forEach((fn) => fn());
+}
+function attempt(what, fn) {
+  try { fn(); flush(); } catch (e) { errors.push(what + ": " + (e && e.stack ? e.stack.split("\n").slice(0, 3).join(" | ") : e)); }
+}
+
+attempt("load", () => vm.runInContext(source, sandbox, { filename: "html_view.js" }));
+const api = sandbox.gradviz;
+// lists of [key, value] pairs: a name such as "__proto__" is no key for a plain object
+const report = { errors, views: [], selected: [], inspector: [], status: [], search: [] };
+if (api) {
+  const $ = (sel) => root.querySelector(sel);
+  const canvas = $(".gvz-canvas");
+  const key = (k) => attempt("key " + k, () => docKeys.forEach((fn) => fn({ key: k, target: {}, preventDefault() {},
+    shiftKey: false, ctrlKey: false, metaKey: false, altKey: false })));
+  const views = $(".gvz-view").children.map((o) => o.value);
+  for (const view of views) {
+    attempt("view " + view, () => { $(".gvz-view").value = view; $(".gvz-view").dispatch("change"); });
+    report.views.push(api.view());
+    for (const id of api.ids().slice(0, 60)) {
+      attempt("click " + id, () => {
+        api.centerOn(id, 1);
+        flush();
+        const at = api.screenOf(id);
+        canvas.dispatch("pointerdown", { clientX: at.x, clientY: at.y });
+        canvas.dispatch("pointerup", { clientX: at.x, clientY: at.y });
+      });
+      report.selected.push([view, id, api.selected()]);
+      report.inspector.push([view, id, $(".gvz-insp-body").textContent]);
+      for (const k of ["ArrowRight", "ArrowRight", "End", "ArrowLeft", "Home"]) key(k);
+    }
+    for (const id of api.ids().slice(0, 60)) {
+      attempt("double-click " + id, () => {
+        if (api.view() !== view) { $(".gvz-view").value = view; $(".gvz-view").dispatch("change"); flush(); }
+        api.centerOn(id, 1);
+        flush();
+        const at = api.screenOf(id);
+        if (at) canvas.dispatch("dblclick", { clientX: at.x, clientY: at.y });
+      });
+    }
+  }
+  for (const b of buttons) attempt("button " + b.dataset.act, () => b.click());
+  key("End");
+  report.status.push($(".gvz-status").textContent);
+  for (const row of $(".gvz-module-body").walk([])) {
+    if (row.listeners.has("click")) attempt("module row " + row.textContent, () => row.click());
+  }
+  report.modules = $(".gvz-module-body").textContent;
+  for (const text of (JSON.parse(process.argv[4] || "[]"))) {
+    attempt("search " + text, () => { $(".gvz-search").value = text; $(".gvz-search").dispatch("keydown", { key: "Enter" }); });
+    report.search.push([text, api.selected()]);
+  }
+  report.grads = $(".gvz-grad-table").textContent;
+  report.legend = $(".gvz-legend").textContent;
+  report.hud = $(".gvz-hud").textContent;
+  report.ready = Boolean(api.ready);
+}
+process.stdout.write(JSON.stringify(report));
+"""
+"""Runs the page's script in node with the least DOM it needs, uses it as a person would
+(every picture, a click on each node, the arrow keys, the buttons, the Modules rows,
+the search box) and prints what the page showed, and every error it threw, as JSON."""
+
+
+def run_page_in_node(page: str, tmp_path: Path, searches: list[str] = ()) -> dict:
+    """The page's own script and data, run and driven by :data:`NODE_HARNESS`."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("no node here: the page's script is run in node (or in Chromium) to check it")
+    script = re.search(r"<script>(.*?)</script>", page, re.S)
+    assert script
+    (tmp_path / "harness.js").write_text(NODE_HARNESS, encoding="utf-8")
+    (tmp_path / "page.js").write_text(script.group(1), encoding="utf-8")
+    (tmp_path / "data.json").write_text(data_block(page), encoding="utf-8")
+    proc = subprocess.run(
+        [node, str(tmp_path / "harness.js"), str(tmp_path / "page.js"), str(tmp_path / "data.json"),
+         json.dumps(list(searches))],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_prototype_names_are_ordinary_names_in_the_model():
+    model = page_model(prototype_snapshot())
+    assert set(model["nodes"]) == {n["id"] for n in prototype_snapshot()["graph"]["nodes"]}
+    keys = [v["key"] for v in model["views"]]
+    assert keys == ["all", "modules", "open:__proto__", "open:constructor", "chains"]
+    assert {"g:constructor", "g:__proto__"} <= set(model["groups"])
+    assert {"__proto__", "constructor", "toString", "valueOf"} <= set(model["tensors"])
+
+
+def test_page_script_looks_names_up_in_maps_only():
+    """Static half of the check: no id-keyed plain object is indexed in the page's script."""
+    source = (ROOT / "gradviz" / "html_view.js").read_text(encoding="utf-8")
+    for name in ("nodes", "shown", "groups", "tensors", "RADIUS", "legendText"):
+        assert not re.search(rf"(?<![.\w]){name}\[", source), f"{name}[...] indexes a plain object"
+        assert not re.search(rf"\bin {name}\b", source), f"'in {name}' asks a plain object"
+
+
+def test_prototype_names_run_in_node(tmp_path):
+    """The page built from a snapshot whose ids are Object.prototype's names works: every
+    picture loads, a click selects the node clicked, the pass replays, search finds them."""
+    report = run_page_in_node(render_html(prototype_snapshot()), tmp_path, PROTOTYPE_NAMES)
+    assert report["errors"] == []
+    assert report["ready"]
+    assert report["views"] == ["all", "modules", "open:__proto__", "open:constructor", "chains"]
+    clicked = [(view, node, selected) for view, node, selected in report["selected"]]
+    assert len(clicked) >= 9 + 3 + 6 + 6 + 4
+    assert all(node == selected for _, node, selected in clicked), clicked
+    inspector = {(view, node): text for view, node, text in report["inspector"]}
+    assert inspector[("all", "constructor")].startswith("SumBackward0")
+    assert "collapsed module" in inspector[("modules", "g:constructor")]
+    assert inspector[("all", "valueOf")].startswith("valueOf")
+    assert "after pass 1 of 1" in report["status"][0]
+    assert "valueOf[0.5, 1.5, 2.5]backward #1" in report["grads"]
+    assert "constructor" in report["modules"] and "__proto__" in report["modules"]
+    found = dict((text, hit) for text, hit in report["search"])
+    assert found["toLocaleString"] == "toLocaleString" and found["isPrototypeOf"] == "isPrototypeOf"
+
+
 # --------------------------------------------------------------------------- in a real browser
 
 
@@ -617,3 +898,43 @@ def test_a_graph_without_backward_passes(browser, tmp_path):
     empty.write_text(render_html({"graph": {"nodes": [], "edges": []}}), encoding="utf-8")
     open_page(browser, empty)
     assert js(browser, "window.gradviz.ids()") == []
+
+
+def test_prototype_names_in_the_browser(browser, tmp_path):
+    """Ids, modules and variables named like Object.prototype's members, in Chromium: every
+    picture, a click on every node, the pass, the Modules panel and search raise nothing
+    (the ``browser`` fixture fails the test on any JavaScript error)."""
+    from selenium.webdriver import ActionChains
+    from selenium.webdriver.support.ui import Select
+
+    page = tmp_path / "prototype.html"
+    page.write_text(render_html(prototype_snapshot()), encoding="utf-8")
+    open_page(browser, page)
+    for key in ["all", "modules", "open:__proto__", "open:constructor", "chains"]:
+        Select(browser.find_element("css selector", ".gvz-view")).select_by_value(key)
+        assert js(browser, "window.gradviz.view()") == key
+        for node_id in js(browser, "window.gradviz.ids()"):
+            js(browser, "window.gradviz.centerOn(arguments[0], 1.0)", node_id)
+            click_node(browser, node_id)  # asserts the click selected this very node
+            press(browser, "\ue014")
+    # a double-click on the collapsed "constructor" module opens it
+    Select(browser.find_element("css selector", ".gvz-view")).select_by_value("modules")
+    js(browser, "window.gradviz.centerOn(arguments[0], 1.0)", "g:constructor")
+    click_node(browser, "g:constructor")
+    assert "collapsed module" in text(browser, ".gvz-insp-body")
+    canvas = browser.find_element("css selector", ".gvz-canvas")
+    at = js(browser, "window.gradviz.screenOf(arguments[0])", "g:constructor")
+    ActionChains(browser).move_to_element_with_offset(
+        canvas, int(at["x"] - canvas.size["width"] / 2), int(at["y"] - canvas.size["height"] / 2)
+    ).double_click().perform()
+    assert js(browser, "window.gradviz.view()") == "open:constructor"
+    browser.find_element("css selector", '.gvz-mod[data-module="__proto__"]').click()
+    assert js(browser, "window.gradviz.view()") == "open:__proto__"
+    click_button(browser, "end")
+    assert "after pass 1 of 1" in text(browser, ".gvz-status")
+    assert "[0.5, 1.5, 2.5]" in grad_now(browser, "valueOf")
+    search = browser.find_element("css selector", ".gvz-search")
+    for name in ("toLocaleString", "hasOwnProperty"):
+        search.clear()
+        search.send_keys(name, "\ue007")
+    assert js(browser, "window.gradviz.selected()") in {"hasOwnProperty", "__defineGetter__", "g:__proto__"}
