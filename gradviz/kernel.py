@@ -67,6 +67,19 @@ def memory_cap() -> int | None:
         return None
 
 
+def start_device() -> str:
+    """Initialise CUDA and allocate once, so the driver has done everything it does
+    only at start (sockets, thread names) while the first confinement stage holds."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return "no CUDA device was found, so nothing started"
+    torch.cuda.init()
+    torch.empty(1, device="cuda").add_(1)
+    torch.cuda.synchronize()
+    return f"{torch.cuda.get_device_name(0)} started"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parse_args(argv)
     # Keep the protocol channel private: anything written to fd 1 by native
@@ -80,14 +93,23 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["TMPDIR"] = workdir
     os.environ["HOME"] = workdir
     confinement: dict[str, Any] | None = None
+    report = None
     if not args.no_confine:
         # First, before torch or numpy start a thread: see gradviz.core.confine.
         from gradviz.core.confine import confine
 
-        confinement = confine(workdir, memory_bytes=memory_cap(), cuda=args.cuda).to_json()
+        report = confine(workdir, memory_bytes=memory_cap(), cuda=args.cuda)
     from gradviz.kernel_server import Kernel, warm_up
 
     warm_up()
+    if report is not None:
+        if args.cuda:
+            # the driver starts under the first stage, before any request is read;
+            # then the rights it needed are taken back (see confine.close_device_door)
+            from gradviz.core.confine import close_device_door
+
+            report = close_device_door(report, start_device)
+        confinement = report.to_json()
     kernel = Kernel(out)
     # torch and numpy leave ~10^5 long-lived objects; moving them out of the
     # collector's reach keeps full collections from adding 100+ ms to a step.

@@ -332,3 +332,82 @@ def test_landlock_alone_blocks_programs_and_tcp(workdir):
     assert out["execv"][0] == "PermissionError", out["execv"]
     if LANDLOCK_ABI >= 4:
         assert out["tcp"][0] == "PermissionError", out["tcp"]
+
+
+# --- CUDA in two stages: what the driver needs at start, then the strict layer ----------
+
+TWO_STAGES = r"""
+import ctypes, errno, json, os, socket, sys, threading
+sys.path.insert(0, {root!r})
+from gradviz.core.confine import confine, close_device_door
+
+work = sys.argv[1]
+report = confine(work, memory_bytes=None, cuda=True)
+seen = {{}}
+
+def try_socket():
+    try:
+        socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).close()
+        return "ok"
+    except OSError as exc:
+        return errno.errorcode.get(exc.errno, str(exc.errno))
+
+def try_comm():
+    try:
+        # as pthread_setname_np does it
+        fd = os.open(f"/proc/self/task/{{threading.get_native_id()}}/comm", os.O_RDWR)
+        try:
+            os.write(fd, b"gradviz-test")
+        finally:
+            os.close(fd)
+        return "ok"
+    except OSError as exc:
+        return errno.errorcode.get(exc.errno, str(exc.errno))
+
+def start():
+    seen["stage1_socket"] = try_socket()
+    seen["stage1_comm"] = try_comm()
+
+report = close_device_door(report, start)
+seen["stage2_socket"] = try_socket()
+seen["stage2_comm"] = try_comm()
+try:
+    socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    seen["stage2_inet"] = "ok"
+except OSError as exc:
+    seen["stage2_inet"] = errno.errorcode.get(exc.errno, str(exc.errno))
+seen["applied"] = list(report.applied)
+seen["device_rights"] = list(report.device_rights)
+print(json.dumps(seen))
+"""
+
+
+def test_cuda_confinement_opens_the_driver_door_only_until_the_device_started(tmp_path):
+    import json
+    import subprocess
+
+    from gradviz.core.confine import _load_landlock, _load_seccomp
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the OS layers are Linux-only")
+    if _load_seccomp()[0] is None or _load_landlock()[0] is None:
+        pytest.skip("this machine lacks seccomp or Landlock")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = tmp_path / "stages.py"
+    script.write_text(TWO_STAGES.format(root=root))
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = subprocess.run([sys.executable, str(script), str(work)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert {"landlock", "seccomp"} <= set(seen["applied"])
+    # what the driver needs while it starts (measured on an H200: cuInit fails without)
+    assert seen["stage1_socket"] == "ok"
+    assert seen["stage1_comm"] == "ok"
+    # and what a script finds afterwards: both refused
+    assert seen["stage2_socket"] == "EACCES"
+    assert seen["stage2_inet"] == "EACCES"
+    assert seen["stage2_comm"] == "EACCES"
+    assert len(seen["device_rights"]) == 2
+    assert all("then refused" in r for r in seen["device_rights"])

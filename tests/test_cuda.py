@@ -53,3 +53,58 @@ def test_scenarios_match_on_cuda():
     assert s.snapshot()["tensors"]["x"]["grad"] == pytest.approx(1.6)
     s = run_script(find_demo("retain_graph").source, device="cuda")
     assert s.grad_history()["x"] == pytest.approx([0.6, 1.2])
+
+
+# --- the product path: gradviz run --device cuda, through the confined kernel -------------
+#
+# Session in this process never meets the kernel's confinement; these go through
+# ``gradviz run --json`` (the kernel the window starts too), where the driver has to
+# start under the first confinement stage (gradviz.core.confine.close_device_door).
+
+DEMOS = ["devices", "first_backward", "retain_graph", "two_paths", "two_leaves",
+         "custom_function", "no_grad_memory", "inplace_memory", "inplace_dangers",
+         "shared_storage", "clone_vs_detach", "leaves"]
+
+
+def _run_json(demo: str, device: str) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradviz", "run", "--json", "--keep-going", "--demo", demo,
+         "--device", device],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    return json.loads(proc.stdout)
+
+
+def _comparable(report: dict) -> list[tuple]:
+    """What must not depend on the device: which statements ran, and their errors' types
+    (cuda's messages name devices), the graph's grad_fn labels."""
+    statements = [(s["source"], s["ok"], (s["error"] or {}).get("type")) for s in report["statements"]]
+    labels = sorted(n["label"] for n in report["graph"]["nodes"] if n["kind"] == "grad_fn")
+    return [tuple(statements), tuple(labels)]
+
+
+@needs_cuda
+@pytest.mark.parametrize("demo", [d for d in DEMOS if d != "devices"])
+def test_every_demo_runs_on_cuda_through_the_confined_kernel(demo):
+    cuda = _run_json(demo, "cuda")
+    cpu = _run_json(demo, "cpu")
+    assert cuda["device"].startswith("cuda")
+    assert _comparable(cuda) == _comparable(cpu)
+    for name, t in cuda["tensors"].items():
+        if t.get("grad") is not None and cpu["tensors"].get(name, {}).get("grad") is not None:
+            assert t["grad"] == pytest.approx(cpu["tensors"][name]["grad"], rel=1e-5, abs=1e-6)
+
+
+@needs_cuda
+def test_inplace_memory_counters_on_cuda_through_the_confined_kernel():
+    report = _run_json("inplace_memory", "cuda")
+    mib = 1024 * 1024
+    relu = [s for s in report["statements"] if "torch.relu(" in s["source"]][0]
+    relu_ = [s for s in report["statements"] if "torch.relu_(" in s["source"]][0]
+    assert round(relu["allocated_bytes"] / mib, 1) == 381.5 or relu["allocated_bytes"] >= 4e8
+    assert relu_["allocated_bytes"] == 0

@@ -175,6 +175,9 @@ class ConfinementReport:
     """Paths Landlock lets the process write, create and remove beneath."""
     denied_syscalls: tuple[str, ...] = ()
     """Syscalls the seccomp filter refuses (always or for some arguments)."""
+    device_rights: tuple[str, ...] = ()
+    """With ``cuda=True``: each right kept open while the driver starts, and whether
+    :func:`close_device_door` took it back (see "CUDA, in two stages" below)."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -243,7 +246,7 @@ def confine(
         skipped.append(f"landlock: {landlock_why}")
     else:
         read_paths, write_paths = _apply_landlock(
-            landlock_mod, landlock_abi, work, extra_read, cuda, notes
+            landlock_mod, landlock_abi, work, extra_read, cuda, notes, proc_write=cuda
         )
         applied.append("landlock")
 
@@ -258,9 +261,20 @@ def confine(
     if seccomp_mod is None:
         skipped.append(f"seccomp: {seccomp_why}")
     else:
-        denied = _apply_seccomp(seccomp_mod)
+        denied = _apply_seccomp(seccomp_mod, unix_sockets=cuda)
         applied.append("seccomp")
 
+    device_rights: tuple[str, ...] = ()
+    if cuda:
+        device_rights = tuple(
+            right for right, layer in (
+                ("socket(AF_UNIX) while the driver starts", seccomp_mod),
+                ("write beneath /proc while the driver starts", landlock_mod),
+            ) if layer is not None
+        )
+    _STAGE.update(
+        landlock=landlock_mod, abi=landlock_abi, seccomp=seccomp_mod, open=bool(device_rights)
+    )
     return ConfinementReport(
         platform=sys.platform,
         applied=tuple(applied),
@@ -271,7 +285,90 @@ def confine(
         read_paths=read_paths,
         write_paths=write_paths,
         denied_syscalls=denied,
+        device_rights=device_rights,
     )
+
+
+# --- CUDA, in two stages ----------------------------------------------------------------
+#
+# NVIDIA's driver needs two things while it initialises that a script never does:
+# ``socket(AF_UNIX, ...)`` (cuInit returns 304, CUDA_ERROR_OPERATING_SYSTEM, when
+# seccomp refuses it) and writes beneath ``/proc`` (thread names: pthread_setname_np
+# writes /proc/self/task/<tid>/comm; write rights on /sys, /tmp, /run, /dev/shm and
+# the rest do not help). Measured on an H200 (driver 580, Landlock ABI 7). So with
+# ``cuda=True`` :func:`confine` leaves those two open, the kernel starts the device
+# before any request is read (no script has run: nothing untrusted can use them),
+# and :func:`close_device_door` stacks a second seccomp filter that refuses every
+# ``socket`` and a second Landlock ruleset without the ``/proc`` writes. Filters and
+# rulesets only ever get stricter when stacked; the first stage cannot be reopened.
+# Before Landlock ABI 8 a ruleset binds the calling thread and the threads it starts
+# later: threads the driver started in between keep the first stage's /proc writes
+# (they run the driver's code, never a script's); the report says so.
+
+_STAGE: dict[str, Any] = {}
+
+
+def close_device_door(report: ConfinementReport, start_device: Any = None) -> ConfinementReport:
+    """Start the device (``start_device()``, e.g. ``torch.cuda.init()`` and one
+    allocation), then take back the rights :func:`confine` kept for it.
+
+    Whatever ``start_device`` does (it may fail: no GPU, no driver), the door is
+    closed before this returns; only a failure to close raises
+    :class:`ConfinementError`. Returns the report with ``device_rights`` saying
+    what was kept and what was taken back."""
+    if not _STAGE.get("open"):
+        return report
+    started = "the device started"
+    try:
+        said = start_device() if start_device is not None else None
+        if isinstance(said, str):
+            started = said
+    except Exception as exc:  # noqa: BLE001 - the device may be absent; close all the same
+        started = f"the device did not start ({type(exc).__name__}: {exc})"
+    notes = list(report.notes)
+    rights: list[str] = []
+    if _STAGE.get("seccomp") is not None:
+        _apply_socket_door(_STAGE["seccomp"])
+        rights.append("socket(AF_UNIX): kept while the driver started, then refused")
+    if _STAGE.get("landlock") is not None:
+        # the rules were worked out before the first stage (paths are not listable
+        # now); this ruleset stacks on the first, so access needs both
+        _restrict_landlock(_STAGE["landlock"], _STAGE["abi"], _STAGE["landlock_rules"], [])
+        rights.append("write beneath /proc: kept while the driver started, then refused")
+        if _STAGE["abi"] < 8 and _other_threads():
+            notes.append(
+                f"landlock: {_other_threads()} thread(s) started before the second stage "
+                f"(torch's, the driver's) keep writes beneath /proc (ABI {_STAGE['abi']} < 8 "
+                "has no TSYNC); they run no script code"
+            )
+    _STAGE["open"] = False
+    return ConfinementReport(
+        platform=report.platform,
+        applied=report.applied,
+        skipped=report.skipped,
+        notes=(*notes, f"cuda: {started} before the second stage"),
+        landlock_abi=report.landlock_abi,
+        limits=report.limits,
+        read_paths=tuple(
+            p for p in _STAGE.get("landlock_rules", {}) if p not in report.write_paths
+        ) or report.read_paths,
+        write_paths=report.write_paths,
+        denied_syscalls=report.denied_syscalls,
+        device_rights=tuple(rights),
+    )
+
+
+def _apply_socket_door(sc: Any) -> None:
+    """The second seccomp stage: every ``socket`` refused (the first let AF_UNIX by)."""
+    try:
+        flt = sc.SyscallFilter(sc.ALLOW)
+        flt.set_attr(sc.Attr.CTL_TSYNC, 1)
+        flt.set_attr(sc.Attr.CTL_NNP, 1)
+        flt.set_attr(sc.Attr.ACT_BADARCH, sc.KILL_PROCESS)
+        flt.add_rule(sc.ERRNO(errno.EACCES), "socket")
+        flt.load()
+    except OSError as exc:
+        raise ConfinementError(f"the second seccomp stage could not be loaded: {exc}") from exc
 
 
 # --- resource limits ------------------------------------------------------------------
@@ -466,6 +563,7 @@ def _apply_landlock(
     extra_read: Iterable[str | os.PathLike[str]],
     cuda: bool,
     notes: list[str],
+    proc_write: bool = False,
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     fs = landlockpy.AccessFS
     handled_fs = landlockpy.fs_for_abi(abi)
@@ -508,8 +606,19 @@ def _apply_landlock(
             if name.startswith("nvidia"):
                 want(f"/dev/{name}", read | device_rw)
     want(work, write, wide_ok=True)
+    if proc_write:  # the first CUDA stage; the second is these rules without it
+        _STAGE["landlock_rules"] = _without_implied(dict(rules), fs)
+        want("/proc", read | fs.WRITE_FILE | fs.TRUNCATE, wide_ok=True)
+    kept = _without_implied(rules, fs)
+    _restrict_landlock(landlockpy, abi, kept, notes)
+    if abi < 4:
+        notes.append(f"landlock: ABI {abi} < 4 cannot restrict TCP (seccomp still does)")
+    writable = str(work)
+    return tuple(p for p in kept if p != writable), (writable,)
 
-    # Drop rules already implied by an ancestor's rule (rules apply beneath a path).
+
+def _without_implied(rules: dict[str, Any], fs: Any) -> dict[str, Any]:
+    """Drop rules already implied by an ancestor's rule (rules apply beneath a path)."""
     kept: dict[str, Any] = {}
     for real in sorted(rules, key=len):
         rights = rules[real]
@@ -518,7 +627,11 @@ def _apply_landlock(
             covered |= kept.get(str(parent), fs.NONE)
         if rights & ~covered:
             kept[real] = rights
+    return kept
 
+
+def _restrict_landlock(landlockpy: Any, abi: int, kept: dict[str, Any], notes: list[str]) -> None:
+    handled_fs = landlockpy.fs_for_abi(abi)
     before = _other_threads()
     restrict = landlockpy.RestrictFlag.NONE
     if abi >= 8:
@@ -538,10 +651,6 @@ def _apply_landlock(
             ruleset.restrict(restrict)
     except OSError as exc:
         raise ConfinementError(f"Landlock could not be applied: {exc}") from exc
-    if abi < 4:
-        notes.append(f"landlock: ABI {abi} < 4 cannot restrict TCP (seccomp still does)")
-    writable = str(work)
-    return tuple(p for p in kept if p != writable), (writable,)
 
 
 # --- seccomp --------------------------------------------------------------------------
@@ -557,7 +666,7 @@ def _load_seccomp() -> tuple[Any, str]:
     return pyseccomp, ""
 
 
-def _apply_seccomp(sc: Any) -> tuple[str, ...]:
+def _apply_seccomp(sc: Any, unix_sockets: bool = False) -> tuple[str, ...]:
     eperm = sc.ERRNO(errno.EPERM)
     eacces = sc.ERRNO(errno.EACCES)
     pid = os.getpid()  # fork is denied, so it never changes
@@ -584,7 +693,10 @@ def _apply_seccomp(sc: Any) -> tuple[str, ...]:
         rule(sc.ERRNO(errno.ENOSYS), "clone3")  # glibc then falls back to clone
         # No network: no socket() at all. AF_UNIX too: Landlock before ABI 9 cannot
         # stop connect() to a named socket (a root kernel + /run/docker.sock = root).
-        rule(eacces, "socket")
+        if unix_sockets:  # the first CUDA stage only (see close_device_door)
+            rule(eacces, "socket", sc.Arg(0, sc.NE, AF_UNIX))
+        else:
+            rule(eacces, "socket")
         rule(eacces, "socketpair", sc.Arg(0, sc.NE, AF_UNIX))
         # A datagram pair could still sendto() any named datagram socket.
         rule(eacces, "socketpair", sc.Arg(1, sc.MASKED_EQ, SOCK_TYPE_MASK, SOCK_DGRAM))
