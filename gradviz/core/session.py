@@ -33,6 +33,8 @@ from .capture import (
     graph_to_json,
     named_tensors,
     read_saved,
+    storage_nbytes,
+    storage_ptr,
     tensor_value,
 )
 from .debugger import Debugger, Pause
@@ -40,6 +42,7 @@ from .errors import LimitExceeded, SandboxError
 from .explain import explain
 from .guards import MUTATIONS, AllocationCounter, Limits, OpGuard, paused
 from .modules import tagging
+from .pyengine import PythonEngine
 from .sandbox import Interpreter, _check_tree, scrub_addresses
 
 SNAPSHOT_VERSION = 1
@@ -194,7 +197,14 @@ class Session:
         seed: int = 0,
         limits: Limits | None = None,
         capture_saved: bool = True,
+        trusted: bool = False,
+        filename: str | None = None,
     ):
+        #: trusted: the script runs as real Python (gradviz.core.pyengine), no limits;
+        #: restricted (the default here): the allowlist interpreter and its guards
+        self.trusted = trusted
+        #: the script's file, for tracebacks and the debugger (trusted mode)
+        self.filename = filename
         self.limits = limits or Limits()
         self.seed = seed
         self.device = check_device(device)
@@ -212,7 +222,12 @@ class Session:
     # --- state ------------------------------------------------------------------
 
     def _fresh_state(self) -> None:
-        self.interpreter = Interpreter(self.limits, seed=self.seed)
+        if self.trusted:
+            engine = PythonEngine(self.limits, seed=self.seed, filename=self.filename)
+            engine.module_enter_hook = self._enter_module
+            self.interpreter: Any = engine
+        else:
+            self.interpreter = Interpreter(self.limits, seed=self.seed)
         self.interpreter.globals["dev"] = self.device
         self.interpreter.call_hook = self._on_interpreter_backward
         self.interpreter.module_hook = self._on_module_call
@@ -255,6 +270,14 @@ class Session:
         np.random.seed(self.seed)
 
     @property
+    def _reads_saved(self) -> bool:
+        """Whether gradviz reads saved tensors. Not once a trusted script has used
+        saved_tensors_hooks: reading a saved tensor runs its unpack hook, real Python
+        there, and gradviz looking must not run the script's code (a hook that prints
+        or counts would print or count twice)."""
+        return self.capture_saved and not getattr(self.interpreter, "saved_hooks_used", False)
+
+    @property
     def globals(self) -> dict[str, Any]:
         return self.interpreter.globals
 
@@ -279,7 +302,8 @@ class Session:
             text = "\n".join(lines[node.lineno - 1 : end])
             check_error = None
             try:
-                _check_tree(node, self.limits)
+                if not self.trusted:
+                    _check_tree(node, self.limits)
             except SandboxError as exc:
                 check_error = exc
             self.statements.append(Statement(i, node.lineno, end, text, node, check_error))
@@ -387,7 +411,7 @@ class Session:
             budget_error = exc
         counter = AllocationCounter()
         guard = OpGuard(self.limits, counter, interp.deadline)
-        interp.format_guard = guard
+        interp.format_guard = None if self.trusted else guard
         self._current_index = index
         self._current_passes = []
         error: BaseException | None = None
@@ -401,6 +425,7 @@ class Session:
         # that outlives the time limit whatever it is doing (C code included).
         self.events.emit("phase", "statement", {"index": index, "line": stmt.line})
         start = time.perf_counter()
+        storages_before: dict[int, int] = {}
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             # as in a plain script: deprecations inside torch's own code are not the
@@ -413,8 +438,14 @@ class Session:
                     raise stmt.check_error
                 if budget_error is not None:
                     raise budget_error
-                with guard:
+                if self.trusted:
+                    # real Python, as python runs it: no dispatch mode (it would
+                    # change the graph autograd records), no limits
+                    storages_before = _live_storages(self.globals)
                     value = interp.execute(stmt.node)
+                else:
+                    with guard:
+                        value = interp.execute(stmt.node)
             except _WithTrace as exc:
                 error = exc.original
             except RecursionError:
@@ -431,6 +462,13 @@ class Session:
                 self._grad_enabled = torch.is_grad_enabled()
                 torch.set_grad_enabled(host_grad_mode)
         duration = time.perf_counter() - start
+        if self.trusted:
+            # what the statement left alive on new storages (temporaries it freed
+            # itself are not seen without a dispatch mode)
+            counter.allocated_bytes = sum(
+                n for ptr, n in _live_storages(self.globals).items()
+                if ptr not in storages_before
+            )
         memory = MemoryFigures(allocated_bytes=counter.allocated_bytes)
         if cuda:
             torch.cuda.synchronize()
@@ -614,7 +652,7 @@ class Session:
                 statement=index,
                 previous_nodes=self._last_graph_nodes,
                 previous_edges=self._last_graph_edges,
-                include_saved=self.capture_saved,
+                include_saved=self._reads_saved,
                 module_of=self.module_of,
                 cache=self._capture_cache,
                 token=self._capture_token(),
@@ -639,7 +677,7 @@ class Session:
         """Changes whenever a saved tensor may have changed since the last capture: a
         mutating op (in-place, out=, an optimizer's step), a backward pass (it frees
         saved tensors), a ``.data``/``.grad`` write."""
-        return (MUTATIONS.count, len(self.passes), self.interpreter.tensor_writes, self.capture_saved)
+        return (MUTATIONS.count, len(self.passes), self.interpreter.tensor_writes, self._reads_saved)
 
     def _leaf_grads(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -777,7 +815,7 @@ class Session:
                 func, args, kwargs, self._unguarded(run, _backward_roots(func, args, kwargs)),
                 self.registry, names,
                 self._current_index,
-                read_saved_values=self._saved_values if self.capture_saved else None,
+                read_saved_values=self._saved_values if self._reads_saved else None,
             )
         except _WithTrace as exc:
             self._place_pass(exc.trace)
@@ -897,6 +935,21 @@ class Session:
 
         with tagging(module, on_node, prefix=name):
             return run()
+
+    def _enter_module(self, module: torch.nn.Module) -> Callable[[], None] | None:
+        """The trusted engine's module call starts: tag what it builds, as
+        _on_module_call does around a call; returns what ends the tagging."""
+        name = self._module_name(module)
+        if name is None:
+            return None
+        index = self._current_index
+
+        def on_node(fn: Any, qualname: str) -> None:
+            self.module_of.setdefault(self.registry.node_id(fn, index)[0], qualname)
+
+        context = tagging(module, on_node, prefix=name)
+        context.__enter__()
+        return lambda: context.__exit__(None, None, None)
 
     def _module_name(self, module: torch.nn.Module) -> str | None:
         for name, value in self.globals.items():
@@ -1074,6 +1127,20 @@ def _all_zero(value: Any) -> bool:
     if isinstance(value, list):
         return all(_all_zero(v) for v in value)
     return value == 0
+
+
+def _live_storages(variables: dict[str, Any]) -> dict[int, int]:
+    """Storage address -> bytes of every tensor the script's names hold."""
+    out: dict[int, int] = {}
+    for t in named_tensors(variables).values():
+        held = [t]
+        if t.is_leaf and t.grad is not None:  # .grad of anything else warns when read
+            held.append(t.grad)
+        for h in held:
+            ptr = storage_ptr(h)
+            if ptr:
+                out[ptr] = max(out.get(ptr, 0), storage_nbytes(h))
+    return out
 
 
 def _format_warnings(caught: list[warnings.WarningMessage]) -> list[str]:

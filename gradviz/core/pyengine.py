@@ -1,0 +1,462 @@
+"""The trusted engine: the user's own script runs as real CPython.
+
+Restricted mode (:mod:`gradviz.core.sandbox`) interprets a shared script under an
+allowlist. A script the user trusts needs none of that: this engine compiles each
+top-level statement with the script's own file name and runs it with ``exec`` in
+one ``__main__`` namespace, so everything ``python script.py`` does works (imports
+of the standard library and of installed packages, generators, classes, closures,
+``id``, ``getattr``, ``eval``, file reads).
+
+It offers the :class:`~gradviz.core.session.Session` the same surface as the
+sandbox's ``Interpreter`` (``globals``, ``output``, ``execute``, the hooks), so the
+session's graph capture, backward recording, module tagging, timeline and memory
+figures work the same in both modes:
+
+* **Backward passes** are recorded through ``call_hook``: ``Tensor.backward``,
+  ``torch.autograd.backward`` and ``torch.autograd.grad`` are wrapped once per
+  process; a wrapper hands a call made by the script's own code (its file, any
+  depth) to the running engine and passes every other call (torch's own, a call
+  inside a recorded pass) straight through.
+* **Modules** are tagged through ``module_hook`` from a global forward pre-hook:
+  the outermost call of a module the script named (``model(x)``).
+* **Stepping** inside a statement uses ``sys.settrace`` on the thread that runs it,
+  only while a debugger or ``--trace`` wants the statement hook (a plain run costs
+  nothing). Line events in the script's own frames become the same
+  ``statement_hook(stmt, scope)`` calls the interpreter makes; the depth is the
+  block nesting of each script frame's line plus the calls between them. (Python
+  3.12's ``sys.monitoring`` would spare the frames between stops; 3.11 has only
+  ``settrace``.)
+* **Stop** raises :class:`~gradviz.core.errors.Stopped` at the next line event of a
+  traced statement, or asynchronously in the running thread
+  (``PyThreadState_SetAsyncExc``) between two bytecodes of a plain run.
+
+No resource limit applies: the user runs their own code, as with ``python``. The
+kernel that runs it is a separate process all the same (a crash, a hang or Stop
+leaves the window alive).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import ctypes
+import io
+import linecache
+import sys
+import threading
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from .errors import ScriptSyntaxError, Stopped
+
+#: the name a script typed into the window runs under (tracebacks, linecache)
+WINDOW_FILENAME = "<gradviz>"
+
+_COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try,
+             ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+if sys.version_info >= (3, 11):
+    _COMPOUND = (*_COMPOUND, ast.TryStar)
+if sys.version_info >= (3, 10):
+    _COMPOUND = (*_COMPOUND, ast.Match)
+
+
+class StreamedOutput(io.TextIOBase):
+    """``print`` output of the running statement: kept for the statement's result and
+    handed to ``on_write`` as it is written (the window's Output panel streams it)."""
+
+    def __init__(self, on_write: Callable[[str], None] | None = None) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self.size = 0
+        self.on_write = on_write
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:  # type: ignore[override]
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self.parts.append(text)
+        self.size += len(text)
+        if self.on_write is not None and text:
+            self.on_write(text)
+        return len(text)
+
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+@dataclass
+class FrameName:
+    """A running script function, as the debugger strip names it."""
+
+    name: str
+
+
+@dataclass
+class FrameScope:
+    """A paused frame's local variables (what the Tensors panel lists)."""
+
+    names: dict[str, Any] = field(default_factory=dict)
+
+
+class _Line:
+    """Where a traced frame is: enough of a statement for the debugger (its line, and
+    the AST statement there when the script has one, for 'run to backward')."""
+
+    __slots__ = ("lineno", "node")
+
+    def __init__(self, lineno: int, node: ast.stmt | None):
+        self.lineno = lineno
+        self.node = node
+
+
+# --- backward calls and module calls, routed to the running engine ---------------------
+
+_ACTIVE = threading.local()
+
+
+def _engine() -> PythonEngine | None:
+    return getattr(_ACTIVE, "engine", None)
+
+
+_ORIGINALS: dict[str, Any] = {}
+
+
+def _from_script(engine: PythonEngine, depth: int = 2) -> bool:
+    """Whether the caller ``depth`` frames up is the script's own code."""
+    frame = sys._getframe(depth)
+    return frame.f_code.co_filename == engine.filename
+
+
+def _install_wrappers() -> None:
+    """Wrap the three backward entry points once per process (idempotent). Outside a
+    running trusted statement, or called from anything but the script, they are the
+    functions torch made, called straight through."""
+    if _ORIGINALS:
+        return
+    tensor_backward = torch.Tensor.backward
+    autograd_backward = torch.autograd.backward
+    autograd_grad = torch.autograd.grad
+    _ORIGINALS.update(tensor_backward=tensor_backward, backward=autograd_backward,
+                      grad=autograd_grad)
+
+    def backward(self: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
+        engine = _engine()
+        if engine is None or engine.in_pass or not _from_script(engine):
+            return tensor_backward(self, *args, **kwargs)
+        bound = types.MethodType(tensor_backward, self)
+        return engine.record(bound, args, kwargs, lambda: tensor_backward(self, *args, **kwargs))
+
+    def autograd_backward_wrapper(*args: Any, **kwargs: Any) -> Any:
+        engine = _engine()
+        if engine is None or engine.in_pass or not _from_script(engine):
+            return autograd_backward(*args, **kwargs)
+        return engine.record(autograd_backward, args, kwargs,
+                             lambda: autograd_backward(*args, **kwargs))
+
+    def autograd_grad_wrapper(*args: Any, **kwargs: Any) -> Any:
+        engine = _engine()
+        if engine is None or engine.in_pass or not _from_script(engine):
+            return autograd_grad(*args, **kwargs)
+        return engine.record(autograd_grad, args, kwargs, lambda: autograd_grad(*args, **kwargs))
+
+    for wrapper, original in ((backward, tensor_backward),
+                              (autograd_backward_wrapper, autograd_backward),
+                              (autograd_grad_wrapper, autograd_grad)):
+        wrapper.__name__ = original.__name__
+        wrapper.__qualname__ = original.__qualname__
+        wrapper.__doc__ = original.__doc__
+        wrapper.__wrapped__ = original  # type: ignore[attr-defined]
+    torch.Tensor.backward = backward  # type: ignore[method-assign]
+    torch.autograd.backward = autograd_backward_wrapper
+    torch.autograd.grad = autograd_grad_wrapper
+
+    def module_pre_hook(module: torch.nn.Module, args: Any) -> None:
+        engine = _engine()
+        if engine is not None:
+            engine.module_entered(module)
+
+    def module_post_hook(module: torch.nn.Module, args: Any, output: Any) -> None:
+        engine = _engine()
+        if engine is not None:
+            engine.module_left(module)
+
+    hooks_enter = torch.autograd.graph.saved_tensors_hooks.__enter__
+
+    def saved_hooks_enter(self: Any) -> Any:
+        engine = _engine()
+        if engine is not None:
+            engine.saved_hooks_used = True
+        return hooks_enter(self)
+
+    torch.autograd.graph.saved_tensors_hooks.__enter__ = saved_hooks_enter  # type: ignore[method-assign]
+
+    torch.nn.modules.module.register_module_forward_pre_hook(module_pre_hook)
+    torch.nn.modules.module.register_module_forward_hook(module_post_hook, always_call=True)
+
+
+# --- the engine ----------------------------------------------------------------------------
+
+
+class PythonEngine:
+    """Runs a trusted script's top-level statements as real Python, one at a time."""
+
+    trusted = True
+
+    def __init__(self, limits: Any = None, seed: int = 0, filename: str | None = None):
+        _install_wrappers()
+        self.limits = limits
+        self.seed = seed
+        self.filename = filename or WINDOW_FILENAME
+        self.globals: dict[str, Any] = {
+            "__name__": "__main__",
+            "__builtins__": builtins,
+            "__file__": self.filename if filename else None,
+            "__doc__": None,
+            "__spec__": None,
+            "__package__": None,
+            "__loader__": None,
+        }
+        if filename is None:
+            del self.globals["__file__"]
+        self.output = StreamedOutput()
+        #: sys.argv while the script runs, as ``python script.py`` would set it
+        self.argv: list[str] = [self.filename if filename else ""]
+        #: called with each piece of print output as it is written
+        self.on_output: Callable[[str], None] | None = None
+        # the Session's hooks (see gradviz.core.sandbox.Interpreter for their meaning)
+        self.call_hook: Callable[[Any, tuple, dict, Callable[[], Any]], Any] | None = None
+        self.module_hook: Callable[[torch.nn.Module, Callable[[], Any]], Any] | None = None
+        #: called when the outermost module call starts; returns what ends its tagging
+        self.module_enter_hook: Callable[[torch.nn.Module], Callable[[], None] | None] | None = None
+        self.statement_hook: Callable[[Any, Any], Any] | None = None
+        self.format_guard: Any = None
+        self.unguarded: Any = None
+        self.capturing = False
+        self.tensor_writes = 0
+        self.dot_requests: list[Any] = []
+        self.stop_requested = False
+        self.deadline: float | None = None
+        self.current_line: int | None = None
+        self.block_depth = 0
+        self.loops: list[list[Any]] = []
+        self.call_lines: list[int] = []
+        self._frames: list[tuple[FrameName, FrameScope]] = []
+        self.last_text = ""
+        self.in_pass = False
+        #: the script entered saved_tensors_hooks: gradviz stops reading saved tensors
+        #: (that would run the script's unpack hooks; see Session._reads_saved)
+        self.saved_hooks_used = False
+        self._thread_id: int | None = None
+        #: line -> (block nesting, innermost statement there), from the parsed script
+        self._lines: dict[int, tuple[int, ast.stmt]] = {}
+        #: modules being called, outermost first, with the exit of their tagging
+        self._module_stack: list[tuple[torch.nn.Module, Any]] = []
+
+    # --- source ----------------------------------------------------------------------
+
+    def parse_module(self, source: str | bytes) -> list[ast.stmt]:
+        if isinstance(source, bytes):
+            try:
+                text = source.decode("utf-8-sig")
+            except UnicodeDecodeError as exc:
+                raise ScriptSyntaxError(f"the script is not valid UTF-8: {exc}") from None
+        else:
+            text = source
+        self.last_text = text
+        try:
+            tree = ast.parse(text, filename=self.filename)
+        except SyntaxError as exc:
+            raise ScriptSyntaxError(f"{exc.msg} (line {exc.lineno})", line=exc.lineno) from None
+        # tracebacks and inspect read the source by file name, as for an imported module
+        linecache.cache[self.filename] = (len(text), None, text.splitlines(True), self.filename)
+        self._index_lines(tree)
+        return list(tree.body)
+
+    def _index_lines(self, tree: ast.Module) -> None:
+        """Each line's block nesting and statement (the debugger's depth and 'run to
+        backward' read them), iteratively: deep trees must not recurse."""
+        lines: dict[int, tuple[int, ast.stmt]] = {}
+        stack: list[tuple[ast.AST, int]] = [(stmt, 0) for stmt in tree.body]
+        while stack:
+            node, depth = stack.pop()
+            if isinstance(node, ast.stmt):
+                lines.setdefault(node.lineno, (depth, node))
+                if lines[node.lineno][0] < depth:
+                    lines[node.lineno] = (depth, node)
+            for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                for child in getattr(node, name, ()) or ():
+                    inner = depth + 1 if isinstance(node, _COMPOUND) or name == "handlers" else depth
+                    if isinstance(child, (ast.excepthandler,)) or (
+                        sys.version_info >= (3, 10) and isinstance(child, ast.match_case)
+                    ):
+                        stack.extend((c, inner) for c in child.body)
+                    else:
+                        stack.append((child, inner))
+        self._lines = lines
+
+    # --- statements --------------------------------------------------------------------
+
+    def begin_statement(self) -> None:
+        self.output = StreamedOutput(self.on_output)
+        self.block_depth = 0
+        self.loops = []
+        self.call_lines = []
+        self._frames = []
+        self.stop_requested = False
+
+    def end_statement(self) -> None:
+        self._thread_id = None
+
+    def discount_pause(self, seconds: float) -> None:
+        """Pauses cost nothing here: no limit counts time."""
+
+    def loop_iteration(self) -> tuple[int, int | None] | None:
+        return None
+
+    def frame_names(self) -> list[str]:
+        return [f.name for f, _ in self._frames]
+
+    def place(self) -> str:
+        return f"line {self.current_line}" if self.current_line else "the statement"
+
+    def execute(self, stmt: ast.stmt) -> Any:
+        """Run one top-level statement as Python; return an expression statement's value."""
+        self.current_line = stmt.lineno
+        if isinstance(stmt, ast.Expr):
+            code = compile(ast.Expression(stmt.value), self.filename, "eval")
+        else:
+            code = compile(ast.Module([stmt], type_ignores=[]), self.filename, "exec")
+        previous = getattr(_ACTIVE, "engine", None)
+        _ACTIVE.engine = self
+        self._thread_id = threading.get_ident()
+        out, err, argv = sys.stdout, sys.stderr, sys.argv
+        sys.stdout = self.output
+        sys.argv = list(self.argv)  # argparse reads the script's arguments, not gradviz's
+        tracing = self.statement_hook is not None
+        old_trace = sys.gettrace() if tracing else None
+        try:
+            if tracing:
+                sys.settrace(self._trace)
+            if isinstance(stmt, ast.Expr):
+                return eval(code, self.globals)  # noqa: S307 - the user's own trusted code
+            exec(code, self.globals)  # noqa: S102 - the user's own trusted code
+            return None
+        except BaseException as exc:
+            self.current_line = self._failing_line(exc) or stmt.lineno
+            raise
+        finally:
+            if tracing:
+                sys.settrace(old_trace)
+            sys.stdout, sys.stderr, sys.argv = out, err, argv
+            _ACTIVE.engine = previous
+            while self._module_stack:  # a forward that raised: its tagging ends too
+                _, exit_tagging = self._module_stack.pop()
+                exit_tagging()
+
+    def _failing_line(self, exc: BaseException) -> int | None:
+        """The line of the script's innermost frame in the traceback."""
+        line = None
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.filename:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        if line is None and isinstance(exc, SyntaxError) and exc.filename == self.filename:
+            return exc.lineno
+        return line
+
+    # --- stepping --------------------------------------------------------------------------
+
+    def _trace(self, frame: types.FrameType, event: str, arg: Any) -> Any:
+        if frame.f_code.co_filename != self.filename:
+            return None  # library frames run untraced (stepped over)
+        return self._trace_line
+
+    def _trace_line(self, frame: types.FrameType, event: str, arg: Any) -> Any:
+        if event != "line":
+            return self._trace_line
+        if self.stop_requested:
+            self.stop_requested = False
+            raise Stopped(f"stopped at line {frame.f_lineno}: the statement's work so far is kept")
+        hook = self.statement_hook
+        if hook is None:
+            return self._trace_line
+        stack = self._script_frames(frame)
+        depth = 0
+        names: list[tuple[FrameName, FrameScope]] = []
+        call_lines: list[int] = []
+        for i, f in enumerate(stack):
+            nesting = self._lines.get(f.f_lineno, (0, None))[0]
+            depth += nesting + (1 if i else 0)
+            if i:
+                names.append((FrameName(f.f_code.co_qualname if hasattr(f.f_code, "co_qualname")
+                                        else f.f_code.co_name), FrameScope(dict(f.f_locals))))
+                call_lines.append(stack[i - 1].f_lineno)
+        self.block_depth = depth
+        self.current_line = frame.f_lineno
+        self._frames = names
+        self.call_lines = call_lines
+        node = self._lines.get(frame.f_lineno, (0, None))[1]
+        hook(_Line(frame.f_lineno, node) if node is None else node, None)
+        return self._trace_line
+
+    def _script_frames(self, frame: types.FrameType) -> list[types.FrameType]:
+        """The script's frames on the stack, outermost first (library frames between
+        them are skipped: a forward called through nn.Module.__call__ is one call)."""
+        out: list[types.FrameType] = []
+        f: types.FrameType | None = frame
+        while f is not None:
+            if f.f_code.co_filename == self.filename:
+                out.append(f)
+            f = f.f_back
+        out.reverse()
+        return out
+
+    def interrupt(self) -> bool:
+        """Stop: raise Stopped in the thread running the statement, between two
+        bytecodes (a long native op ends first). False when nothing runs."""
+        self.stop_requested = True
+        thread = self._thread_id
+        if thread is None or self.statement_hook is not None:
+            return thread is not None  # a traced statement stops at its next line
+        done = ctypes.pythonapi.PyThreadState_SetAsyncExc(
+            ctypes.c_ulong(thread), ctypes.py_object(Stopped)
+        )
+        return done == 1
+
+    # --- what the wrappers hand over ---------------------------------------------------
+
+    def record(self, func: Any, args: tuple, kwargs: dict, run: Callable[[], Any]) -> Any:
+        hook = self.call_hook
+        if hook is None:
+            return run()
+        self.in_pass = True
+        try:
+            return hook(func, args, kwargs, run)
+        finally:
+            self.in_pass = False
+
+    def module_entered(self, module: torch.nn.Module) -> None:
+        """A module's forward starts: the outermost one the script named is tagged
+        (``module_enter_hook`` gives what ends its tagging); nested calls only count."""
+        if self._module_stack or self.in_pass or self.module_enter_hook is None:
+            if self._module_stack:
+                self._module_stack.append((module, _nothing))
+            return
+        leave = self.module_enter_hook(module)
+        self._module_stack.append((module, leave or _nothing))
+
+    def module_left(self, module: torch.nn.Module) -> None:
+        if self._module_stack:
+            _, leave = self._module_stack.pop()
+            leave()
+
+
+def _nothing() -> None:
+    return None

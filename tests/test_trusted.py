@@ -1,0 +1,231 @@
+"""Trusted mode: a script gradviz runs as real Python leaves what plain Python leaves.
+
+Each script (the cut-down tutorials in ``tests/tutorials/`` and the practitioner
+scripts in ``tests/practitioner/``, shrunk from public code nobody here wrote) runs
+twice: through a trusted :class:`~gradviz.core.session.Session`, statement by
+statement with ``--keep-going`` semantics, and through plain ``exec`` of the same
+statements in a ``__main__`` namespace, from the same seeds, file name and working
+folder. Compared: which statements fail, on which line, with which error type;
+every top-level tensor's value (bit for bit on the CPU), dtype, shape, flags,
+``grad`` and ``grad_fn``; every module's parameters and their grads; the multiset
+of grad_fn node types reachable from the script's names; and the printed output.
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+import contextlib
+import io
+import os
+import random
+import re
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from gradviz.core.session import Session
+
+HERE = Path(__file__).resolve().parent
+SCRIPTS = sorted(HERE.glob("tutorials/[0-9][0-9]_*.py")) + sorted(
+    HERE.glob("practitioner/[0-9][0-9]_*.py")
+)
+ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+
+
+@contextlib.contextmanager
+def _script_process(path: Path):
+    """What ``python path`` sets up: its folder as working directory and first on
+    sys.path, and the process-wide torch state put back afterwards."""
+    cwd, syspath = os.getcwd(), list(sys.path)
+    grad_mode, dtype = torch.is_grad_enabled(), torch.get_default_dtype()
+    rng = random.getstate()
+    os.chdir(path.parent)
+    sys.path.insert(0, str(path.parent))
+    try:
+        yield
+    finally:
+        os.chdir(cwd)
+        sys.path[:] = syspath
+        torch.set_grad_enabled(grad_mode)
+        torch.set_default_dtype(dtype)
+        torch.set_default_device(None)
+        random.setstate(rng)
+
+
+def run_plain(path: Path) -> tuple[dict[str, Any], list[tuple[int, str]], str]:
+    """exec each top-level statement as Python would, going on after a failure."""
+    source = path.read_text()
+    tree = ast.parse(source, filename=str(path))
+    namespace: dict[str, Any] = {"__name__": "__main__", "__file__": str(path),
+                                 "__builtins__": __builtins__, "dev": torch.device("cpu")}
+    failures: list[tuple[int, str]] = []
+    out = io.StringIO()
+    argv = sys.argv
+    with _script_process(path), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.manual_seed(0)
+        np.random.seed(0)
+        sys.argv = [str(path)]
+        try:
+            for stmt in tree.body:
+                code = compile(ast.Module([stmt], type_ignores=[]), str(path), "exec")
+                try:
+                    with contextlib.redirect_stdout(out):
+                        exec(code, namespace)  # noqa: S102 - the test's own corpus
+                except Exception as exc:  # noqa: BLE001
+                    line = stmt.lineno
+                    tb = exc.__traceback__
+                    while tb is not None:
+                        if tb.tb_frame.f_code.co_filename == str(path):
+                            line = tb.tb_lineno
+                        tb = tb.tb_next
+                    failures.append((line, type(exc).__name__))
+        finally:
+            sys.argv = argv
+    return namespace, failures, out.getvalue()
+
+
+def run_trusted(path: Path) -> tuple[Session, list[tuple[int, str]], str]:
+    with _script_process(path), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        session = Session(path.read_text(), trusted=True, filename=str(path))
+        assert session.parse_error is None, session.parse_error
+        results = session.run_to_end(keep_going=True)
+    failures = [(r.error.line or r.line, r.error.type) for r in results if not r.ok]
+    output = "".join(r.output for r in results)
+    return session, failures, output
+
+
+def _grad_fn_multiset(namespace: dict[str, Any]) -> collections.Counter:
+    seen: set[int] = set()
+    stack = []
+    for value in namespace.values():
+        if isinstance(value, torch.Tensor) and value.grad_fn is not None:
+            stack.append(value.grad_fn)
+    counts: collections.Counter = collections.Counter()
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        counts[type(fn).__name__] += 1
+        stack.extend(nxt for nxt, _ in fn.next_functions)
+    return counts
+
+
+def _same_tensor(ours: torch.Tensor, theirs: torch.Tensor, where: str) -> None:
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape, where
+    assert ours.requires_grad == theirs.requires_grad, f"{where}: requires_grad"
+    assert ours.is_leaf == theirs.is_leaf, f"{where}: is_leaf"
+    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__, f"{where}: grad_fn"
+    torch.testing.assert_close(ours.detach(), theirs.detach(), rtol=0, atol=0, equal_nan=True,
+                               msg=f"{where}: values differ")
+    if ours.is_leaf:
+        if theirs.grad is None:
+            assert ours.grad is None, f"{where}: gradviz has a .grad"
+        else:
+            assert ours.grad is not None, f"{where}: gradviz's .grad is None"
+            torch.testing.assert_close(ours.grad, theirs.grad, rtol=0, atol=0, equal_nan=True,
+                                       msg=f"{where}.grad differs")
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=[f"{p.parent.name}/{p.stem}" for p in SCRIPTS])
+def test_trusted_mode_matches_plain_python(path):
+    plain, plain_failures, plain_out = run_plain(path)
+    session, failures, out = run_trusted(path)
+    ours = session.globals
+    assert failures == plain_failures
+    assert ADDRESS.sub("0x?", out) == ADDRESS.sub("0x?", plain_out)
+    compared = 0
+    for name, theirs in plain.items():
+        if name.startswith("__") or name not in ours:
+            assert name.startswith("__") or name in ours, f"{name} missing in gradviz"
+            continue
+        value = ours[name]
+        if isinstance(theirs, torch.Tensor):
+            _same_tensor(value, theirs, name)
+            compared += 1
+        elif isinstance(theirs, torch.nn.Module):
+            theirs_params = dict(theirs.named_parameters())
+            ours_params = dict(value.named_parameters())
+            assert ours_params.keys() == theirs_params.keys(), name
+            for pname, p in theirs_params.items():
+                _same_tensor(ours_params[pname], p, f"{name}.{pname}")
+                compared += 1
+        elif isinstance(theirs, np.ndarray):
+            np.testing.assert_array_equal(value, theirs, err_msg=name)
+            compared += 1
+        elif type(theirs) in (int, float, str, bool):
+            assert value == theirs or (value != value and theirs != theirs), name
+    assert compared, "the script left no tensor or module to compare"
+    assert _grad_fn_multiset(ours) == _grad_fn_multiset(plain)
+
+
+def test_trusted_mode_records_backward_passes_and_modules():
+    source = (
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))\n"
+        "x = torch.randn(2, 3)\n"
+        "loss = net(x).sum()\n"
+        "loss.backward()\n"
+        "g = torch.autograd.grad((x.requires_grad_() * 2).sum(), x)\n"
+    )
+    session = Session(source, trusted=True)
+    results = session.run_to_end()
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    assert [p.kind for p in session.passes] == ["backward", "grad"]
+    assert results[5].passes == [0]
+    labels = [s.label for s in session.passes[0].steps]
+    assert labels[0] == "SumBackward0" and "AccumulateGrad" in labels
+    modules = set(session.module_of.values())
+    assert {"net.0", "net.2"} <= modules
+
+
+def test_trusted_mode_runs_what_restricted_mode_refuses():
+    source = (
+        "import itertools, collections, functools, dataclasses\n"
+        "import torch\n"
+        "y = torch.ones(2, requires_grad=True) * 2\n"
+        "id_0 = id(y)\n"
+        "y.add_(1)\n"
+        "same = id(y) == id_0\n"
+        "g = torch.Generator().manual_seed(3)\n"
+        "r = torch.rand(2, generator=g)\n"
+        "class Scale(object):\n"
+        "    def __call__(self, t):\n"
+        "        return t * 3\n"
+        "z = Scale()(y)\n"
+        "pairs = list(itertools.combinations(range(3), 2))\n"
+        "print(type(z).__name__, same, getattr(z, 'shape'))\n"
+    )
+    session = Session(source, trusted=True)
+    results = session.run_to_end()
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    assert session.globals["same"] is True
+    assert results[-1].output == "Tensor True torch.Size([2])\n"
+    restricted = Session(source)
+    assert any(not r.ok for r in restricted.run_to_end(keep_going=True))
+
+
+def test_a_failing_statement_reports_the_scripts_own_line_and_type():
+    source = (
+        "import torch\n"
+        "def f(t):\n"
+        "    return t.view(5)\n"
+        "a = torch.ones(2, 3)\n"
+        "b = f(a)\n"
+        "c = a * 2\n"
+    )
+    session = Session(source, trusted=True, filename="/tmp/gradviz_trusted_line.py")
+    results = session.run_to_end(keep_going=True)
+    failed = [r for r in results if not r.ok]
+    assert len(failed) == 1 and failed[0].error.type == "RuntimeError"
+    assert failed[0].error.line == 3  # inside f, where Python's traceback points
+    assert results[-1].ok and session.globals["c"].sum().item() == 12.0
