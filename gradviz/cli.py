@@ -4,16 +4,142 @@ Exit codes for ``run``: 0 when every statement ran, 1 when one failed (the
 report is still printed), 2 for a usage error (unreadable file, unavailable
 device, unknown demo, a snapshot file where a script was expected, a damaged
 snapshot file).
+
+The script runs in a kernel process this one does not trust (see
+:mod:`gradviz.runner`): what it sends is bounded before it is kept (print
+output to :data:`~gradviz.runner.MAX_OUTPUT_CHARS` a run, other text per field
+and in all), and every text line printed goes through :func:`printable`, so a
+control sequence in a script's output, source or error (a terminal title, a
+clipboard write, a screen clear) is shown escaped, never acted on.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 from pathlib import Path
 from typing import Any
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+#: characters one text field of a statement keeps (its value, an error message, a
+#: warning, its source: at most the 1 MB a script may have); print output has its own
+#: budget (runner.MAX_OUTPUT_CHARS)
+MAX_FIELD_CHARS = 1_000_000
+#: characters of statements' text other than print output kept, all fields together
+MAX_TEXT_CHARS = 4 * 1024 * 1024
+#: entries (list items, dict keys) kept in the nested values of all statements together
+MAX_ITEMS = 200_000
+#: statement results streamed by the kernel kept for a run it could not finish
+MAX_KEPT_RESULTS = 10_000
+#: fields of one statement's result kept (a statement has ten)
+MAX_STATEMENT_KEYS = 32
+
+# Every C0 and C1 control character but newline and tab, DEL, the bidi controls, the
+# line and paragraph separators and lone surrogates (unprintable as UTF-8) print as
+# escapes: \x1b, \u202e. Backslashes stay as they are.
+_ESCAPES = {
+    c: f"\\x{c:02x}" for c in (*range(0x00, 0x20), *range(0x7F, 0xA0)) if c not in (0x09, 0x0A)
+}
+_ESCAPES.update(
+    {c: f"\\u{c:04x}" for c in (0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F),
+                                  *range(0x2066, 0x206A), *range(0xD800, 0xE000))}
+)
+
+
+def printable(text: object) -> str:
+    """``text`` safe to print on a terminal: control characters escaped (see _ESCAPES).
+
+    Every text line ``gradviz run`` and ``gradviz export`` print goes through here."""
+    return str(text).translate(_ESCAPES)
+
+
+def _out(text: object = "", *, file: Any = None) -> None:
+    """Print one line of text output, escaped (:func:`printable`)."""
+    print(printable(text), file=file if file is not None else sys.stdout)
+
+
+def _err(text: object) -> None:
+    _out(f"gradviz: {text}", file=sys.stderr)
+
+
+class _Budget:
+    """What one report (or the results streamed before it) may keep of the kernel's
+    text: print output, other text, nested entries. A cut string ends in a marker."""
+
+    def __init__(self) -> None:
+        from gradviz.runner import MAX_OUTPUT_CHARS
+
+        # twice what the kernel sends (runner.MAX_OUTPUT_CHARS): its cut, and the markers
+        # it ends a cut output with, pass unchanged
+        self.output_left = 2 * MAX_OUTPUT_CHARS
+        self.text_left = MAX_TEXT_CHARS
+        self.items_left = MAX_ITEMS
+
+    def output(self, text: str) -> str:
+        keep = min(len(text), self.output_left)
+        self.output_left -= keep
+        if keep == len(text):
+            return text
+        cut = len(text) - keep
+        return text[:keep] + f"\n[gradviz: output truncated: {cut:,} characters not shown]\n"
+
+    def text(self, text: str) -> str:
+        keep = min(len(text), MAX_FIELD_CHARS, self.text_left)
+        self.text_left -= keep
+        if keep == len(text):
+            return text
+        return text[:keep] + f"… [gradviz: {len(text) - keep:,} characters not shown]"
+
+    def value(self, value: Any, depth: int = 0) -> Any:
+        """A bounded copy of ``value`` (strings cut, containers capped, depth 4)."""
+        if isinstance(value, str):
+            return self.text(value)
+        if value is None or isinstance(value, (bool, int, float)):
+            return value
+        if depth >= 4 or self.items_left <= 0:
+            return "<not shown>"
+        if isinstance(value, dict):
+            out: dict[str, Any] = {}
+            for key, item in value.items():
+                if self.items_left <= 0:
+                    out["…"] = "<more entries not shown>"
+                    break
+                self.items_left -= 1
+                out[str(key)[:200]] = self.value(item, depth + 1)
+            return out
+        if isinstance(value, list):
+            items: list[Any] = []
+            for item in value:
+                if self.items_left <= 0:
+                    items.append("<more items not shown>")
+                    break
+                self.items_left -= 1
+                items.append(self.value(item, depth + 1))
+            return items
+        return f"<{type(value).__name__}>"
+
+    def statement(self, r: dict[str, Any]) -> dict[str, Any]:
+        """A bounded copy of one statement's result (its first MAX_STATEMENT_KEYS fields)."""
+        out: dict[str, Any] = {}
+        for key, value in itertools.islice(r.items(), MAX_STATEMENT_KEYS):
+            if key == "output" and isinstance(value, str):
+                out[key] = self.output(value)
+            else:
+                out[str(key)[:200]] = self.value(value, 1)
+        return out
+
+
+def _bound_report(report: dict[str, Any]) -> dict[str, Any]:
+    """Cut what the report's statements carry to what this process keeps and prints."""
+    statements = report.get("statements")
+    if isinstance(statements, list):
+        budget = _Budget()
+        report["statements"] = [budget.statement(r) for r in statements if isinstance(r, dict)]
+    elif statements is not None:
+        report["statements"] = []
+    return report
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -41,6 +167,11 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--time-limit", type=float, default=None, metavar="S",
         help="seconds one statement may run (default 25); past it the kernel is stopped",
+    )
+    run.add_argument(
+        "--total-limit", type=float, default=None, metavar="S",
+        help="seconds the whole run may take (default 600, or 4 statement limits when more); "
+        "past it the kernel is stopped",
     )
 
     export = sub.add_parser(
@@ -84,7 +215,7 @@ def _read_snapshot_arg(file: str) -> dict[str, Any] | int:
     try:
         return read_snapshot(file)
     except SnapshotError as exc:
-        print(f"gradviz: {exc}", file=sys.stderr)
+        _err(exc)
         return EXIT_USAGE
 
 
@@ -105,15 +236,15 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
     (see :mod:`gradviz.runner`). A statement that outlives the time limit gets
     the kernel killed, and the report ends with that statement refused.
     """
-    from gradviz.runner import KernelError, KernelProcess, KernelTimeout
+    from gradviz.runner import KernelError, KernelProcess, KernelReplyTooLarge, KernelTimeout
 
     try:
         source, _label = _load_source(args)
     except KeyError as exc:  # an unknown demo: the message lists the known ones
-        print(f"gradviz: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        _err(exc.args[0] if exc.args else exc)
         return EXIT_USAGE
     except OSError as exc:
-        print(f"gradviz: {exc}", file=sys.stderr)
+        _err(exc)
         return EXIT_USAGE
     if isinstance(source, bytes):
         try:
@@ -122,40 +253,59 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
             return _failed_report(f"the script is not valid UTF-8: {exc}", "ScriptSyntaxError")
     else:
         text = source
+    # Each statement's result, as the kernel streams it: only for a run it cannot
+    # finish (the reply carries them all again), so kept bounded.
     streamed: list[dict[str, Any]] = []
+    budget = _Budget()
 
     def on_event(message: dict[str, Any]) -> None:
-        if message.get("event") == "result" and isinstance(message.get("result"), dict):
-            streamed.append(message["result"])
+        result = message.get("result")
+        if message.get("event") == "result" and isinstance(result, dict):
+            if len(streamed) < MAX_KEPT_RESULTS:
+                streamed.append(budget.statement(result))
 
+    time_limit = getattr(args, "time_limit", None)
     try:
-        with KernelProcess(cuda=args.device == "cuda") as kernel:
+        with KernelProcess(
+            cuda=args.device == "cuda", time_limit_s=time_limit,
+            total_limit_s=getattr(args, "total_limit", None),
+        ) as kernel:
             reply = kernel.request(
                 "report", on_event, source=text, device=args.device,
                 keep_going=bool(getattr(args, "keep_going", False)), layout=layout,
                 trace=bool(getattr(args, "trace", False)),
-                **({"time_limit_s": args.time_limit} if getattr(args, "time_limit", None) else {}),
+                **({"time_limit_s": time_limit} if time_limit else {}),
             )
     except KernelTimeout as exc:
         line = exc.phase.get("line")
-        line = line if isinstance(line, int) else None
+        line = line if isinstance(line, int) and not isinstance(line, bool) else None
         lines = text.splitlines()
         return _failed_report(
             str(exc), "LimitExceeded", line=line,
             source=lines[line - 1] if line and 0 < line <= len(lines) else "",
-            statements=streamed, limit="max_statement_seconds",
+            statements=streamed, limit="max_run_seconds" if exc.whole else "max_statement_seconds",
         )
+    except KernelReplyTooLarge as exc:
+        return _failed_report(str(exc), "ReplyTooLarge", statements=streamed, limit="max_reply_bytes")
     except KernelError as exc:
         return _failed_report(f"the kernel stopped: {exc}", "KernelDied", statements=streamed)
     if not reply.get("ok"):
         if reply.get("error") == "device_unavailable":
-            print(f"gradviz: {reply.get('message')}", file=sys.stderr)
+            _err(_short(reply.get("message")))
             return EXIT_USAGE
-        return _failed_report(str(reply.get("message")), "KernelError", statements=streamed)
+        return _failed_report(_short(reply.get("message")), "KernelError", statements=streamed)
     report = reply.get("state")
+    del reply
+    streamed.clear()
     if not isinstance(report, dict):
-        return _failed_report("the kernel sent no report", "KernelError", statements=streamed)
-    return report
+        return _failed_report("the kernel sent no report", "KernelError")
+    return _bound_report(report)
+
+
+def _short(text: Any) -> str:
+    """A message from the kernel, cut to :data:`MAX_FIELD_CHARS`."""
+    text = str(text)
+    return text if len(text) <= MAX_FIELD_CHARS else text[:MAX_FIELD_CHARS] + "…"
 
 
 def _failed_report(
@@ -187,41 +337,55 @@ def _failed_report(
 
 
 def _print_report(report: dict[str, Any]) -> None:
-    """The report as text; numbers and sizes read as the window shows them (core.fmt)."""
+    """The report as text; numbers and sizes read as the window shows them (core.fmt).
+
+    Every line goes through :func:`printable` (by :func:`_out`): nothing the script
+    or the kernel wrote reaches the terminal as a control sequence."""
     from gradviz.core.fmt import fmt_bytes, fmt_value
 
     parse_error = report.get("parse_error")
     if parse_error:
-        print(f"error: {parse_error.get('message')}")
-    for r in report.get("statements", []):
+        message = parse_error.get("message") if isinstance(parse_error, dict) else parse_error
+        _out(f"error: {message}")
+    statements = report.get("statements")
+    for r in statements if isinstance(statements, list) else []:
+        if not isinstance(r, dict):
+            continue
         mark = "ok " if r.get("ok") else "ERR"
         source = r.get("source") or ""
-        first = source.splitlines()[0] if source else ""
-        print(f"{mark} {r.get('line', 0):>4}  {first}")
+        first = str(source).splitlines()[0] if source else ""
+        line = r.get("line", 0)
+        _out(f"{mark} {str(line):>4}  {first}")
         if r.get("output"):
-            for line in str(r["output"]).rstrip("\n").splitlines():
-                print(f"           | {line}")
+            for text in str(r["output"]).rstrip("\n").splitlines():
+                _out(f"           | {text}")
         if r.get("value") is not None:
-            print(f"           = {r['value']}")
-        for w in r.get("warnings") or []:
-            print(f"           ! {w}")
-        if r.get("allocated_bytes"):
-            print(f"           allocated {fmt_bytes(r['allocated_bytes'])}")
+            _out(f"           = {r['value']}")
+        warnings = r.get("warnings")
+        for w in warnings if isinstance(warnings, list) else []:
+            _out(f"           ! {w}")
+        allocated = r.get("allocated_bytes")
+        if allocated and isinstance(allocated, (int, float)) and not isinstance(allocated, bool):
+            _out(f"           allocated {fmt_bytes(allocated)}")
         error = r.get("error")
-        if error:
-            print(f"           {error.get('type')}: {error.get('message')}")
+        if isinstance(error, dict):
+            _out(f"           {error.get('type')}: {error.get('message')}")
             if error.get("explanation"):
-                print(f"           why: {error['explanation']}")
+                _out(f"           why: {error['explanation']}")
+        elif error:
+            _out(f"           {error}")
     history = report.get("grad_history") or {}
-    if history:
-        print("grad after each backward pass:")
+    if isinstance(history, dict) and history:
+        _out("grad after each backward pass:")
         for name, values in history.items():
-            print(f"  {name}: {fmt_value(values)}")
+            _out(f"  {str(name)[:MAX_FIELD_CHARS]}: {fmt_value(values, MAX_FIELD_CHARS)}")
 
 
 def _report_failed(report: dict[str, Any]) -> bool:
+    statements = report.get("statements")
     return bool(report.get("parse_error")) or any(
-        not r.get("ok") for r in report.get("statements", [])
+        not (isinstance(r, dict) and r.get("ok"))
+        for r in (statements if isinstance(statements, list) else [])
     )
 
 
@@ -234,12 +398,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             return snap
         nodes = len(snap["graph"]["nodes"])
         passes = len(snap.get("backward_passes") or [])
-        print(
-            f"gradviz: {args.file} is a gradviz snapshot ({nodes} nodes, {passes} backward "
+        _err(
+            f"{args.file} is a gradviz snapshot ({nodes} nodes, {passes} backward "
             f"pass{'' if passes == 1 else 'es'}), not a script: there is nothing to run. "
             f"Open it with `gradviz open {args.file}`, or draw it with "
-            f"`gradviz export {args.file} -o graph.svg`",
-            file=sys.stderr,
+            f"`gradviz export {args.file} -o graph.svg`"
         )
         return EXIT_USAGE
     report = _run_report(args)
@@ -263,9 +426,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         try:
             graph = export_snapshot(snap, args.output)
         except (ValueError, OSError) as exc:
-            print(f"gradviz: {exc}", file=sys.stderr)
+            _err(exc)
             return EXIT_USAGE
-        print(
+        _out(
             f"wrote {args.output} ({graph.number_of_nodes()} nodes, "
             f"{graph.number_of_edges()} edges)"
         )
@@ -284,9 +447,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         else:
             export_graph(graph, args.output, positions=positions or None)
     except (ValueError, OSError) as exc:
-        print(f"gradviz: {exc}", file=sys.stderr)
+        _err(exc)
         return EXIT_USAGE
-    print(f"wrote {args.output} ({graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges)")
+    _out(f"wrote {args.output} ({graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges)")
     return EXIT_FAILED if _report_failed(report) else EXIT_OK
 
 
@@ -296,12 +459,12 @@ def cmd_demos(args: argparse.Namespace) -> int:
     try:
         demos = list_demos()
     except DemosMissing as exc:
-        print(f"gradviz: {exc}", file=sys.stderr)
+        _err(exc)
         return EXIT_USAGE
     for demo in demos:
-        print(f"{demo.name:<18} {demo.title}")
+        _out(f"{demo.name:<18} {demo.title}")
         if demo.about and getattr(args, "verbose", False):
-            print(f"{'':<18} {demo.about}")
+            _out(f"{'':<18} {demo.about}")
     return EXIT_OK
 
 
@@ -322,7 +485,7 @@ def cmd_window(args: argparse.Namespace) -> int:
     """The window on a script, a demo, or a saved snapshot (read-only when it has no script)."""
     file = getattr(args, "file", None)
     if file and not Path(file).is_file():
-        print(f"gradviz: no such file: {file}", file=sys.stderr)
+        _err(f"no such file: {file}")
         return EXIT_USAGE
     if file and _snapshot_arg(args) and _has_format(file):
         # Checked here too, so a damaged snapshot is explained without a display.
@@ -331,12 +494,12 @@ def cmd_window(args: argparse.Namespace) -> int:
             return snap
     reason = _no_display_reason()
     if reason:
-        print(f"gradviz: {reason}", file=sys.stderr)
+        _err(reason)
         return EXIT_USAGE
     try:
         from gradviz.ui.app import run_app
     except ImportError as exc:
-        print(f"gradviz: the window needs PySide6 ({exc})", file=sys.stderr)
+        _err(f"the window needs PySide6 ({exc})")
         return EXIT_USAGE
     quit_after = getattr(args, "quit_after", None)
     if quit_after is not None:

@@ -22,6 +22,7 @@ from gradviz.core.layout import IncrementalLayout, layout
 from gradviz.core.report import json_report, statement_json
 from gradviz.core.session import DeviceUnavailable, Session, cuda_unavailable_reason
 from gradviz.core.wire import MAX_REQUEST_BYTES, BadRequest, dumps, loads_request
+from gradviz.runner import MAX_OUTPUT_CHARS
 
 
 class Kernel:
@@ -36,6 +37,10 @@ class Kernel:
         self.layout = IncrementalLayout()
         self.session = self._new_session("", "cpu")
         self._request_id: Any = None
+        #: print output a report may still carry (streamed results and the reply each
+        #: get MAX_OUTPUT_CHARS): a script printing 10 MB a statement must not make a
+        #: reply the parent refuses to read (gradviz.runner.MAX_LINE_BYTES)
+        self._output_left = MAX_OUTPUT_CHARS
 
     # --- protocol ---------------------------------------------------------------
 
@@ -158,9 +163,13 @@ class Kernel:
             if request.get("trace"):
                 s.enable_trace()
             s.events.connect("statement_executed", self._send_result)
+            self._output_left = MAX_OUTPUT_CHARS
             results = s.run_to_end(keep_going=request.get("keep_going", False))
             self.phase("report")
             report = json_report(s, results)
+            left = MAX_OUTPUT_CHARS
+            for statement in report["statements"]:
+                statement["output"], left = _clip_output(statement["output"], left)
             if request.get("layout"):
                 self.phase("layout", {"nodes": s.graph.number_of_nodes()})
                 report["positions"] = {
@@ -173,7 +182,9 @@ class Kernel:
         self.session.interpreter.stop_requested = True
 
     def _send_result(self, result: Any) -> None:
-        self.send({"id": self._request_id, "event": "result", "result": statement_json(result)})
+        message = statement_json(result)
+        message["output"], self._output_left = _clip_output(message["output"], self._output_left)
+        self.send({"id": self._request_id, "event": "result", "result": message})
 
     def _new_session(self, source: str, device: str, limits: Limits | None = None) -> Session:
         gc.unfreeze()  # the old session's objects may be collected again (see serve)
@@ -275,6 +286,18 @@ class Kernel:
                         "traceback": traceback.format_exc(limit=8),
                     }
                 )
+
+
+def _clip_output(text: Any, left: int) -> tuple[Any, int]:
+    """``text`` cut to the ``left`` characters of print output a report may still carry
+    (the cut ends in a marker), and what is left after it."""
+    if not isinstance(text, str):
+        return text, left
+    keep = min(len(text), max(left, 0))
+    if keep == len(text):
+        return text, left - keep
+    cut = f"\n[gradviz: output truncated: {len(text) - keep:,} characters not shown]\n"
+    return text[:keep] + cut, 0
 
 
 def _limits(request: dict[str, Any]) -> Limits:

@@ -10,6 +10,12 @@ the process (a statement that runs away cannot be interrupted any other way),
 starts a fresh kernel and *replays*: it loads the same source on the same
 device and runs the statements that had completed before the runaway one. An
 unexpected exit (a crash, a kill from outside) is handled the same way.
+
+The kernel is not trusted (a script may escape the in-kernel interpreter and
+write anything on its stdout): the watchdog's limits are this side's own
+(:func:`gradviz.runner.phase_limit`, :func:`gradviz.runner.total_limit`), and
+a line over :data:`gradviz.runner.MAX_LINE_BYTES` is never buffered whole: the
+kernel is killed as if it had crashed.
 """
 
 from __future__ import annotations
@@ -30,11 +36,15 @@ from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signa
 
 from gradviz.core.delta import DeltaMismatch, StateDecoder
 from gradviz.runner import (
-    DEFAULT_LIMIT_S,
+    FIRST_PHASE_S,
     GRACE_S,
+    MAX_LINE_BYTES,
     kernel_command,
     kernel_environment,
+    phase_limit,
+    statement_limit,
     timeout_message,
+    total_limit,
 )
 
 #: commands that rebuild the session from the start before running anything
@@ -90,7 +100,15 @@ class KernelClient(QObject):
         super().__init__(parent)
         self._python = python or sys.executable
         self._process: QProcess | None = None
-        self._buffer = b""
+        #: the start of a line not ended yet (never more than max_line_bytes)
+        self._buffer = bytearray()
+        #: counts kernels started and killed: a line handled during feed() that
+        #: restarted the kernel ends that feed (the rest was the old kernel's)
+        self._generation = 0
+        #: a stdout line longer than this kills the kernel (tests make it small)
+        self.max_line_bytes = MAX_LINE_BYTES
+        #: a kernel killed for what it wrote, until it is gone
+        self._refused: QProcess | None = None
         self._stderr_tail: deque[str] = deque(maxlen=40)
         self._ready = False
         self._info: dict[str, Any] = {}
@@ -116,9 +134,21 @@ class KernelClient(QObject):
         self._workdir: str | None = None
         #: seconds a statement may run (None: the kernel's default); sent with every load
         self.time_limit_s: float | None = None
+        #: seconds one whole request may take (None: runner.total_limit's default)
+        self.total_limit_s: float | None = None
+        #: seconds a phase may run past its limit
+        self.grace_s = GRACE_S
         # The watchdog: each phase the kernel announces must end within its limit
-        # plus a grace period, or the kernel is killed whatever it is doing.
+        # plus a grace period, and each request within its total limit, or the kernel
+        # is killed whatever it is doing. The limits are this side's: the kernel's
+        # announced limit_s counts only when shorter (runner.phase_limit).
         self._phase: dict[str, Any] = {}
+        #: the limit the phase in progress runs under, and whether the watchdog's next
+        #: deadline is the request's total rather than the phase's
+        self._phase_limit_s = FIRST_PHASE_S
+        self._whole_deadline = False
+        #: the statement limit the running kernel's session was given (by a load)
+        self._session_limit_s = statement_limit(None)
         self._watchdog = QTimer(self)
         self._watchdog.setSingleShot(True)
         self._watchdog.timeout.connect(self._on_watchdog_timeout)
@@ -280,7 +310,10 @@ class KernelClient(QObject):
         proc.finished.connect(self._on_process_finished)
         proc.errorOccurred.connect(self._on_process_error)
         self._process = proc
-        self._buffer = b""
+        self._refused = None
+        self._buffer = bytearray()
+        self._generation += 1
+        self._session_limit_s = statement_limit(None)  # a new kernel's session: the default
         self._decoder.reset()  # a new kernel sends its first state whole
         self._ready = False
         self._set_busy(True)
@@ -306,6 +339,8 @@ class KernelClient(QObject):
 
     def _kill_process(self) -> None:
         self._watchdog.stop()
+        self._generation += 1
+        self._buffer = bytearray()
         proc = self._process
         self._process = None
         self._ready = False
@@ -364,8 +399,36 @@ class KernelClient(QObject):
         req = self._queue.popleft()
         self._inflight = req
         req.sent_at = time.monotonic()
+        if req.cmd in ("load", "report"):
+            req.extra["limit_s"] = statement_limit(req.params.get("time_limit_s"))
         proc.write((json.dumps(req.message()) + "\n").encode("utf-8"))
+        # the watchdog runs from the moment a request is sent, phase message or not
+        self._phase = {"phase": "start", "id": req.id}
+        self._arm_watchdog(req, FIRST_PHASE_S)
         self._update_busy()
+
+    def _own_limit(self, req: KernelRequest) -> float:
+        """This side's statement limit for ``req``: the one it sent with it (a load), else
+        the one the kernel's session was given."""
+        limit = req.extra.get("limit_s")
+        return limit if isinstance(limit, float) else self._session_limit_s
+
+    def _arm_watchdog(self, req: KernelRequest, limit: float) -> None:
+        """(Re)start the watchdog for a phase of ``req`` that starts now and may run
+        ``limit`` s; the request's total limit caps it whatever phases come."""
+        now = time.monotonic()
+        self._phase_limit_s = limit
+        phase_end = now + limit + self.grace_s
+        request_end = (
+            req.sent_at + total_limit(self._own_limit(req), self.total_limit_s) + self.grace_s
+        )
+        self._whole_deadline = request_end <= phase_end
+        if request_end <= now:
+            # past the request's total already (phase messages kept coming): a zero
+            # timer could wait behind the next read, so time out now
+            self._on_watchdog_timeout()
+            return
+        self._watchdog.start(max(0, int((min(phase_end, request_end) - now) * 1000)))
 
     def _update_busy(self) -> None:
         busy = (
@@ -399,24 +462,63 @@ class KernelClient(QObject):
         proc = self._process
         if proc is None:
             return
-        self.feed(bytes(proc.readAllStandardOutput().data()))
+        data = bytes(proc.readAllStandardOutput().data())
+        if proc is self._refused:
+            return
+        self.feed(data)
 
     def feed(self, data: bytes) -> None:
-        """Parse what the kernel wrote; a message may arrive split over several reads."""
-        self._buffer += data
-        while b"\n" in self._buffer:
-            line, self._buffer = self._buffer.split(b"\n", 1)
+        """Parse what the kernel wrote; a message may arrive split over several reads.
+
+        A line longer than :attr:`max_line_bytes` is not kept: the kernel is killed
+        (and restarted as after a crash, see :meth:`_refuse_kernel`)."""
+        generation = self._generation
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            if end < 0:
+                self._buffer += data[start:]
+                if len(self._buffer) > self.max_line_bytes:
+                    self._refuse_kernel(len(self._buffer))
+                return
+            if self._buffer:
+                self._buffer += data[start:end]
+                line = bytes(self._buffer)
+                self._buffer = bytearray()
+            else:
+                line = data[start:end]
+            start = end + 1
+            if len(line) > self.max_line_bytes:
+                self._refuse_kernel(len(line))
+                return
             if not line.strip():
                 continue
             try:
                 message = json.loads(line.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
+            except (UnicodeDecodeError, ValueError, RecursionError):
                 self._stderr_tail.append(
                     "bad line from kernel: " + line[:200].decode("utf-8", "replace")
                 )
                 continue
+            del line
             if isinstance(message, dict):
                 self._on_message(message)
+                if generation != self._generation:
+                    return  # that message restarted the kernel: the rest was the old one's
+
+    def _refuse_kernel(self, size: int) -> None:
+        """The kernel wrote a line over the limit: drop it and kill the kernel, which
+        then restarts as after a crash (three in a row and it is given up on)."""
+        self._buffer = bytearray()
+        self._generation += 1
+        self._stderr_tail.append(
+            f"refused: the kernel wrote a line of over {size:,} bytes (gradviz reads at most "
+            f"{self.max_line_bytes:,} a line)"
+        )
+        proc = self._process
+        if proc is not None and proc.state() != QProcess.ProcessState.NotRunning:
+            self._refused = proc  # what it writes until it is gone is read and dropped
+            proc.kill()  # finished() follows: the crash path restarts and replays
 
     def _on_process_stderr(self) -> None:
         proc = self._process
@@ -425,7 +527,7 @@ class KernelClient(QObject):
         text = bytes(proc.readAllStandardError().data()).decode("utf-8", "replace")
         for line in text.splitlines():
             if line.strip():
-                self._stderr_tail.append(line)
+                self._stderr_tail.append(line[:2000])
 
     def _on_message(self, message: dict[str, Any]) -> None:
         event = message.get("event")
@@ -444,16 +546,16 @@ class KernelClient(QObject):
             req = self._inflight
             if req is not None and message.get("id") == req.id:
                 self._phase = message
-                try:
-                    limit = float(message.get("limit_s") or DEFAULT_LIMIT_S)
-                except (TypeError, ValueError):
-                    limit = 30.0
-                self._watchdog.start(int((limit + GRACE_S) * 1000))
+                self._arm_watchdog(req, phase_limit(message.get("limit_s"), self._own_limit(req)))
         elif event == "progress":
             req = self._inflight
-            if req is not None and message.get("id") == req.id:
-                req.progress_done = int(message.get("done", 0))
-                req.progress_total = int(message.get("total", 0))
+            done, total = message.get("done", 0), message.get("total", 0)
+            if (
+                req is not None and message.get("id") == req.id
+                and all(type(n) is int and 0 <= n < 2**31 for n in (done, total))
+            ):
+                req.progress_done = done
+                req.progress_total = total
                 self.progressed.emit(req.progress_done, req.progress_total)
         elif event == "reply":
             req = self._inflight
@@ -463,6 +565,8 @@ class KernelClient(QObject):
             self._watchdog.stop()
             if message.get("ok"):
                 self._crashes_in_a_row = 0
+                if "limit_s" in req.extra:  # the kernel's session now runs under it
+                    self._session_limit_s = req.extra["limit_s"]
                 state = message.get("state")
                 if isinstance(state, dict):
                     try:
@@ -497,11 +601,13 @@ class KernelClient(QObject):
         if self._inflight is None and not self._replaying:
             return
         phase = dict(self._phase)
-        try:
-            limit = float(phase.get("limit_s") or DEFAULT_LIMIT_S)
-        except (TypeError, ValueError):
-            limit = 30.0
-        message = timeout_message(phase, limit)
+        req = self._inflight
+        if self._whole_deadline and req is not None:
+            limit = total_limit(self._own_limit(req), self.total_limit_s)
+        else:
+            limit = self._phase_limit_s
+        phase["limit_s"] = limit  # what this side enforced, never what the kernel said
+        message = timeout_message(phase, limit, whole=self._whole_deadline)
         replay = self._replay_plan()
         self._kill_process()
         self._fail_all(message, stopped=True, timed_out=True, phase=phase)

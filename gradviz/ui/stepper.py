@@ -648,10 +648,17 @@ class Stepper(QObject):
             return
         self._pending.clear()
         phase = phase if isinstance(phase, dict) else {}
-        index = phase.get("index") if isinstance(phase.get("index"), int) else self._running_index
+        # the phase is the kernel's message (the client put its own limit_s in): checked
+        index = phase.get("index")
+        if type(index) is not int:
+            index = self._running_index
         statements = self.w.statements()
-        line = statements[index].line if index is not None and index < len(statements) else None
-        seconds = float(phase.get("limit_s") or 0.0)
+        line = (
+            statements[index].line
+            if index is not None and 0 <= index < len(statements) else None
+        )
+        limit = phase.get("limit_s")
+        seconds = float(limit) if type(limit) in (int, float) and 0 <= limit < 1e9 else 0.0
         self._stopped = {"index": index, "line": line, "seconds": seconds, "message": message}
         self.w.output_panel.add_note(
             f"{message}. Restarting the kernel and replaying the statements before it; "
