@@ -44,8 +44,19 @@ LOOP_LINE = 21
 BACKWARD_LINE = 24
 
 
-def _at_loop() -> Session:
-    session = Session(TRAIN)
+@pytest.fixture(params=["restricted", "trusted"])
+def engine(request) -> str:
+    """Every in-process stepping test runs on both engines: the allowlist interpreter
+    and real Python under sys.settrace (gradviz.core.pyengine)."""
+    return request.param
+
+
+def _session(source: str, engine: str) -> Session:
+    return Session(source, trusted=engine == "trusted")
+
+
+def _at_loop(engine: str = "restricted") -> Session:
+    session = _session(TRAIN, engine)
     index = next(s.index for s in session.statements if s.line == LOOP_LINE)
     session.run_to(index)
     return session
@@ -73,8 +84,8 @@ def _graph_labels(t: torch.Tensor) -> list[str]:
     return sorted(order)
 
 
-def test_step_into_a_training_loop_follows_lines_and_iterations():
-    session = _at_loop()
+def test_step_into_a_training_loop_follows_lines_and_iterations(engine):
+    session = _at_loop(engine)
     lines, iterations = [], []
     while True:
         out = session.debug("into")
@@ -90,8 +101,8 @@ def test_step_into_a_training_loop_follows_lines_and_iterations():
     assert torch.is_grad_enabled()
 
 
-def test_each_backward_pass_keeps_its_own_graph_and_gradients():
-    session = _at_loop()
+def test_each_backward_pass_keeps_its_own_graph_and_gradients(engine):
+    session = _at_loop(engine)
     session.step()
     assert [p.line for p in session.passes] == [BACKWARD_LINE] * 3
     assert [p.iteration for p in session.passes] == [1, 2, 3]
@@ -108,8 +119,8 @@ def test_each_backward_pass_keeps_its_own_graph_and_gradients():
     assert shared and {labels[n] for n in shared} == {"AccumulateGrad"}
 
 
-def test_step_into_forward_and_out_to_the_caller():
-    session = _at_loop()
+def test_step_into_forward_and_out_to_the_caller(engine):
+    session = _at_loop(engine)
     session.debug("into")  # line 22
     session.debug("into")  # line 23
     inside = session.debug("into")
@@ -123,8 +134,8 @@ def test_step_into_forward_and_out_to_the_caller():
     assert out.iteration == 1
 
 
-def test_step_over_stays_at_the_loop_body():
-    session = _at_loop()
+def test_step_over_stays_at_the_loop_body(engine):
+    session = _at_loop(engine)
     lines = []
     out = session.debug("into")
     while isinstance(out, Pause):
@@ -133,8 +144,8 @@ def test_step_over_stays_at_the_loop_body():
     assert lines == [22, 23, 24, 25] * 3
 
 
-def test_breakpoint_stops_on_each_iteration_and_run_to_backward():
-    session = _at_loop()
+def test_breakpoint_stops_on_each_iteration_and_run_to_backward(engine):
+    session = _at_loop(engine)
     hits = []
     out = session.debug("continue", frozenset({25}))
     while isinstance(out, Pause):
@@ -142,7 +153,7 @@ def test_breakpoint_stops_on_each_iteration_and_run_to_backward():
         out = session.debug("continue", frozenset({25}))
     assert hits == [(25, 1), (25, 2), (25, 3)]
 
-    session = _at_loop()
+    session = _at_loop(engine)
     stops = []
     out = session.debug("backward")
     while isinstance(out, Pause):
@@ -152,8 +163,8 @@ def test_breakpoint_stops_on_each_iteration_and_run_to_backward():
     assert stops == [(24, 1, 0), (24, 2, 1), (24, 3, 2)]
 
 
-def test_stop_keeps_the_place_and_the_work_done():
-    session = _at_loop()
+def test_stop_keeps_the_place_and_the_work_done(engine):
+    session = _at_loop(engine)
     out = session.debug("continue", frozenset({24}))
     out = session.debug("continue", frozenset({24}))
     assert isinstance(out, Pause) and out.iteration == 2
@@ -170,20 +181,21 @@ def test_stop_keeps_the_place_and_the_work_done():
     assert session.step().ok
 
 
-def test_a_failure_while_stepping_ends_the_statement_cleanly():
-    session = Session("x = torch.ones(2)\nfor i in range(3):\n    y = x * i\n    z = undefined\n")
+def test_a_failure_while_stepping_ends_the_statement_cleanly(engine):
+    session = _session("import torch\nx = torch.ones(2)\nfor i in range(3):\n    y = x * i\n    z = undefined\n", engine)
+    session.step()
     session.step()
     assert isinstance(session.debug("into"), Pause)
     out = session.debug("over")
-    assert isinstance(out, Pause) and out.line == 4
+    assert isinstance(out, Pause) and out.line == 5
     result = session.debug("over")
     assert not isinstance(result, Pause) and not result.ok and result.error.type == "NameError"
     assert session.debugger is None and session.globals["y"].sum() == 0
     assert torch.is_grad_enabled()
 
 
-def test_unknown_mode_is_refused():
-    session = _at_loop()
+def test_unknown_mode_is_refused(engine):
+    session = _at_loop(engine)
     with pytest.raises(ValueError):
         session.debug("sideways")
     assert session.debugger is None

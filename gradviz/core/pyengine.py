@@ -255,6 +255,12 @@ class PythonEngine:
         self._thread_id: int | None = None
         #: line -> (block nesting, innermost statement there), from the parsed script
         self._lines: dict[int, tuple[int, ast.stmt]] = {}
+        #: line -> the innermost loop around it in its own frame
+        self._loops: dict[int, ast.stmt] = {}
+        #: (frame, loop line) -> [iteration, length or None]; the last line per frame
+        self._loop_counts: dict[tuple[int, int], list[Any]] = {}
+        self._last_line: dict[int, int] = {}
+        self._iteration: tuple[int, int | None] | None = None
         #: modules being called, outermost first, with the exit of their tagging
         self._module_stack: list[tuple[torch.nn.Module, Any]] = []
 
@@ -282,27 +288,42 @@ class PythonEngine:
         """Each line's block nesting and statement (the debugger's depth and 'run to
         backward' read them), iteratively: deep trees must not recurse."""
         lines: dict[int, tuple[int, ast.stmt]] = {}
-        stack: list[tuple[ast.AST, int]] = [(stmt, 0) for stmt in tree.body]
+        loops: dict[int, ast.stmt] = {}
+        stack: list[tuple[ast.AST, int, ast.stmt | None]] = [(s, 0, None) for s in tree.body]
         while stack:
-            node, depth = stack.pop()
+            node, depth, loop = stack.pop()
             if isinstance(node, ast.stmt):
-                lines.setdefault(node.lineno, (depth, node))
-                if lines[node.lineno][0] < depth:
+                if node.lineno not in lines or lines[node.lineno][0] < depth:
                     lines[node.lineno] = (depth, node)
+                    if loop is not None:
+                        loops[node.lineno] = loop
+                    else:
+                        loops.pop(node.lineno, None)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                inner_loop = None  # a function's body runs in its own frame
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+                inner_loop = node
+            else:
+                inner_loop = loop
             for name in ("body", "orelse", "finalbody", "handlers", "cases"):
                 for child in getattr(node, name, ()) or ():
                     inner = depth + 1 if isinstance(node, _COMPOUND) or name == "handlers" else depth
+                    child_loop = inner_loop if name == "body" else loop
                     if isinstance(child, (ast.excepthandler,)) or (
                         sys.version_info >= (3, 10) and isinstance(child, ast.match_case)
                     ):
-                        stack.extend((c, inner) for c in child.body)
+                        stack.extend((c, inner, child_loop) for c in child.body)
                     else:
-                        stack.append((child, inner))
+                        stack.append((child, inner, child_loop))
         self._lines = lines
+        self._loops = loops
 
     # --- statements --------------------------------------------------------------------
 
     def begin_statement(self) -> None:
+        self._loop_counts = {}
+        self._last_line = {}
+        self._iteration = None
         self.output = StreamedOutput(self.on_output)
         self.block_depth = 0
         self.loops = []
@@ -317,13 +338,18 @@ class PythonEngine:
         """Pauses cost nothing here: no limit counts time."""
 
     def loop_iteration(self) -> tuple[int, int | None] | None:
-        return None
+        return self._iteration
 
     def frame_names(self) -> list[str]:
         return [f.name for f, _ in self._frames]
 
     def place(self) -> str:
-        return f"line {self.current_line}" if self.current_line else "the statement"
+        """Where the running statement is, for a learner: ``line 24, iteration 2 of 3``."""
+        where = f"line {self.current_line}" if self.current_line else "the statement"
+        loop = self.loop_iteration()
+        if loop is not None:
+            where += f", iteration {loop[0]}" + (f" of {loop[1]}" if loop[1] else "")
+        return where
 
     def execute(self, stmt: ast.stmt) -> Any:
         """Run one top-level statement as Python; return an expression statement's value."""
@@ -338,8 +364,11 @@ class PythonEngine:
         out, err, argv = sys.stdout, sys.stderr, sys.argv
         sys.stdout = self.output
         sys.argv = list(self.argv)  # argparse reads the script's arguments, not gradviz's
-        tracing = self.statement_hook is not None
-        old_trace = sys.gettrace() if tracing else None
+        # Always traced, but only the script's own frames get a line tracer: the loop
+        # iteration and line of each backward pass, Stop at the next line. Library
+        # frames cost one call of _trace each (None: not traced).
+        tracing = True
+        old_trace = sys.gettrace()
         try:
             if tracing:
                 sys.settrace(self._trace)
@@ -383,7 +412,10 @@ class PythonEngine:
             return self._trace_line
         if self.stop_requested:
             self.stop_requested = False
-            raise Stopped(f"stopped at line {frame.f_lineno}: the statement's work so far is kept")
+            self.current_line = frame.f_lineno
+            raise Stopped(f"stopped at {self.place()}: what the statement did so far is kept")
+        self._count_iteration(frame)
+        self.current_line = frame.f_lineno
         hook = self.statement_hook
         if hook is None:
             return self._trace_line
@@ -399,12 +431,68 @@ class PythonEngine:
                                         else f.f_code.co_name), FrameScope(dict(f.f_locals))))
                 call_lines.append(stack[i - 1].f_lineno)
         self.block_depth = depth
-        self.current_line = frame.f_lineno
         self._frames = names
         self.call_lines = call_lines
         node = self._lines.get(frame.f_lineno, (0, None))[1]
         hook(_Line(frame.f_lineno, node) if node is None else node, None)
         return self._trace_line
+
+    def _count_iteration(self, frame: types.FrameType) -> None:
+        """Keep each running loop's iteration: CPython reports a ``for``/``while``
+        header's line on entry and again at every pass back to it."""
+        key = id(frame)
+        line = frame.f_lineno
+        last = self._last_line.get(key)
+        self._last_line[key] = line
+        info = self._lines.get(line)
+        node = info[1] if info else None
+        if isinstance(node, (ast.For, ast.While)) and node.lineno == line:
+            end = getattr(node, "end_lineno", line) or line
+            counts = self._loop_counts.get((key, line))
+            if counts is None or last is None or not (line <= last <= end):
+                self._loop_counts[(key, line)] = [1, self._loop_length(node, frame)]
+            else:
+                counts[0] += 1
+        loop = self._loops.get(line)
+        counts = self._loop_counts.get((key, loop.lineno)) if loop is not None else None
+        if counts is not None:
+            self._iteration = (counts[0], counts[1])
+        else:  # a frame without a loop of its own: the nearest caller's running loop
+            self._iteration = self._outer_iteration(frame.f_back)
+
+    def _outer_iteration(self, frame: types.FrameType | None) -> tuple[int, int | None] | None:
+        while frame is not None:
+            if frame.f_code.co_filename == self.filename:
+                loop = self._loops.get(frame.f_lineno)
+                if loop is not None:
+                    counts = self._loop_counts.get((id(frame), loop.lineno))
+                    if counts is not None:
+                        return (counts[0], counts[1])
+            frame = frame.f_back
+        return None
+
+    @staticmethod
+    def _loop_length(node: ast.stmt, frame: types.FrameType) -> int | None:
+        """How many times a ``for`` loop runs, where reading it has no side effect: the
+        iterable is a name or a ``range``/``len`` of names and numbers."""
+        if not isinstance(node, ast.For):
+            return None
+        for part in ast.walk(node.iter):
+            if isinstance(part, ast.Call):
+                if not (isinstance(part.func, ast.Name) and part.func.id in ("range", "len")
+                        and not part.keywords):
+                    return None
+            elif not isinstance(part, (ast.Name, ast.Constant, ast.Load, ast.expr_context,
+                                       ast.UnaryOp, ast.USub, ast.BinOp, ast.operator)):
+                return None
+        try:
+            code = compile(ast.Expression(node.iter), "<gradviz loop>", "eval")
+            value = eval(code, frame.f_globals, dict(frame.f_locals))  # noqa: S307 - names only
+            return len(value) if isinstance(value, (range, list, tuple, dict, str)) or (
+                isinstance(value, torch.Tensor) and value.dim() > 0
+            ) else None
+        except Exception:  # noqa: BLE001 - no length: the strip shows the iteration only
+            return None
 
     def _script_frames(self, frame: types.FrameType) -> list[types.FrameType]:
         """The script's frames on the stack, outermost first (library frames between

@@ -225,6 +225,8 @@ class Session:
         if self.trusted:
             engine = PythonEngine(self.limits, seed=self.seed, filename=self.filename)
             engine.module_enter_hook = self._enter_module
+            if getattr(self, "source", ""):
+                engine.parse_module(self.source)  # its line index, for the debugger
             self.interpreter: Any = engine
         else:
             self.interpreter = Interpreter(self.limits, seed=self.seed)
