@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import threading
 import time
 import traceback
 from collections.abc import Iterator
@@ -178,6 +179,12 @@ class Kernel:
             return report
         raise BadRequest(f"unknown command {cmd!r}")
 
+    def install_stop_signal(self) -> None:
+        """The window's Stop (SIGUSR1) asks the running statement to end; call from
+        the main thread, which is where Python runs signal handlers."""
+        if hasattr(signal, "SIGUSR1"):
+            signal.signal(signal.SIGUSR1, self._on_stop_signal)
+
     def _on_stop_signal(self, signum: int, frame: Any) -> None:
         self.session.interpreter.stop_requested = True
 
@@ -224,8 +231,10 @@ class Kernel:
         # The window's Stop: SIGUSR1 asks the running statement to end at its next loop
         # iteration or statement, keeping its work (the window kills the kernel only
         # when that does not come back promptly, e.g. inside one long native op).
-        if hasattr(signal, "SIGUSR1"):
-            signal.signal(signal.SIGUSR1, self._on_stop_signal)
+        # Only the main thread may set a handler: gradviz.kernel serves on a worker
+        # thread and sets it there (install_stop_signal) before starting that thread.
+        if hasattr(signal, "SIGUSR1") and threading.current_thread() is threading.main_thread():
+            self.install_stop_signal()
         for line in request_lines(stdin):
             if not line.strip():
                 continue
