@@ -168,6 +168,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--time-limit", type=float, default=None, metavar="S",
         help="seconds one statement may run (default 25); past it the kernel is stopped",
     )
+    _add_trust_arguments(run)
     run.add_argument(
         "--total-limit", type=float, default=None, metavar="S",
         help="seconds the whole run may take (default 600, or 4 statement limits when more); "
@@ -182,6 +183,7 @@ def _build_parser() -> argparse.ArgumentParser:
     esrc.add_argument("--demo")
     export.add_argument("-o", "--output", required=True, help=".svg .png .dot .graphml .json or .html")
     export.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    _add_trust_arguments(export)
 
     demos = sub.add_parser("demos", help="list the built-in demos, one a line")
     demos.add_argument("-v", "--verbose", action="store_true", help="also say what each teaches")
@@ -198,6 +200,33 @@ def _build_parser() -> argparse.ArgumentParser:
             help="close the window after S seconds (a smoke test of an install)",
         )
     return parser
+
+
+#: errors that are restricted mode's refusals, not the script's own failures
+REFUSAL_TYPES = ("SandboxError", "ScriptSyntaxError", "LimitExceeded")
+TRUST_HINT = (
+    "restricted mode refused this; if you trust the script's author, run it as Python: "
+    "gradviz run --trust FILE"
+)
+
+
+def _add_trust_arguments(parser: argparse.ArgumentParser) -> None:
+    """--restricted / --trust: how a script runs (trusted, as python runs it, unless
+    --restricted: for scripts from someone else)."""
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--restricted", action="store_true",
+        help="run the script in restricted mode: gradviz's interpreter in a confined "
+        "process, for scripts from someone else (no files, network or programs)",
+    )
+    mode.add_argument(
+        "--trust", action="store_true",
+        help="run the script as real Python (the default): for your own code, as python runs it",
+    )
+
+
+def _trusted(args: argparse.Namespace) -> bool:
+    return not getattr(args, "restricted", False)
 
 
 def _snapshot_arg(args: argparse.Namespace) -> bool:
@@ -265,16 +294,20 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
                 streamed.append(budget.statement(result))
 
     time_limit = getattr(args, "time_limit", None)
+    trusted = _trusted(args)
+    script = Path(_label).resolve() if not getattr(args, "demo", None) else None
     try:
         with KernelProcess(
             cuda=args.device == "cuda", time_limit_s=time_limit,
             total_limit_s=getattr(args, "total_limit", None),
+            trusted=trusted, cwd=str(script.parent) if script is not None else None,
         ) as kernel:
             reply = kernel.request(
                 "report", on_event, source=text, device=args.device,
                 keep_going=bool(getattr(args, "keep_going", False)), layout=layout,
                 trace=bool(getattr(args, "trace", False)),
                 **({"time_limit_s": time_limit} if time_limit else {}),
+                **({"filename": str(script)} if trusted and script is not None else {}),
             )
     except KernelTimeout as exc:
         line = exc.phase.get("line")
@@ -372,6 +405,8 @@ def _print_report(report: dict[str, Any]) -> None:
             _out(f"           {error.get('type')}: {error.get('message')}")
             if error.get("explanation"):
                 _out(f"           why: {error['explanation']}")
+            if report.get("mode") == "restricted" and error.get("type") in REFUSAL_TYPES:
+                _out(f"           {TRUST_HINT}")
         elif error:
             _out(f"           {error}")
     history = report.get("grad_history") or {}
@@ -408,6 +443,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     report = _run_report(args)
     if isinstance(report, int):
         return report
+    # the mode this side chose (never what the kernel says of itself), first
+    report = {"mode": "trusted" if _trusted(args) else "restricted", **report}
+    if not _trusted(args) and _report_failed(report):
+        report["trust_hint"] = TRUST_HINT
     if args.json:
         sys.stdout.write(dumps(report, indent=1) + "\n")
     else:

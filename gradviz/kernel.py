@@ -56,6 +56,11 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="skip the OS-level layer (for debugging the kernel itself)",
     )
     parser.add_argument("--cuda", action="store_true", help="let the kernel reach CUDA devices")
+    parser.add_argument(
+        "--trusted", action="store_true",
+        help="run scripts as real Python, unconfined, in the working directory it was "
+        "started in (the user's own code, as python runs it)",
+    )
     return parser.parse_args(argv)
 
 
@@ -89,12 +94,17 @@ def main(argv: list[str] | None = None) -> int:
     out = os.fdopen(protocol_fd, "w", encoding="utf-8", buffering=1)
     sys.stdout = sys.stderr
     workdir = args.workdir or tempfile.mkdtemp(prefix="gradviz-kernel-")
-    os.chdir(workdir)
-    os.environ["TMPDIR"] = workdir
-    os.environ["HOME"] = workdir
+    if args.trusted:
+        # as python script.py: the script's folder (the kernel's working directory)
+        # first on sys.path, HOME and TMPDIR the user's own
+        sys.path.insert(0, os.getcwd())
+    else:
+        os.chdir(workdir)
+        os.environ["TMPDIR"] = workdir
+        os.environ["HOME"] = workdir
     confinement: dict[str, Any] | None = None
     report = None
-    if not args.no_confine:
+    if not args.no_confine and not args.trusted:
         # First, before torch or numpy start a thread: see gradviz.core.confine.
         from gradviz.core.confine import confine
 
@@ -110,13 +120,15 @@ def main(argv: list[str] | None = None) -> int:
 
             report = close_device_door(report, start_device)
         confinement = report.to_json()
-    kernel = Kernel(out)
+    kernel = Kernel(out, trusted=args.trusted)
     # torch and numpy leave ~10^5 long-lived objects; moving them out of the
     # collector's reach keeps full collections from adding 100+ ms to a step.
     gc.collect()
     gc.freeze()
     kernel.install_stop_signal()
-    return serve_on_deep_stack(lambda: kernel.serve(sys.stdin.buffer, confinement), out)
+    return serve_on_deep_stack(
+        lambda: kernel.serve(sys.stdin.buffer, confinement), out, release=kernel.release
+    )
 
 
 #: stack of the thread that runs every request. torch frees an autograd node that
@@ -129,13 +141,15 @@ def main(argv: list[str] | None = None) -> int:
 DEEP_STACK_BYTES = 1 << 30
 
 
-def serve_on_deep_stack(serve: Any, out: Any, stack_bytes: int = DEEP_STACK_BYTES) -> int:
+def serve_on_deep_stack(
+    serve: Any, out: Any, stack_bytes: int = DEEP_STACK_BYTES, release: Any = None
+) -> int:
     """Run ``serve`` on a thread with a deep stack; the main thread only waits (and
     runs signal handlers: Python delivers signals to it, see Kernel.serve).
 
-    The process ends with ``os._exit`` on that thread once serving is over: an
-    interpreter shutdown would free what the script left (a deep chain included)
-    on the main thread's shallow stack."""
+    Once serving is over, ``release()`` runs on that same thread and should drop
+    what the script left (the kernel's session): freed there, a deep chain unwinds
+    on the deep stack, never on the main thread's at interpreter shutdown."""
     import threading
 
     outcome: dict[str, int] = {}
@@ -145,17 +159,21 @@ def serve_on_deep_stack(serve: Any, out: Any, stack_bytes: int = DEEP_STACK_BYTE
         try:
             serve()
             code = 0
-        except BaseException:  # noqa: BLE001 - say it on stderr, then exit all the same
+        except BaseException:  # noqa: BLE001 - say it on stderr; the exit code says it too
             import traceback
 
             traceback.print_exc()
         finally:
-            outcome["code"] = code
             try:
-                out.flush()
-                sys.stderr.flush()
+                if release is not None:
+                    release()
+                gc.collect()
             finally:
-                os._exit(code)
+                outcome["code"] = code
+                try:
+                    out.flush()
+                except (OSError, ValueError):
+                    pass
 
     try:
         threading.stack_size(stack_bytes)

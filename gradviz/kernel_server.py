@@ -27,8 +27,13 @@ from gradviz.runner import MAX_OUTPUT_CHARS
 
 
 class Kernel:
-    def __init__(self, out: IO[str]):
+    def __init__(self, out: IO[str], trusted: bool = False):
         self.out = out
+        #: trusted: sessions run the script as real Python (gradviz.core.pyengine); the
+        #: mode is the kernel's, fixed when it starts (a confined kernel never runs one)
+        self.trusted = trusted
+        #: the script's file (tracebacks, the debugger), as the last load/report named it
+        self.filename: str | None = None
         #: the last state sent, so a window that asks gets only what changed
         self.encoder = StateEncoder()
         #: positions as the last state sent them, and what changed since (for the encoder)
@@ -56,7 +61,11 @@ class Kernel:
                 "id": self._request_id,
                 "event": "phase",
                 "phase": name,
-                "limit_s": self.session.limits.max_statement_seconds,
+                # a trusted session has no limit unless one was asked for
+                "limit_s": (
+                    None if self.trusted and not self._asked_limit
+                    else self.session.limits.max_statement_seconds
+                ),
                 **(info or {}),
             }
         )
@@ -124,6 +133,7 @@ class Kernel:
             stopped = s.stop_debugging()
             return self.state([stopped] if stopped else [])
         if cmd == "load":
+            self._note_request(request)
             s = self._new_session(
                 request.get("source", ""), request.get("device", "cpu"), _limits(request)
             )
@@ -160,6 +170,7 @@ class Kernel:
         if cmd == "snapshot":
             return self.state([])
         if cmd == "report":
+            self._note_request(request)
             s = self._new_session(request["source"], request.get("device", "cpu"), _limits(request))
             if request.get("trace"):
                 s.enable_trace()
@@ -179,6 +190,14 @@ class Kernel:
             return report
         raise BadRequest(f"unknown command {cmd!r}")
 
+    def release(self) -> None:
+        """Drop the session and what it holds (the script's objects, its graph)."""
+        gc.unfreeze()
+        self.session = None  # type: ignore[assignment]
+        self.layout = IncrementalLayout()
+        self.encoder = StateEncoder()
+        gc.collect()
+
     def install_stop_signal(self) -> None:
         """The window's Stop (SIGUSR1) asks the running statement to end; call from
         the main thread, which is where Python runs signal handlers."""
@@ -186,17 +205,34 @@ class Kernel:
             signal.signal(signal.SIGUSR1, self._on_stop_signal)
 
     def _on_stop_signal(self, signum: int, frame: Any) -> None:
-        self.session.interpreter.stop_requested = True
+        if self.session is None:  # released: serving is over
+            return
+        interp = self.session.interpreter
+        interrupt = getattr(interp, "interrupt", None)
+        if interrupt is not None:
+            interrupt()  # real Python: Stopped raised in the thread that runs it
+        else:
+            interp.stop_requested = True
 
     def _send_result(self, result: Any) -> None:
         message = statement_json(result)
         message["output"], self._output_left = _clip_output(message["output"], self._output_left)
         self.send({"id": self._request_id, "event": "result", "result": message})
 
+    _asked_limit = False
+
+    def _note_request(self, request: dict[str, Any]) -> None:
+        self._asked_limit = request.get("time_limit_s") is not None
+        filename = request.get("filename")
+        self.filename = filename if isinstance(filename, str) and filename else None
+
     def _new_session(self, source: str, device: str, limits: Limits | None = None) -> Session:
         gc.unfreeze()  # the old session's objects may be collected again (see serve)
         old = getattr(self, "session", None)
-        self.session = Session(source, device=device, limits=limits)
+        self.session = Session(
+            source, device=device, limits=limits, trusted=self.trusted,
+            filename=self.filename if self.trusted else None,
+        )
         # The same script loaded again (the timeline going back replays it this way)
         # gives its nodes the same ids: they keep the places they were shown at. A new
         # script's ids name other things: its picture starts afresh.
@@ -226,6 +262,7 @@ class Kernel:
                 "cuda_reason": cuda_unavailable_reason(),
                 "workdir": os.getcwd(),
                 "confinement": confinement,
+                "mode": "trusted" if self.trusted else "restricted",
             }
         )
         # The window's Stop: SIGUSR1 asks the running statement to end at its next loop

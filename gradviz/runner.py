@@ -315,6 +315,10 @@ class _LineQueue:
             self._cond.notify_all()
             return item
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def close(self) -> None:
         """Drop what waits and let a blocked reader go."""
         with self._cond:
@@ -324,8 +328,24 @@ class _LineQueue:
             self._cond.notify_all()
 
 
-def kernel_environment(workdir: str) -> dict[str, str]:
-    """A clean environment: only what Python, torch and CUDA need to start."""
+def kernel_environment(workdir: str, trusted: bool = False) -> dict[str, str]:
+    """A clean environment: only what Python, torch and CUDA need to start.
+
+    A trusted kernel gets this process's whole environment instead, as ``python
+    script.py`` would (the script may read its own variables, find its data). Either
+    way PYTHONPATH keeps what this process was given after gradviz's own entry: a
+    gradviz whose dependencies come from PYTHONPATH must find them in its kernel too
+    (else the OS layers' bindings were not found and silently skipped)."""
+    given = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    own = import_path()
+    pythonpath = os.pathsep.join([*([own] if own else []), *[p for p in given if p != own]])
+    if trusted:
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        env["PYTHONIOENCODING"] = "utf-8"
+        if pythonpath:
+            env["PYTHONPATH"] = pythonpath
+        return env
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": workdir,
@@ -335,9 +355,8 @@ def kernel_environment(workdir: str) -> dict[str, str]:
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONIOENCODING": "utf-8",
     }
-    path = import_path()
-    if path is not None:
-        env["PYTHONPATH"] = path
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
     for name in ("CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
                  "LD_LIBRARY_PATH", "SYSTEMROOT", "VIRTUAL_ENV"):
         if name in os.environ:
@@ -346,12 +365,15 @@ def kernel_environment(workdir: str) -> dict[str, str]:
 
 
 def kernel_command(
-    workdir: str, python: str | None = None, cuda: bool = False, confine: bool = True
+    workdir: str, python: str | None = None, cuda: bool = False, confine: bool = True,
+    trusted: bool = False,
 ) -> list[str]:
     cmd = [python or sys.executable, "-m", "gradviz.kernel", "--workdir", workdir]
     if cuda:
         cmd.append("--cuda")
-    if not confine:
+    if trusted:
+        cmd.append("--trusted")  # real Python, not confined: the user's own code
+    elif not confine:
         cmd.append("--no-confine")
     return cmd
 
@@ -377,7 +399,12 @@ class KernelProcess:
         command: list[str] | None = None,
         max_line_bytes: int = MAX_LINE_BYTES,
         max_parsed_bytes: int = MAX_PARSED_BYTES,
+        trusted: bool = False,
+        cwd: str | None = None,
     ):
+        #: trusted: the kernel runs the user's own script as real Python, unconfined, in
+        #: ``cwd`` (the script's folder), with no time limit unless one is configured
+        self.trusted = trusted
         self.grace_s = grace_s
         self.time_limit_s = time_limit_s
         self.total_limit_s = total_limit_s
@@ -388,15 +415,15 @@ class KernelProcess:
         self._stderr: deque[str] = deque(maxlen=40)
         self._next_id = 1
         #: the statement limit the kernel's session runs under, as this side set it
-        self._session_limit_s = statement_limit(time_limit_s)
+        self._session_limit_s = self._own_limit(time_limit_s)
         self.info: dict[str, Any] = {}
         self._proc = subprocess.Popen(
-            command or kernel_command(self.workdir, python, cuda, confine),
+            command or kernel_command(self.workdir, python, cuda, confine, trusted),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            cwd=self.workdir,
-            env=kernel_environment(self.workdir),
+            cwd=(cwd or os.getcwd()) if trusted else self.workdir,
+            env=kernel_environment(self.workdir, trusted),
         )
         threading.Thread(target=self._read_stdout, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
@@ -436,7 +463,13 @@ class KernelProcess:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError
-            line = self._lines.get(left)
+            try:
+                # no limit at all (a trusted script, as python runs it): wait in hours
+                line = self._lines.get(min(left, 3600.0))
+            except TimeoutError:
+                if math.isinf(deadline) and not self._lines.closed:
+                    continue
+                raise
             if line is None:
                 return None
             if isinstance(line, Dropped):
@@ -480,7 +513,7 @@ class KernelProcess:
         rid = self._next_id
         self._next_id += 1
         resets = cmd in ("load", "report")
-        own = statement_limit(params.get("time_limit_s")) if resets else self._session_limit_s
+        own = self._own_limit(params.get("time_limit_s")) if resets else self._session_limit_s
         if resets and "time_limit_s" not in params and self.time_limit_s is not None:
             params["time_limit_s"] = own
         line = json.dumps({"id": rid, "cmd": cmd, **params}) + "\n"
@@ -493,7 +526,11 @@ class KernelProcess:
         del line
         phase: dict[str, Any] = {"phase": "start"}
         limit = FIRST_PHASE_S
-        total = total_limit(own, self.total_limit_s)
+        total = (
+            total_limit(own, self.total_limit_s)
+            if not self.trusted or _seconds(self.total_limit_s) or math.isfinite(own)
+            else math.inf
+        )
         started = begun = time.monotonic()
         while True:
             phase_end = started + limit + self.grace_s
@@ -530,6 +567,13 @@ class KernelProcess:
             if on_event is not None:
                 on_event(message)
             del message
+
+    def _own_limit(self, configured: Any) -> float:
+        """This side's limit for one phase; none for a trusted kernel unless configured
+        (python gives a script all the time it takes; Stop and Ctrl+C end it)."""
+        if self.trusted and _seconds(configured) is None:
+            return math.inf
+        return statement_limit(configured)
 
     def request_raw(self, line: bytes, timeout_s: float = 30.0) -> dict[str, Any]:
         """Send bytes as they are (a malformed request, in tests) and return the next reply.

@@ -85,7 +85,7 @@ def test_usage_errors_exit_two(tmp_path):
 def test_refused_script_reports_and_exits_one(tmp_path):
     script = tmp_path / "evil.py"
     script.write_text("import os\nos.system('touch pwned')\n")
-    proc = gradviz("run", str(script), "--json", "--keep-going", cwd=tmp_path)
+    proc = gradviz("run", "--restricted", str(script), "--json", "--keep-going", cwd=tmp_path)
     assert proc.returncode == 1
     assert not (tmp_path / "pwned").exists()
     report = json.loads(proc.stdout)

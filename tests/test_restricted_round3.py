@@ -160,7 +160,7 @@ def test_laundering_refused_through_the_real_kernel(tmp_path):
         + "a = p((2,), dtype=object)\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "gradviz", "run", "--json", str(script)],
+        [sys.executable, "-m", "gradviz", "run", "--restricted", "--json", str(script)],
         capture_output=True, text=True, timeout=180, cwd=tmp_path,
     )
     assert proc.returncode == 1, proc.stderr[-2000:]
@@ -232,7 +232,7 @@ def test_walking_and_dropping_a_long_chain_keeps_the_real_kernel_alive(tmp_path)
         "print('alive', n)\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "gradviz", "run", "--json", str(script)],
+        [sys.executable, "-m", "gradviz", "run", "--restricted", "--json", str(script)],
         capture_output=True, text=True, timeout=240, cwd=tmp_path,
     )
     report = json.loads(proc.stdout)

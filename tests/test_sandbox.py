@@ -455,7 +455,7 @@ def _gradviz_run(tmp_path, source: str, *extra: str, timeout: float = 120):
     cwd.mkdir(exist_ok=True)
     started = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "-m", "gradviz", "run", str(script), *extra],
+        [sys.executable, "-m", "gradviz", "run", "--restricted", str(script), *extra],
         capture_output=True, text=True, cwd=cwd, timeout=timeout,
     )
     return proc, time.monotonic() - started, cwd

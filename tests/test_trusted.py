@@ -229,3 +229,71 @@ def test_a_failing_statement_reports_the_scripts_own_line_and_type():
     assert len(failed) == 1 and failed[0].error.type == "RuntimeError"
     assert failed[0].error.line == 3  # inside f, where Python's traceback points
     assert results[-1].ok and session.globals["c"].sum().item() == 12.0
+
+
+# --- gradviz run: trusted unless --restricted ----------------------------------------------
+
+PROJECT_SCRIPT = """\
+import argparse, itertools, collections
+import torch
+from helper_mod import scale
+parser = argparse.ArgumentParser()
+parser.add_argument("--lr", type=float, default=0.1)
+args = parser.parse_args()
+data = open("data.txt").read().split()
+x = torch.tensor([float(v) for v in data], requires_grad=True)
+y = scale(x).sum()
+y.backward()
+print(args.lr, x.grad)
+"""
+
+
+def _project(tmp_path: Path) -> Path:
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "helper_mod.py").write_text("def scale(t, k=2):\n    return t * k\n")
+    (tmp_path / "proj" / "data.txt").write_text("1 2 3")
+    script = tmp_path / "proj" / "main_script.py"
+    script.write_text(PROJECT_SCRIPT)
+    return script
+
+
+def test_gradviz_run_is_python_by_default_in_the_scripts_own_folder(tmp_path):
+    import json
+    import subprocess
+
+    script = _project(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "gradviz", "run", "--json", str(script)],
+                          capture_output=True, text=True, timeout=240, cwd=elsewhere)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["mode"] == "trusted"
+    assert report["statements"][-1]["output"] == "0.1 tensor([2., 2., 2.])\n"
+    assert report["tensors"]["x"]["grad"] == [2.0, 2.0, 2.0]
+    assert len(report["backward_passes"]) == 1
+    # what python itself prints, from the same folder
+    plain = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                           timeout=120, cwd=script.parent)
+    assert plain.stdout == report["statements"][-1]["output"]
+
+
+def test_gradviz_run_restricted_refuses_and_names_the_trust_action(tmp_path):
+    import json
+    import subprocess
+
+    script = _project(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradviz", "run", "--restricted", "--json", str(script)],
+        capture_output=True, text=True, timeout=240, cwd=tmp_path,
+    )
+    assert proc.returncode == 1
+    report = json.loads(proc.stdout)
+    assert report["mode"] == "restricted"
+    assert report["statements"][0]["error"]["type"] == "SandboxError"
+    assert "gradviz run --trust" in report["trust_hint"]
+    text = subprocess.run(
+        [sys.executable, "-m", "gradviz", "run", "--restricted", str(script)],
+        capture_output=True, text=True, timeout=240, cwd=tmp_path,
+    )
+    assert "gradviz run --trust FILE" in text.stdout

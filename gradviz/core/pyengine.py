@@ -224,6 +224,9 @@ class PythonEngine:
         }
         if filename is None:
             del self.globals["__file__"]
+        # as in restricted mode (and the window's lessons): torch is there without an
+        # import; the session adds ``dev``, the device picked in the window
+        self.globals["torch"] = torch
         self.output = StreamedOutput()
         #: sys.argv while the script runs, as ``python script.py`` would set it
         self.argv: list[str] = [self.filename if filename else ""]
@@ -307,7 +310,10 @@ class PythonEngine:
                 inner_loop = loop
             for name in ("body", "orelse", "finalbody", "handlers", "cases"):
                 for child in getattr(node, name, ()) or ():
-                    inner = depth + 1 if isinstance(node, _COMPOUND) or name == "handlers" else depth
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        inner = 1  # a call runs the body one block below its caller
+                    else:
+                        inner = depth + 1 if isinstance(node, _COMPOUND) or name == "handlers" else depth
                     child_loop = inner_loop if name == "body" else loop
                     if isinstance(child, (ast.excepthandler,)) or (
                         sys.version_info >= (3, 10) and isinstance(child, ast.match_case)
@@ -424,8 +430,9 @@ class PythonEngine:
         names: list[tuple[FrameName, FrameScope]] = []
         call_lines: list[int] = []
         for i, f in enumerate(stack):
-            nesting = self._lines.get(f.f_lineno, (0, None))[0]
-            depth += nesting + (1 if i else 0)
+            # each frame's line, counted in blocks as the interpreter counts them: a
+            # loop or if body one deeper, a called function's body one below its caller
+            depth += self._lines.get(f.f_lineno, (0, None))[0]
             if i:
                 names.append((FrameName(f.f_code.co_qualname if hasattr(f.f_code, "co_qualname")
                                         else f.f_code.co_name), FrameScope(dict(f.f_locals))))
