@@ -26,9 +26,8 @@ figures work the same in both modes:
   block nesting of each script frame's line plus the calls between them. (Python
   3.12's ``sys.monitoring`` would spare the frames between stops; 3.11 has only
   ``settrace``.)
-* **Stop** raises :class:`~gradviz.core.errors.Stopped` at the next line event of a
-  traced statement, or asynchronously in the running thread
-  (``PyThreadState_SetAsyncExc``) between two bytecodes of a plain run.
+* **Stop** raises :class:`~gradviz.core.errors.Stopped` at the script's next line
+  (every statement is traced in the script's own frames; library frames are not).
 
 No resource limit applies: the user runs their own code, as with ``python``. The
 kernel that runs it is a separate process all the same (a crash, a hang or Stop
@@ -39,7 +38,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import ctypes
 import io
 import linecache
 import sys
@@ -514,16 +512,13 @@ class PythonEngine:
         return out
 
     def interrupt(self) -> bool:
-        """Stop: raise Stopped in the thread running the statement, between two
-        bytecodes (a long native op ends first). False when nothing runs."""
+        """Stop: the running statement ends with Stopped at the script's next line
+        (its work so far kept), as the interpreter ends at its next iteration. A long
+        native op or library code with no script line in it does not see this: the
+        window kills the kernel when no reply comes back promptly. False when nothing
+        runs."""
         self.stop_requested = True
-        thread = self._thread_id
-        if thread is None or self.statement_hook is not None:
-            return thread is not None  # a traced statement stops at its next line
-        done = ctypes.pythonapi.PyThreadState_SetAsyncExc(
-            ctypes.c_ulong(thread), ctypes.py_object(Stopped)
-        )
-        return done == 1
+        return self._thread_id is not None
 
     # --- what the wrappers hand over ---------------------------------------------------
 

@@ -280,6 +280,13 @@ def build_toolbar(window: Any, actions: dict[str, QAction]) -> QToolBar:
             combo.currentTextChanged.connect(lambda text: window.stepper.set_device(text))
             tb.addWidget(combo)
             window.device_combo = combo
+            # the mode beside the device: how the script in the editor runs
+            badge = QLabel()
+            badge.setObjectName("modeBadge")
+            badge.setAccessibleName("Mode")
+            badge.setContentsMargins(8, 0, 4, 0)
+            tb.addWidget(badge)
+            window.mode_badge = badge
         elif key == "@spacer":
             spacer = QWidget()
             spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)

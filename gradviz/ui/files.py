@@ -109,6 +109,7 @@ class Files(QObject):
                 self.load_demo(found, ask=False, run_to=run_to)
                 return
         self.set_text("", None, None)
+        w.apply_trust(w.trust.decide(None))
         w.stepper.load_into_kernel()
 
     def find_demo(self, name: str) -> Demo | None:
@@ -133,6 +134,7 @@ class Files(QObject):
             return
         self.remove_autosave()
         self.set_text("", None, None)
+        self.w.apply_trust(self.w.trust.decide(None))  # written here: the user's own
         self.w.stepper.load_into_kernel(None, status="New script")
         self.w.editor.setFocus()
 
@@ -143,6 +145,7 @@ class Files(QObject):
             return
         self.remove_autosave()
         self.set_text(demo.source, None, demo)
+        self.w.apply_trust(self.w.trust.decide(None, demo=True))  # demos are trusted
         if run_to:
             said = (
                 f"Demo '{demo.title}': ran its first {run_to} statements, up to its first "
@@ -191,17 +194,23 @@ class Files(QObject):
             self.open_snapshot(opened.data, path.name, path.resolve())
             self.add_recent(path.resolve())
             return True
+        # a file from disk runs as Python only when its folder is trusted; else in
+        # restricted mode, and the banner asks (nothing runs as Python before that)
+        decision = self.w.trust.decide(path)
         if opened.kind == "statements":
             self.set_text(opened.text, None, None)
+            self.w.apply_trust(decision, None)
             self.w.editor.document().setModified(True)
             self.update_title()
             self.w.stepper.load_into_kernel(None)
             self.w.set_status(f"Opened the statements saved in {path.name}: step to re-run them")
             return True
         self.set_text(opened.text, path.resolve(), None)
+        self.w.apply_trust(decision, path.resolve())
         self.add_recent(path.resolve())
         self.w.stepper.load_into_kernel(None, status=f"Opened {path.name}")
-        self.w.set_status(f"Opened {path}: press Step (F10) to run it")
+        mode = "as Python" if decision.trusted else "in restricted mode"
+        self.w.set_status(f"Opened {path}: press Step (F10) to run it {mode}")
         return True
 
     def set_text(self, text: str, path: Path | None, demo: Demo | None) -> None:

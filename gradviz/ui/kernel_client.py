@@ -21,6 +21,7 @@ kernel is killed as if it had crashed.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import signal
@@ -132,6 +133,12 @@ class KernelClient(QObject):
         self.zero_points: list[int] = []
         self.restarts = 0
         self._workdir: str | None = None
+        #: trusted: the kernel runs the script as real Python, unconfined, in ``cwd``
+        #: (the script's folder), with no time limit (Stop ends it); else restricted
+        self.trusted = False
+        self.cwd: str | None = None
+        #: the script's file, sent with each load in trusted mode (tracebacks, debugger)
+        self.filename: str | None = None
         #: seconds a statement may run (None: the kernel's default); sent with every load
         self.time_limit_s: float | None = None
         #: seconds one whole request may take (None: runner.total_limit's default)
@@ -196,6 +203,25 @@ class KernelClient(QObject):
         self._dead = False
         self._start_process()
 
+    def set_mode(self, trusted: bool, cwd: str | None = None, filename: str | None = None) -> bool:
+        """Run scripts as real Python (``trusted``, in ``cwd``) or in restricted mode. A
+        kernel of the other kind (or another folder) is replaced by a fresh one before
+        the next request; nothing of the old one carries over (the caller loads again).
+        Returns whether the kernel was replaced."""
+        folder = cwd if trusted else None
+        changed = trusted != self.trusted or folder != self.cwd
+        self.trusted, self.cwd = trusted, folder
+        self.filename = filename if trusted else None
+        if not changed or self._process is None or self._closing:
+            return False
+        self._kill_process()
+        if self._inflight is not None or self._queue:
+            self._fail_all("the kernel was replaced: the script's trust changed")
+        self._pending_replay = None
+        self._replaying = False
+        self._start_process()
+        return True
+
     def request(self, cmd: str, callback: Callback | None = None, **params: Any) -> int:
         """Queue a command; ``callback(reply)`` runs on the GUI thread when it is answered.
 
@@ -206,6 +232,8 @@ class KernelClient(QObject):
             self.start()
         if cmd == "load" and self.time_limit_s is not None:
             params.setdefault("time_limit_s", self.time_limit_s)
+        if cmd == "load" and self.trusted and self.filename:
+            params.setdefault("filename", self.filename)
         if cmd not in ("report", "ping", "shutdown"):
             params.setdefault("delta", True)  # only what changed comes back
         req = KernelRequest(self._next_id, cmd, params, callback)
@@ -259,6 +287,8 @@ class KernelClient(QObject):
         plan: dict[str, Any] = {"source": self.source, "device": self.device, "run_to": 0}
         if self.time_limit_s is not None:
             plan["time_limit_s"] = self.time_limit_s
+        if self.trusted and self.filename:
+            plan["filename"] = self.filename
         self._restart(plan, "restart")
 
     def shutdown(self, timeout_ms: int = 250) -> None:
@@ -299,11 +329,14 @@ class KernelClient(QObject):
         self._remove_workdir()
         self._workdir = tempfile.mkdtemp(prefix="gradviz-kernel-")
         env = QProcessEnvironment()
-        for name, value in kernel_environment(self._workdir).items():
+        for name, value in kernel_environment(self._workdir, self.trusted).items():
             env.insert(name, value)
         env.insert("PYTHONUNBUFFERED", "1")
         proc.setProcessEnvironment(env)
-        proc.setWorkingDirectory(self._workdir)
+        # a trusted script runs in its own folder, as python would run it there
+        proc.setWorkingDirectory(
+            self.cwd if self.trusted and self.cwd and os.path.isdir(self.cwd) else self._workdir
+        )
         proc.setProcessChannelMode(QProcess.ProcessChannelMode.SeparateChannels)
         proc.readyReadStandardOutput.connect(self._on_process_stdout)
         proc.readyReadStandardError.connect(self._on_process_stderr)
@@ -313,11 +346,13 @@ class KernelClient(QObject):
         self._refused = None
         self._buffer = bytearray()
         self._generation += 1
-        self._session_limit_s = statement_limit(None)  # a new kernel's session: the default
+        self._session_limit_s = self._limit_for(None)  # a new kernel's session: the default
         self._decoder.reset()  # a new kernel sends its first state whole
         self._ready = False
         self._set_busy(True)
-        program, *arguments = kernel_command(self._workdir, self._python, cuda=True)
+        program, *arguments = kernel_command(
+            self._workdir, self._python, cuda=True, trusted=self.trusted
+        )
         proc.start(program, arguments)
 
     def _remove_workdir(self) -> None:
@@ -381,6 +416,8 @@ class KernelClient(QObject):
         plan: dict[str, Any] = {"source": source, "device": device, "run_to": cursor}
         if self.time_limit_s is not None:
             plan["time_limit_s"] = self.time_limit_s
+        if self.trusted and self.filename:
+            plan["filename"] = self.filename
         if source == self.source and self.zero_points:
             # Zero-grad presses are part of the history a replay must repeat.
             plan["zero_points"] = [p for p in self.zero_points if p <= cursor]
@@ -400,12 +437,19 @@ class KernelClient(QObject):
         self._inflight = req
         req.sent_at = time.monotonic()
         if req.cmd in ("load", "report"):
-            req.extra["limit_s"] = statement_limit(req.params.get("time_limit_s"))
+            req.extra["limit_s"] = self._limit_for(req.params.get("time_limit_s"))
         proc.write((json.dumps(req.message()) + "\n").encode("utf-8"))
         # the watchdog runs from the moment a request is sent, phase message or not
         self._phase = {"phase": "start", "id": req.id}
         self._arm_watchdog(req, FIRST_PHASE_S)
         self._update_busy()
+
+    def _limit_for(self, configured: Any) -> float:
+        """This side's statement limit: none in trusted mode unless one is configured
+        (python gives a script the time it takes; Stop ends it)."""
+        if self.trusted and configured is None:
+            return math.inf
+        return statement_limit(configured)
 
     def _own_limit(self, req: KernelRequest) -> float:
         """This side's statement limit for ``req``: the one it sent with it (a load), else
@@ -423,6 +467,9 @@ class KernelClient(QObject):
             req.sent_at + total_limit(self._own_limit(req), self.total_limit_s) + self.grace_s
         )
         self._whole_deadline = request_end <= phase_end
+        if math.isinf(min(phase_end, request_end)):
+            self._watchdog.stop()  # no limit at all (trusted): Stop is the way out
+            return
         if request_end <= now:
             # past the request's total already (phase messages kept coming): a zero
             # timer could wait behind the next read, so time out now

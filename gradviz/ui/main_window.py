@@ -50,6 +50,7 @@ from gradviz.app.guide import (
 )
 from gradviz.app.marks import editor_marks
 from gradviz.app.models import AppState, PauseInfo, ResultInfo, StatementInfo
+from gradviz.app.trust import BADGE_TEXT, BADGE_TIP, RESTRICTED, TRUSTED, Decision, TrustStore
 from gradviz.core.delta import GraphChanges
 
 from . import actions as action_table
@@ -74,6 +75,7 @@ from .passes_panel import PassesPanel
 from .settings import default_data_dir, default_settings
 from .stepper import Stepper
 from .timeline import TimelineBar
+from .trust_banner import TrustBanner
 from .window_layout import (
     SETTINGS_VERSION,
     apply_default_sizes,
@@ -116,6 +118,8 @@ class MainWindow(QMainWindow):
     default_dock_state: QByteArray
     toolbar: QToolBar
     device_combo: QComboBox
+    mode_badge: QLabel
+    trust_banner: TrustBanner
     device_actions: QActionGroup
     search_box: QLineEdit
     search_label: QLabel
@@ -154,6 +158,12 @@ class MainWindow(QMainWindow):
             | QMainWindow.DockOption.AllowNestedDocks
         )
         self.client = KernelClient(self)
+        # the first screen is a demo or the user's own script: trusted until a file
+        # from a folder never trusted says otherwise (see Files.open_path)
+        self.client.trusted = True
+        self.trust = TrustStore(load=self._trusted_folders, save=self._save_trusted_folders)
+        #: folders whose banner was answered "Keep restricted" in this session
+        self._kept_restricted: set[Path] = set()
         build_central(self)
         build_docks(self)
         #: the panels that show the whole state (set_state)
@@ -426,6 +436,49 @@ class MainWindow(QMainWindow):
 
     def show_about(self) -> None:
         dialogs.show_about(self)
+
+    # --- trust -------------------------------------------------------------------------
+
+    def _trusted_folders(self) -> list[str]:
+        value = self.settings.value("trust/folders", [])
+        if isinstance(value, str):  # QSettings gives one entry as a plain string
+            return [value] if value else []
+        return [str(v) for v in value or []]
+
+    def _save_trusted_folders(self, folders: list[str]) -> None:
+        self.settings.setValue("trust/folders", folders)
+
+    def apply_trust(self, decision: Decision, filename: Path | None = None) -> None:
+        """Run the editor's script in ``decision``'s mode: the kernel (replaced when
+        the mode changes), the badge beside the device, and the banner that asks."""
+        cwd = str(decision.folder) if decision.folder is not None else None
+        self.client.set_mode(decision.trusted, cwd, str(filename) if filename else None)
+        mode = TRUSTED if decision.trusted else RESTRICTED
+        self.mode_badge.setText(BADGE_TEXT[mode])
+        self.mode_badge.setToolTip(BADGE_TIP[mode])
+        self.mode_badge.setProperty("mode", mode)
+        if decision.ask and decision.folder is not None and (
+            decision.folder not in self._kept_restricted
+        ):
+            self.trust_banner.ask(decision.folder)
+        else:
+            self.trust_banner.hide()
+
+    def on_trust_requested(self, folder: Path | None) -> None:
+        """Trust folder: remembered; the script is loaded again as Python."""
+        if folder is None:
+            return
+        self.trust.trust(folder)
+        path = self.doc.path
+        self.apply_trust(self.trust.decide(path), path)
+        self.stepper.load_into_kernel(
+            None, status=f"Trusted {folder}: its scripts run as Python from now on"
+        )
+        self.set_status(f"Trusted {folder}: press Step (F10) to run the script as Python")
+
+    def keep_restricted(self, folder: Path | None) -> None:
+        if folder is not None:
+            self._kept_restricted.add(folder)
 
     def set_status(self, text: str) -> None:
         self.status_label.setText(text)

@@ -38,6 +38,7 @@ from .panels import (
 from .passes_panel import PassesPanel
 from .text import plain_label
 from .timeline import TimelineBar
+from .trust_banner import TrustBanner
 
 __all__ = [
     "SETTINGS_VERSION",
@@ -93,6 +94,10 @@ def build_central(w: Any) -> None:
     font.setBold(True)
     w.editor_header.setFont(font)
     editor_layout.addWidget(w.editor_header)
+    w.trust_banner = TrustBanner()
+    w.trust_banner.trust_requested.connect(w.on_trust_requested)
+    w.trust_banner.kept_restricted.connect(w.keep_restricted)
+    editor_layout.addWidget(w.trust_banner)
     editor_layout.addWidget(w.editor, 1)
 
     w.splitter = QSplitter(Qt.Orientation.Horizontal)

@@ -1,0 +1,90 @@
+"""Trust in the window, as editors do it: demos and new scripts run as Python; a file
+from a folder never trusted opens in restricted mode with a banner that asks once."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+TIMEOUT = 120_000
+
+SCRIPT = (
+    "import argparse, itertools\n"
+    "import torch\n"
+    "pairs = list(itertools.combinations(range(3), 2))\n"
+    "x = torch.ones(2, requires_grad=True)\n"
+    "y = (x * len(pairs)).sum()\n"
+    "y.backward()\n"
+)
+
+
+def wait_idle(qtbot, window, condition=None) -> None:
+    qtbot.waitUntil(
+        lambda: window.client.is_ready and not window.busy
+        and (condition is None or bool(condition())),
+        timeout=TIMEOUT,
+    )
+
+
+def run_to_end(qtbot, window) -> None:
+    window.editor.setFocus()
+    qtbot.keyClick(window.editor, Qt.Key.Key_F5)
+    wait_idle(qtbot, window, lambda: window.state is not None)
+
+
+def test_a_demo_runs_as_python_and_says_so(qtbot, main_window):
+    window = main_window(demo="first_backward")
+    assert window.client.trusted
+    assert window.mode_badge.text() == "Trusted"
+    assert not window.trust_banner.isVisibleTo(window)
+
+
+def test_a_file_from_an_untrusted_folder_opens_restricted_and_asks_once(
+    qtbot, main_window, tmp_path
+):
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    script = folder / "theirs.py"
+    script.write_text(SCRIPT)
+    window = main_window(file=str(script))
+    # nothing ran as Python: restricted mode, the banner asks
+    assert not window.client.trusted
+    assert window.mode_badge.text() == "Restricted mode"
+    assert window.trust_banner.isVisibleTo(window)
+    assert str(folder) in window.trust_banner.label.text()
+    run_to_end(qtbot, window)
+    assert window.state["cursor"] == 0  # `import argparse` is refused in restricted mode
+    assert window.editor.error is not None and window.editor.error[0] == 1
+
+    # Trust folder: remembered, the kernel replaced, the script runs as Python
+    pid_before = window.client.pid()
+    qtbot.mouseClick(window.trust_banner.trust_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, window, lambda: window.client.trusted)
+    assert window.client.pid() != pid_before
+    assert not window.trust_banner.isVisibleTo(window)
+    assert window.mode_badge.text() == "Trusted"
+    run_to_end(qtbot, window)
+    assert window.state["cursor"] == 6
+    assert window.state["tensors"]["x"]["grad"] == [3.0, 3.0]
+    stored = window.settings.value("trust/folders")
+    stored = [stored] if isinstance(stored, str) else list(stored)
+    assert str(folder.resolve()) in stored
+
+    # the same folder again: trusted at once, no question
+    other = folder / "second.py"
+    other.write_text("import collections\nc = collections.Counter('aab')\n")
+    assert window.files.open_path(other, ask=False)
+    wait_idle(qtbot, window)
+    assert window.client.trusted and not window.trust_banner.isVisibleTo(window)
+
+
+def test_keep_restricted_hides_the_banner_and_stays_sandboxed(qtbot, main_window, tmp_path):
+    script = tmp_path / "theirs.py"
+    script.write_text("a = torch.ones(2)\nb = a * 2\n")
+    window = main_window(file=str(script))
+    assert window.trust_banner.isVisibleTo(window)
+    qtbot.mouseClick(window.trust_banner.keep_button, Qt.MouseButton.LeftButton)
+    assert not window.trust_banner.isVisibleTo(window)
+    assert not window.client.trusted
+    run_to_end(qtbot, window)
+    assert window.state["cursor"] == 2
+    assert not window.settings.value("trust/folders")
