@@ -56,6 +56,7 @@ class Kernel:
 
     def phase(self, name: str, info: dict[str, Any] | None = None) -> None:
         """Tell the parent's watchdog that a phase of work starts now."""
+        self._flush_output()  # print output written so far goes first (a pause shows it)
         self.send(
             {
                 "id": self._request_id,
@@ -190,6 +191,35 @@ class Kernel:
             return report
         raise BadRequest(f"unknown command {cmd!r}")
 
+    #: streamed print output is sent at most this often (seconds) or past this size
+    OUTPUT_EVERY_S = 0.05
+    OUTPUT_CHUNK = 64 * 1024
+
+    def _stream_output(self, text: str, line: int | None) -> None:
+        """print output of a trusted statement, sent as it is written; a burst (a loop
+        printing each iteration) goes out in batches, at most one every
+        OUTPUT_EVERY_S, and what waits goes out at the next phase (a pause included)."""
+        pending = self._pending_output
+        if pending and pending[1] != line:
+            self._flush_output()
+            pending = self._pending_output
+        if pending:
+            pending[0] = (pending[0] + text)[-self.OUTPUT_CHUNK:]
+        else:
+            self._pending_output = [text[-self.OUTPUT_CHUNK:], line]
+        if time.monotonic() - self._output_sent_at >= self.OUTPUT_EVERY_S:
+            self._flush_output()
+
+    def _flush_output(self) -> None:
+        pending, self._pending_output = self._pending_output, []
+        if pending:
+            self._output_sent_at = time.monotonic()
+            self.send({"id": self._request_id, "event": "output", "text": pending[0],
+                       "line": pending[1]})
+
+    _output_sent_at = 0.0
+    _pending_output: list[Any] = []
+
     def release(self) -> None:
         """Drop the session and what it holds (the script's objects, its graph)."""
         gc.unfreeze()
@@ -242,6 +272,8 @@ class Kernel:
         # A reset (step back, device switch, replay) starts a new picture, which keeps
         # the places of the nodes that come back.
         self.session.events.connect("reset", self._forget_positions)
+        if self.trusted:
+            self.session.output_hook = self._stream_output
         self.session.events.connect("phase", self.phase)
         return self.session
 

@@ -88,3 +88,33 @@ def test_keep_restricted_hides_the_banner_and_stays_sandboxed(qtbot, main_window
     run_to_end(qtbot, window)
     assert window.state["cursor"] == 2
     assert not window.settings.value("trust/folders")
+
+
+def test_print_in_a_stepped_function_shows_before_the_next_step(qtbot, main_window):
+    """Trusted mode streams print output as it is written, tagged with its line: at a
+    pause inside a function, what it printed is already in the Output panel."""
+    source = (
+        "import torch\n"
+        "def f(t):\n"
+        "    print('inside f', t.sum().item())\n"
+        "    u = t * 2\n"
+        "    return u\n"
+        "y = f(torch.ones(3))\n"
+    )
+    window = main_window(source=source)
+    assert window.client.trusted
+    window.editor.setFocus()
+    qtbot.keyClick(window.editor, Qt.Key.Key_F10)  # import torch
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 1)
+    qtbot.keyClick(window.editor, Qt.Key.Key_F10)  # def f
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 2)
+    for _ in range(3):  # into f: line 3, then line 4 (after the print ran)
+        qtbot.keyClick(window.editor, Qt.Key.Key_F11)
+        wait_idle(qtbot, window)
+        paused = window.state.get("paused")
+        if paused and paused.get("line") == 4:
+            break
+    assert window.state["paused"]["line"] == 4
+    live = [e for e in window.output_panel.entries() if e.kind == "output"]
+    assert live and live[-1].text == "inside f 3.0\n" and live[-1].line == 3
+    assert "inside f 3.0" in window.output_panel.text()

@@ -212,12 +212,48 @@ def _numel(value: Any) -> int:
 
 _WORK_OPS = frozenset({
     "mm", "addmm", "bmm", "baddbmm", "addbmm", "convolution", "_convolution",
-    "convolution_overrideable", "_cdist_forward", "_euclidean_dist", "_trilinear",
-    "_native_multi_head_attention", "scaled_dot_product_attention",
+    "convolution_overrideable", "convolution_backward", "conv_tbc", "conv_tbc_backward",
+    "_cdist_forward", "_cdist_backward", "_euclidean_dist", "_pdist_forward", "_pdist_backward",
+    "_trilinear", "_native_multi_head_attention", "scaled_dot_product_attention",
+    "inverse", "cholesky_inverse", "geqrf", "orgqr", "ormqr",
 })
 _WORK_PREFIXES = ("linalg_", "_linalg_", "cholesky", "lu", "_lu", "svd", "qr",
                   "triangular_solve", "inverse", "det", "slogdet", "logdet",
                   "_scaled_dot_product")
+
+#: factorizations and the like: multiply-adds per matrix, in multiples of m*n*min(m, n)
+#: (n**3 for a square matrix). Each is the time the op takes on CPU against a matrix
+#: product of the same size (measured with torch 2.13 on n = 1000, rounded up), so
+#: max_op_macs bounds their time as it bounds a matrix product's: an eigendecomposition
+#: of a 1000x1000 matrix takes as long as some 80 products of that size.
+_FACTORIZATIONS: dict[str, int] = {
+    "linalg_eig": 80, "linalg_eigvals": 80, "_linalg_eigvals": 80,
+    "_linalg_eigh": 8, "linalg_eigh": 8, "linalg_eigvalsh": 8,
+    "_linalg_svd": 10, "linalg_svd": 10, "linalg_svdvals": 10, "svd": 10,
+    "linalg_pinv": 12, "linalg_matrix_rank": 10,
+    "linalg_inv_ex": 2, "linalg_inv": 2, "inverse": 2, "cholesky_inverse": 2,
+    "linalg_lstsq": 2, "linalg_qr": 2, "geqrf": 2, "linalg_householder_product": 2,
+    "orgqr": 2,
+    "_linalg_det": 1, "linalg_det": 1, "det": 1, "_linalg_slogdet": 1,
+    "linalg_slogdet": 1, "slogdet": 1, "logdet": 1,
+    "linalg_lu_factor_ex": 1, "linalg_lu_factor": 1, "linalg_lu": 1, "lu_unpack": 1,
+    "linalg_cholesky_ex": 1, "linalg_cholesky": 1, "cholesky": 1,
+    "linalg_ldl_factor_ex": 1, "linalg_ldl_factor": 1,
+}
+#: solves against a right-hand side B (n x k): (index of the n x n matrix or factor,
+#: index of B, whether the op factorizes the matrix first: n**3 more)
+_SOLVES: dict[str, tuple[int, int, bool]] = {
+    "_linalg_solve_ex": (0, 1, True), "linalg_solve": (0, 1, True),
+    "linalg_solve_ex": (0, 1, True),
+    "linalg_lu_solve": (0, 2, False), "lu_solve": (1, 0, False),
+    "cholesky_solve": (1, 0, False), "_cholesky_solve_helper": (1, 0, False),
+    "linalg_solve_triangular": (0, 1, False), "triangular_solve": (1, 0, False),
+    "linalg_ldl_solve": (0, 2, False), "ormqr": (0, 2, False),
+}
+#: matrix products a matrix exponential takes besides its squarings (degree-18 Taylor
+#: polynomial, evaluated as torch does); the squarings depend on the matrix's norm
+#: (see OpGuard._matrix_exp_squarings)
+MATRIX_EXP_PRODUCTS = 8
 
 
 def may_cost_work(func: Any) -> bool:
@@ -240,6 +276,54 @@ def op_macs(func: Any, args: tuple, flat_out: list[Any]) -> int:
     return _macs(func, args, out.numel()) or 0
 
 
+def _matrices(t: Any) -> tuple[int, int, int]:
+    """(batch, rows, columns) of a batch of matrices (a vector is one column)."""
+    if t.dim() == 1:
+        return 1, int(t.shape[0]), 1
+    m, n = int(t.shape[-2]), int(t.shape[-1])
+    return math.prod(int(s) for s in t.shape[:-2]), m, n
+
+
+def _solve_macs(name: str, args: tuple) -> int:
+    a_at, b_at, factorizes = _SOLVES[name]
+    a, b = args[a_at], args[b_at]
+    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor) or a.dim() < 2:
+        return 0
+    batch_a, m, n = _matrices(a)
+    batch_b, _, k = _matrices(b) if b.dim() else (1, 0, 1)
+    batch = max(batch_a, batch_b)
+    macs = 2 * batch * m * n * max(k, 1)
+    if factorizes:
+        macs += batch * m * n * min(m, n)
+    return macs
+
+
+def _pool_macs(name: str, args: tuple, out_numel: int | None) -> int | None:
+    inp = args[0] if args else None
+    if name.startswith(("adaptive_", "_adaptive_")):
+        # each output reads a window of about in/out + 1 along each dimension: in + out
+        spatial = 3 if "3d" in name else 1 if "1d" in name else 2
+        if name.endswith("_backward"):
+            inp = args[1]
+            out_size = [int(s) for s in args[0].shape[-spatial:]]
+        else:
+            out_size = [int(s) for s in args[1]]
+            spatial = len(out_size)
+        in_size = [int(s) for s in inp.shape[-spatial:]]
+        planes = math.prod(int(s) for s in inp.shape[:-spatial])
+        return planes * math.prod(i + o for i, o in zip(in_size, out_size))
+    if name.endswith("_backward"):
+        # (grad_output, self, kernel_size, ...): every output's window, once more
+        if len(args) > 2 and isinstance(args[2], (list, tuple)) and isinstance(args[0], torch.Tensor):
+            return _numel(args[0]) * max(math.prod(int(k) for k in args[2]), 1)
+        return 0
+    if len(args) > 1 and isinstance(args[1], (list, tuple)):
+        if out_numel is None:
+            return None
+        return out_numel * max(math.prod(int(k) for k in args[1]), 1)
+    return 0
+
+
 def _macs(func: Any, args: tuple, out_numel: int | None) -> int | None:
     """:func:`op_macs` given the elements of the first output; None where that is
     needed and ``out_numel`` is None."""
@@ -256,12 +340,42 @@ def _macs(func: Any, args: tuple, out_numel: int | None) -> int | None:
             if transposed:
                 return _numel(inp) * per
             return None if out_numel is None else out_numel * per
-        if "pool" in name and len(args) > 1 and isinstance(args[1], (list, tuple)):
-            if out_numel is None:
-                return None
-            return out_numel * max(math.prod(int(k) for k in args[1]), 1)
-        if name in ("_cdist_forward", "_euclidean_dist"):
-            return None if out_numel is None else out_numel * int(args[0].shape[-1])
+        if name == "convolution_backward":
+            grad, inp, weight = args[0], args[1], args[2]
+            transposed = bool(args[7]) if len(args) > 7 else False
+            mask = list(args[10]) if len(args) > 10 else [True, True, True]
+            per = _numel(weight) // max(int(weight.shape[0]), 1)
+            forward = (_numel(inp) if transposed else _numel(grad)) * per
+            return forward * max(int(bool(mask[0])) + int(bool(mask[1])), 1)
+        if name in ("conv_tbc", "conv_tbc_backward"):
+            inp, weight = (args[0], args[1]) if name == "conv_tbc" else (args[1], args[2])
+            k, c_in, c_out = (int(s) for s in weight.shape)
+            steps, batch = int(inp.shape[0]), int(inp.shape[1])
+            macs = (steps + 2 * abs(int(args[-1])) + 1) * batch * c_out * k * c_in
+            return macs * (2 if name.endswith("_backward") else 1)
+        if "pool" in name:
+            return _pool_macs(name, args, out_numel)
+        if name in ("_cdist_forward", "_cdist_backward", "_euclidean_dist"):
+            x1, x2 = (args[1], args[2]) if name == "_cdist_backward" else (args[0], args[1])
+            batch = max(math.prod(int(s) for s in x1.shape[:-2]),
+                        math.prod(int(s) for s in x2.shape[:-2]))
+            macs = batch * int(x1.shape[-2]) * int(x2.shape[-2]) * int(x1.shape[-1])
+            return macs * (2 if name == "_cdist_backward" else 1)
+        if name in ("_pdist_forward", "_pdist_backward"):
+            x = args[0] if name == "_pdist_forward" else args[1]
+            rows = int(x.shape[0])
+            return rows * (rows - 1) // 2 * int(x.shape[1])
+        if name in _SOLVES:
+            return _solve_macs(name, args)
+        if name == "linalg_matrix_exp":
+            batch, n, _ = _matrices(args[0])
+            return MATRIX_EXP_PRODUCTS * batch * n**3
+        if name in _FACTORIZATIONS:
+            a = next((t for t in args if isinstance(t, torch.Tensor) and t.dim() >= 2), None)
+            if a is None:
+                return 0
+            batch, m, n = _matrices(a)
+            return _FACTORIZATIONS[name] * batch * m * n * min(m, n)
         if name.startswith(("linalg_", "_linalg_", "cholesky", "lu", "_lu", "svd", "qr",
                             "triangular_solve", "inverse", "det", "slogdet", "logdet")):
             a = next((t for t in args if isinstance(t, torch.Tensor) and t.dim() >= 2), None)
@@ -294,6 +408,21 @@ def _macs(func: Any, args: tuple, out_numel: int | None) -> int | None:
 #: bytes of the widest element type (complex128): a bound in elements times this
 #: bounds the bytes whatever dtype the op picks
 WIDEST_ELEMENT = 16
+
+#: bytes the ops may allocate before the guard reads the process's resident memory
+#: again (it also reads it every 32 ops, for memory that no op allocates)
+PROCESS_SAMPLE_BYTES = 64 * 1024**2
+
+
+def _element_guess(flat_args: list[Any], kwargs: dict) -> int:
+    """Bytes of an element of an op's output, as a guess from its arguments (the
+    widest tensor argument, or the dtype asked for)."""
+    size = max((a.element_size() for a in flat_args if isinstance(a, torch.Tensor)), default=0)
+    dtype = kwargs.get("dtype")
+    if isinstance(dtype, torch.dtype):
+        size = max(size, dtype.itemsize)
+    return size or 8
+
 
 #: output has exactly the shape in the ``size`` argument, dense
 _SIZE_FACTORIES = frozenset({
@@ -499,6 +628,611 @@ def output_bound(func: Any, args: tuple, kwargs: dict) -> int | None:
     return None
 
 
+# --- integer tensors the kernels use as memory offsets ---------------------------------
+#
+# Some native kernels take the values of an integer tensor as offsets into memory and
+# do not check them: the backward kernels of max pooling and adaptive max pooling
+# (their saved indices), embedding_dense_backward with scale_grad_by_freq and the
+# embedding_bag backward kernels (the saved indices, offset2bag and bag sizes),
+# ctc_loss forward and backward (the targets and lengths), found by rewriting each
+# op's saved integer tensor in a subprocess (tests/test_guard_round3.py). A script can
+# rewrite such a tensor after the forward without a version counter noticing (a numpy
+# view ``idx.numpy()``, ``.data``, ``grad_fn._saved_indices``), or hand the backward
+# another tensor altogether (a saved_tensors_hooks unpack hook), and the backward
+# then writes out of bounds. Some backward kernels also trust the shapes of what they
+# saved (pooling, batch norm, the oneDNN LSTM layer): an unpack hook that returns a
+# tensor of another shape makes them read or write out of bounds.
+#
+# So these tensors are checked right before the kernel runs, on the very tensors it
+# receives: one min/max reduction (on the stored values: a broadcast dimension is read
+# once) and shape comparisons. The autograd engine runs a backward pass outside the op
+# guard (gradviz.core.session: with a dispatch mode active the engine would accumulate
+# gradients differently), so the checks are installed below the guard, as Python
+# kernels at the dispatcher's BackendSelect key (:func:`install_offset_checks`): every
+# call of these ops passes it, forward or backward, guarded or not, and from there the
+# call goes on to the CPU kernel. Where that could not be installed the guard runs the
+# same checks itself (for the ops it sees).
+
+#: batch of a ctc_loss call the checks accept: its lengths become Python lists of ints
+#: on the way to the kernel (8 bytes and more each)
+MAX_CTC_BATCH = 1 << 20
+
+
+def _unchecked(op: str, what: str) -> SandboxError:
+    return SandboxError(
+        f"refused: {op} {what} (PyTorch does not check it: the kernel would read or "
+        "write outside the tensor's memory)"
+    )
+
+
+def _compact(t: torch.Tensor) -> tuple[torch.Tensor, int]:
+    """``t`` without its broadcast dimensions (stride 0), and how many times ``t``
+    repeats each element of it: a reduction over it reads every stored value once,
+    however large the expanded view."""
+    repeat = 1
+    for dim in range(t.dim() - 1, -1, -1):
+        if t.stride(dim) == 0 and t.shape[dim] > 1:
+            repeat *= int(t.shape[dim])
+            t = t.select(dim, 0)
+    return t, repeat
+
+
+def _value_range(t: torch.Tensor) -> tuple[int, int] | None:
+    """(min, max) of an integer tensor, or None where it is empty."""
+    if t.numel() == 0:
+        return None
+    values, _ = _compact(t)
+    with torch.no_grad():
+        low, high = torch.aminmax(values)
+    return int(low), int(high)
+
+
+def _count_nonzero(t: torch.Tensor) -> int:
+    """Nonzero elements of ``t`` (of its broadcast too), without materializing either."""
+    if t.numel() == 0:
+        return 0
+    values, repeat = _compact(t)
+    with torch.no_grad():
+        return int(torch.count_nonzero(values)) * repeat
+
+
+def _index_tensor(op: str, name: str, t: Any, low: int, high: int) -> None:
+    """``t`` must be an integer tensor whose every value is in [low, high)."""
+    if not isinstance(t, torch.Tensor):
+        raise _unchecked(op, f"needs {name} as a tensor, got {type(t).__name__}")
+    if t.dtype not in (torch.int64, torch.int32):
+        raise _unchecked(op, f"got {name} of dtype {t.dtype}, not int64 or int32")
+    span = _value_range(t)
+    if span is not None and (span[0] < low or span[1] >= high):
+        raise _unchecked(op, f"got {name} in [{span[0]}, {span[1]}], outside [{low}, {high})")
+
+
+def _dims(t: Any) -> tuple[int, ...]:
+    return tuple(int(s) for s in t.shape) if isinstance(t, torch.Tensor) else ()
+
+
+def _pool_backward_check(spatial: int, indices: str | None) -> Any:
+    """Pooling backward (grad_output, self, ..., [indices]): grad_output and self agree
+    on every dimension but the pooled ones, indices have grad_output's shape and point
+    into one plane of self."""
+
+    def check(func: Any, args: tuple, kwargs: dict) -> None:
+        op = func.overloadpacket.__name__
+        grad = _argument(func, args, kwargs, "grad_output")
+        self_ = _argument(func, args, kwargs, "self")
+        if not isinstance(grad, torch.Tensor) or not isinstance(self_, torch.Tensor):
+            return
+        if grad.dim() != self_.dim() or grad.dim() < spatial or (
+            _dims(grad)[:-spatial] != _dims(self_)[:-spatial]
+        ):
+            raise _unchecked(op, f"got grad_output of shape {_dims(grad)} for an input of "
+                                 f"shape {_dims(self_)}")
+        if indices is None:
+            return
+        idx = _argument(func, args, kwargs, indices)
+        if not isinstance(idx, torch.Tensor) or _dims(idx) != _dims(grad):
+            raise _unchecked(op, f"got {indices} of shape {_dims(idx)} for grad_output of "
+                                 f"shape {_dims(grad)}")
+        plane = math.prod(_dims(self_)[-spatial:])
+        _index_tensor(op, indices, idx, 0, plane)
+
+    return check
+
+
+def _max_unpool_check(func: Any, args: tuple, kwargs: dict) -> None:
+    op = func.overloadpacket.__name__
+    self_ = _argument(func, args, kwargs, "self")
+    idx = _argument(func, args, kwargs, "indices")
+    size = _int_list(_argument(func, args, kwargs, "output_size")) or []
+    if not isinstance(self_, torch.Tensor) or not isinstance(idx, torch.Tensor):
+        return
+    if _dims(idx) != _dims(self_):
+        raise _unchecked(op, f"got indices of shape {_dims(idx)} for an input of shape "
+                             f"{_dims(self_)}")
+    _index_tensor(op, "indices", idx, 0, max(math.prod(size), 0))
+
+
+def _embedding_backward_check(func: Any, args: tuple, kwargs: dict) -> None:
+    """embedding_dense_backward / embedding_sparse_backward (grad, indices, num_weights,
+    padding_idx, scale_grad_by_freq): every index is a row of the weight."""
+    num_weights = _argument(func, args, kwargs, "num_weights")
+    _index_tensor(func.overloadpacket.__name__, "indices",
+                  _argument(func, args, kwargs, "indices"), 0, int(num_weights))
+
+
+def _bag_check(op: str, grad: Any, indices: Any, offset2bag: Any, rows: int) -> None:
+    """The embedding_bag backward kernels: indices are rows of the weight, offset2bag
+    maps each index to a row of grad."""
+    _index_tensor(op, "indices", indices, 0, rows)
+    if not isinstance(grad, torch.Tensor) or grad.dim() != 2:
+        raise _unchecked(op, f"got grad of shape {_dims(grad)}, not (bags, features)")
+    if isinstance(offset2bag, torch.Tensor) and offset2bag.numel():
+        if offset2bag.numel() < indices.numel() or not offset2bag.is_contiguous():
+            raise _unchecked(op, f"got offset2bag of shape {_dims(offset2bag)} for "
+                                 f"{indices.numel()} indices")
+        _index_tensor(op, "offset2bag", offset2bag, 0, int(grad.shape[0]))
+
+
+def _embedding_bag_dense_backward_check(func: Any, args: tuple, kwargs: dict) -> None:
+    op = func.overloadpacket.__name__
+    grad = _argument(func, args, kwargs, "grad")
+    indices = _argument(func, args, kwargs, "indices")
+    mode = _argument(func, args, kwargs, "mode")
+    if mode == 2:
+        return  # max: index_select and index_add_ over maximum_indices, both checked
+    _bag_check(op, grad, indices, _argument(func, args, kwargs, "offset2bag"),
+               int(_argument(func, args, kwargs, "num_weights")))
+    bag_size = _argument(func, args, kwargs, "bag_size")
+    if mode == 1 and indices.numel() and (
+        not isinstance(bag_size, torch.Tensor) or not bag_size.is_contiguous()
+        or bag_size.numel() < grad.shape[0]
+    ):
+        raise _unchecked(op, f"got bag_size of shape {_dims(bag_size)} for "
+                             f"{grad.shape[0]} bags")
+
+
+def _embedding_bag_psw_backward_check(func: Any, args: tuple, kwargs: dict) -> None:
+    weight = _argument(func, args, kwargs, "weight")
+    rows = int(weight.shape[0]) if isinstance(weight, torch.Tensor) and weight.dim() else 0
+    _bag_check(func.overloadpacket.__name__, _argument(func, args, kwargs, "grad"),
+               _argument(func, args, kwargs, "indices"),
+               _argument(func, args, kwargs, "offset2bag"), rows)
+
+
+def _lengths(op: str, name: str, value: Any, batch: int) -> tuple[int, int, int]:
+    """(min, max, sum) of a ctc length argument (a tensor or a list) of ``batch``
+    entries, read without making a Python list of a tensor."""
+    if isinstance(value, torch.Tensor):
+        if value.dim() > 1 or value.numel() != batch:
+            raise SandboxError(f"refused: ctc_loss {name} must have one entry per batch "
+                               f"element ({batch}), got shape {_dims(value)}")
+        if value.dtype.is_floating_point or value.dtype.is_complex or value.dtype == torch.bool:
+            raise SandboxError(f"refused: ctc_loss {name} must be integers")
+        span = _value_range(value)
+        if span is None:
+            return 0, 0, 0
+        if span[0] < 0:
+            raise SandboxError(f"refused: ctc_loss {name} must not be negative")
+        with torch.no_grad():
+            # every entry is in [0, max]: max * batch < 2**63, so the sum cannot wrap
+            total = int(value.sum()) if span[1] <= (1 << 62) // max(batch, 1) else 1 << 62
+        return span[0], span[1], total
+    values = list(value or [])
+    if len(values) != batch or not all(isinstance(n, int) for n in values):
+        raise SandboxError(f"refused: ctc_loss {name} must have one integer per batch "
+                           f"element ({batch})")
+    if not values:
+        return 0, 0, 0
+    if min(values) < 0:
+        raise SandboxError(f"refused: ctc_loss {name} must not be negative")
+    return min(values), max(values), sum(values)
+
+
+def _ctc_shapes(func: Any, args: tuple, kwargs: dict) -> tuple[int, int, int, int]:
+    """Check a ctc_loss call's targets and lengths; (T, N, classes, longest target)."""
+    op = func.overloadpacket.__name__
+    log_probs = _argument(func, args, kwargs, "log_probs")
+    targets = _argument(func, args, kwargs, "targets")
+    if not isinstance(log_probs, torch.Tensor) or not isinstance(targets, torch.Tensor):
+        raise SandboxError("refused: ctc_loss needs log_probs and targets as tensors")
+    if log_probs.dim() not in (2, 3):
+        raise SandboxError(f"refused: ctc_loss log_probs must be (T, N, C) or (T, C), got "
+                           f"shape {_dims(log_probs)}")
+    steps, classes = int(log_probs.shape[0]), int(log_probs.shape[-1])
+    batch = int(log_probs.shape[1]) if log_probs.dim() == 3 else 1
+    if batch > MAX_CTC_BATCH:
+        raise SandboxError(f"refused: ctc_loss over a batch of {batch:,}; gradviz allows "
+                           f"{MAX_CTC_BATCH:,}")
+    blank = _argument(func, args, kwargs, "blank")
+    if not isinstance(blank, int) or not 0 <= blank < classes:
+        raise SandboxError(f"refused: ctc_loss blank must be a class index in [0, {classes})")
+    _, longest_input, _ = _lengths(op, "input_lengths",
+                                   _argument(func, args, kwargs, "input_lengths"), batch)
+    if longest_input > steps:
+        raise SandboxError(f"refused: ctc_loss input_lengths must be in [0, {steps}]")
+    _, longest, total = _lengths(op, "target_lengths",
+                                 _argument(func, args, kwargs, "target_lengths"), batch)
+    if targets.dim() == 2:
+        if targets.shape[0] < batch or longest > targets.shape[1]:
+            raise SandboxError("refused: ctc_loss target_lengths do not fit the targets")
+        longest = int(targets.shape[1])
+    elif targets.dim() == 1:
+        if longest > targets.numel() or total > targets.numel():
+            raise SandboxError("refused: ctc_loss target_lengths do not fit the targets")
+    else:
+        raise SandboxError(f"refused: ctc_loss targets must be (N, S) or concatenated (sum of "
+                           f"target_lengths), got shape {_dims(targets)}")
+    if targets.dtype not in (torch.int64, torch.int32):
+        raise SandboxError(f"refused: ctc_loss targets must be int64 or int32, got {targets.dtype}")
+    span = _value_range(targets)
+    if span is not None and (span[0] < 0 or span[1] >= classes):
+        raise SandboxError(
+            f"refused: ctc_loss targets must be class indices in [0, {classes}) "
+            "(PyTorch does not check them)"
+        )
+    return steps, batch, classes, longest
+
+
+def _ctc_check(func: Any, args: tuple, kwargs: dict) -> None:
+    steps, batch, _, longest = _ctc_shapes(func, args, kwargs)
+    if not func.overloadpacket.__name__.endswith("_backward"):
+        return
+    # the backward also reads what the forward returned, at the sizes above
+    grad = _argument(func, args, kwargs, "grad")
+    nll = _argument(func, args, kwargs, "neg_log_likelihood")
+    alpha = _argument(func, args, kwargs, "log_alpha")
+    log_probs = _argument(func, args, kwargs, "log_probs")
+    for name, t in (("grad", grad), ("neg_log_likelihood", nll)):
+        if not isinstance(t, torch.Tensor) or t.dim() != 1 or t.shape[0] < batch:
+            raise _unchecked("_ctc_loss_backward", f"got {name} of shape {_dims(t)} for a "
+                                                   f"batch of {batch}")
+    if not isinstance(alpha, torch.Tensor) or alpha.dim() != 3 or (
+        alpha.shape[0] < batch or alpha.shape[1] < steps or alpha.shape[2] < 2 * longest + 1
+    ) or alpha.dtype != log_probs.dtype:
+        raise _unchecked("_ctc_loss_backward", f"got log_alpha of shape {_dims(alpha)}, not "
+                                               f"({batch}, {steps}, {2 * longest + 1})")
+
+
+#: LSTM layers run by oneDNN: what each forward made, by the shapes and settings of its
+#: arguments, so that the backward can check what it is handed (an opaque workspace
+#: among them, whose size only the forward knows)
+_RNN_LAYERS: dict[tuple, tuple] = {}
+_RNN_LAYERS_KEPT = 4096
+
+
+def _rnn_key(func: Any, args: tuple, kwargs: dict, weights: tuple[str, ...], cx: str) -> tuple:
+    names = (*weights, "hx_", cx)
+    get = lambda name: _argument(func, args, kwargs, name)  # noqa: E731
+    input_ = get("input")
+    return (
+        _dims(input_), getattr(input_, "dtype", None), *(_dims(get(n)) for n in names),
+        *(get(n) for n in ("reverse", "mode", "hidden_size", "num_layers", "has_biases",
+                           "bidirectional", "batch_first", "train")),
+        tuple(get("batch_sizes") or ()),
+    )
+
+
+def _rnn_layer_record(func: Any, args: tuple, kwargs: dict, out: Any) -> None:
+    key = _rnn_key(func, args, kwargs, ("weight0", "weight1", "weight2", "weight3"), "cx_")
+    output, hy, cy, workspace = out
+    if len(_RNN_LAYERS) >= _RNN_LAYERS_KEPT:
+        _RNN_LAYERS.clear()
+    _RNN_LAYERS[key] = (_dims(output), _dims(hy), _dims(cy), workspace.numel())
+
+
+def _rnn_layer_backward_check(func: Any, args: tuple, kwargs: dict) -> None:
+    key = _rnn_key(func, args, kwargs, ("weight1", "weight2", "weight3", "weight4"), "cx_tmp")
+    made = _RNN_LAYERS.get(key)
+    op = "mkldnn_rnn_layer_backward"
+    if made is None:
+        raise _unchecked(op, "got tensors no LSTM layer forward made (shapes changed since)")
+    output_shape, hy_shape, cy_shape, workspace_numel = made
+    get = lambda name: _argument(func, args, kwargs, name)  # noqa: E731
+    expected = {"output": output_shape, "hy_": hy_shape, "cy_": cy_shape,
+                "grad_output": output_shape, "grad_hy": hy_shape, "grad_cy": cy_shape}
+    for name, shape in expected.items():
+        t = get(name)
+        if (t is not None or not name.startswith("grad")) and _dims(t) != shape:
+            raise _unchecked(op, f"got {name} of shape {_dims(t)}, not {shape}")
+    workspace = get("workspace")
+    if not isinstance(workspace, torch.Tensor) or not workspace.is_contiguous() or (
+        workspace.numel() < workspace_numel or workspace.dtype != torch.uint8
+    ):
+        raise _unchecked(op, f"got a workspace of shape {_dims(workspace)}, not "
+                             f"({workspace_numel},)")
+
+
+def _batch_norm_backward_check(func: Any, args: tuple, kwargs: dict) -> None:
+    """native_batch_norm_backward: per-channel tensors of the input's channels."""
+    op = func.overloadpacket.__name__
+    input_ = _argument(func, args, kwargs, "input")
+    grad = _argument(func, args, kwargs, "grad_out")
+    if not isinstance(input_, torch.Tensor) or input_.dim() < 2:
+        return
+    if _dims(grad) != _dims(input_):
+        raise _unchecked(op, f"got grad_out of shape {_dims(grad)} for an input of shape "
+                             f"{_dims(input_)}")
+    channels = int(input_.shape[1])
+    train = bool(_argument(func, args, kwargs, "train"))
+    needed = ("save_mean", "save_invstd") if train else ("running_mean", "running_var")
+    for name in ("weight", "running_mean", "running_var", "save_mean", "save_invstd"):
+        t = _argument(func, args, kwargs, name)
+        if t is None and name not in needed:
+            continue
+        if not isinstance(t, torch.Tensor) or (t.numel() != channels and (
+            name in needed or t.numel() != 0
+        )):
+            raise _unchecked(op, f"got {name} of shape {_dims(t)} for {channels} channels")
+
+
+def _offset_ops() -> dict[Any, Any]:
+    aten = torch.ops.aten
+    table = {
+        "max_pool2d_with_indices_backward.default": _pool_backward_check(2, "indices"),
+        "max_pool3d_with_indices_backward.default": _pool_backward_check(3, "indices"),
+        "adaptive_max_pool2d_backward.default": _pool_backward_check(2, "indices"),
+        "adaptive_max_pool3d_backward.default": _pool_backward_check(3, "indices"),
+        "fractional_max_pool2d_backward.default": _pool_backward_check(2, "indices"),
+        "fractional_max_pool3d_backward.default": _pool_backward_check(3, "indices"),
+        "avg_pool2d_backward.default": _pool_backward_check(2, None),
+        "avg_pool3d_backward.default": _pool_backward_check(3, None),
+        "_adaptive_avg_pool2d_backward.default": _pool_backward_check(2, None),
+        "_adaptive_avg_pool3d_backward.default": _pool_backward_check(3, None),
+        "max_unpool2d.default": _max_unpool_check,
+        "max_unpool3d.default": _max_unpool_check,
+        "embedding_dense_backward.default": _embedding_backward_check,
+        "embedding_sparse_backward.default": _embedding_backward_check,
+        "_embedding_bag_dense_backward.default": _embedding_bag_dense_backward_check,
+        "_embedding_bag_per_sample_weights_backward.default": _embedding_bag_psw_backward_check,
+        "_ctc_loss.default": _ctc_check,
+        "_ctc_loss.Tensor": _ctc_check,
+        "_ctc_loss_backward.default": _ctc_check,
+        "_ctc_loss_backward.Tensor": _ctc_check,
+        "mkldnn_rnn_layer_backward.default": _rnn_layer_backward_check,
+        "native_batch_norm_backward.default": _batch_norm_backward_check,
+    }
+    out = {}
+    for qualified, check in table.items():
+        name, overload = qualified.split(".")
+        try:
+            out[getattr(getattr(aten, name), overload)] = check
+        except (AttributeError, RuntimeError):
+            continue  # not in this torch
+    return out
+
+
+#: op -> check(func, args, kwargs), raising SandboxError
+OFFSET_CHECKS: dict[Any, Any] = _offset_ops()
+#: composite ops the guard sees whose native kernel, called inside them, the guard does
+#: not see (it runs with the guard's mode off): op -> (check, that native op)
+_COMPOSITE_CHECKS: dict[Any, tuple[Any, Any]] = {}
+if hasattr(torch.ops.aten, "_embedding_bag_backward"):
+    _COMPOSITE_CHECKS[torch.ops.aten._embedding_bag_backward.default] = (
+        _embedding_bag_dense_backward_check, torch.ops.aten._embedding_bag_dense_backward.default)
+
+#: op -> record(func, args, kwargs, out), after the op ran (what a backward check needs)
+_RECORDS: dict[Any, Any] = {}
+if hasattr(torch.ops.aten, "mkldnn_rnn_layer"):
+    _RECORDS[torch.ops.aten.mkldnn_rnn_layer.default] = _rnn_layer_record
+
+#: the ops whose checks (or records) run below the guard, at BackendSelect
+_INSTALLED: set[Any] = set()
+_LIBRARY: Any = None
+
+
+def _live(args: tuple, kwargs: dict) -> bool:
+    """Whether a call works on real memory (not the meta device the guard sizes on)."""
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, torch.Tensor):
+            return value.device.type != "meta"
+    return True
+
+
+def _checked_kernel(func: Any, after: Any) -> Any:
+    check = OFFSET_CHECKS.get(func)
+    record = _RECORDS.get(func)
+
+    def kernel(keyset: Any, *args: Any, **kwargs: Any) -> Any:
+        live = _live(args, kwargs)
+        if check is not None and live:
+            check(func, args, kwargs)
+        out = func.redispatch(keyset & after, *args, **kwargs)
+        if record is not None and live:
+            record(func, args, kwargs, out)
+        return out
+
+    return kernel
+
+
+def install_offset_checks() -> bool:
+    """Install :data:`OFFSET_CHECKS` (and the records they need) below every dispatch
+    mode, once per process; True where they are installed. Each runs on every call of
+    its op, guarded or not: an out-of-bounds offset is never valid."""
+    global _LIBRARY
+    if _LIBRARY is not None:
+        return True
+    try:
+        after = torch._C._dispatch_keyset_full_after(torch._C.DispatchKey.BackendSelect)
+        library = torch.library.Library("aten", "IMPL")
+    except Exception:  # noqa: BLE001 - a torch without these: the guard checks instead
+        return False
+    ops = list(OFFSET_CHECKS) + [op for op in _RECORDS if op not in OFFSET_CHECKS]
+    for op in ops:
+        try:
+            library.impl(op, _checked_kernel(op, after), "BackendSelect", with_keyset=True)
+        except Exception:  # noqa: BLE001
+            continue
+        _INSTALLED.add(op)
+    _LIBRARY = library
+    return True
+
+
+def remove_offset_checks() -> None:
+    """Take the kernels :func:`install_offset_checks` installed out again (tests: the
+    guard's own checks then run instead)."""
+    global _LIBRARY
+    if _LIBRARY is not None:
+        _LIBRARY._destroy()
+        _LIBRARY = None
+    _INSTALLED.clear()
+
+
+# --- ops whose output size depends on their inputs' values ------------------------------
+#
+# nonzero, masked_select, unique, bincount, repeat_interleave, boolean indexing and a
+# few more have no meta kernel: their output size is known only from the values of
+# their inputs. Each is sized here before it runs, from a bound on its arguments'
+# shapes where that bound is within the limits, otherwise from one cheap pass over the
+# values (a count or a min/max, run with the guard paused), so that neither the output
+# nor a temporary the kernel makes on the way is allocated before a refusal.
+
+
+def _fits(limits: Limits, elements: int, nbytes: int) -> bool:
+    return elements <= limits.max_op_elements and nbytes <= limits.max_op_bytes
+
+
+def _itemsize(t: Any) -> int:
+    return t.element_size() if isinstance(t, torch.Tensor) else 8
+
+
+def _mask_indices(func: Any, args: tuple, kwargs: dict, limits: Limits) -> tuple[list, list, int]:
+    """For indexing with boolean masks: the shapes of the index tensors once each mask
+    is turned into its nonzero positions, the nonzero temporaries that makes, and the
+    elements of self's dimensions that are not indexed."""
+    self_ = _argument(func, args, kwargs, "self")
+    indices = _argument(func, args, kwargs, "indices") or []
+    shapes: list[tuple[int, ...]] = []
+    temps: list[tuple[int, int]] = []
+    indexed: set[int] = set()
+    position = 0
+    for idx in indices:
+        if idx is None:
+            position += 1
+            continue
+        if idx.dtype in (torch.bool, torch.uint8):
+            count = idx.numel()
+            if not _fits(limits, count * max(idx.dim(), 1), count * max(idx.dim(), 1) * 8):
+                count = _count_nonzero(idx)
+            temps.append((count * idx.dim(), count * idx.dim() * 8))
+            shapes.append((count,))
+            indexed.update(range(position, position + idx.dim()))
+            position += idx.dim()
+        else:
+            shapes.append(_dims(idx))
+            indexed.add(position)
+            position += 1
+    rest = math.prod(int(s) for d, s in enumerate(self_.shape) if d not in indexed)
+    return shapes, temps, rest
+
+
+def data_dependent_sizes(
+    func: Any, args: tuple, kwargs: dict, limits: Limits
+) -> list[tuple[int, int]] | None:
+    """(elements, bytes) of each output and large temporary of ``func``, for the ops
+    whose output size depends on the values of their inputs; None for every other op
+    (and where the arguments are not what the op takes: it refuses them itself)."""
+    name = func.overloadpacket.__name__
+    get = lambda n: _argument(func, args, kwargs, n)  # noqa: E731
+    try:
+        if name == "nonzero":
+            self_ = get("self")
+            dims = self_.dim()
+            count = self_.numel()
+            if not _fits(limits, count * dims, count * dims * 8):
+                count = _count_nonzero(self_)
+            return [(count * dims, count * dims * 8)]
+        if name == "masked_select":
+            self_, mask = get("self"), get("mask")
+            shape = broadcast_shape([_dims(self_), _dims(mask)])
+            if shape is None:
+                return None
+            total = math.prod(shape)
+            count = total
+            if not _fits(limits, count, count * _itemsize(self_)):
+                count = _count_nonzero(mask) * (total // mask.numel()) if mask.numel() else 0
+            # the parallel kernel keeps the mask and its prefix sum as int64, expanded
+            return [(count, count * _itemsize(self_)), (total, total * 8), (total, total * 8)]
+        if name in ("index", "_unsafe_index"):
+            indices = get("indices") or []
+            if not any(isinstance(i, torch.Tensor) and i.dtype in (torch.bool, torch.uint8)
+                       for i in indices):
+                return None  # integer indices only: the meta kernel sizes it
+            shapes, temps, rest = _mask_indices(func, args, kwargs, limits)
+            count = _broadcast_bound(shapes) * rest if shapes else rest
+            return [(count, count * _itemsize(get("self"))), *temps]
+        if name in ("index_put", "index_put_", "_index_put_impl", "_index_put_impl_",
+                    "_unsafe_index_put"):
+            indices = get("indices") or []
+            if not any(isinstance(i, torch.Tensor) and i.dtype in (torch.bool, torch.uint8)
+                       for i in indices):
+                return None
+            _, temps, _ = _mask_indices(func, args, kwargs, limits)
+            self_ = get("self")
+            made = [] if name.endswith("_") else [(self_.numel(), self_.numel() * _itemsize(self_))]
+            return [*made, *temps]
+        if name in ("_unique", "_unique2", "unique_dim", "unique_consecutive",
+                    "unique_dim_consecutive"):
+            self_ = get("self")
+            n = self_.numel()
+            # values, inverse and counts: each at most one entry per element (the sort
+            # inside keeps a copy and its int64 permutation too)
+            return [(n, n * _itemsize(self_)), (n, n * 8), (n, n * 8)]
+        if name == "repeat_interleave" and isinstance(get("repeats"), torch.Tensor):
+            repeats = get("repeats")
+            width = _itemsize(repeats)
+            given = get("output_size")
+            given = int(given) if isinstance(given, int) else 0
+            span = _value_range(repeats) if repeats.dim() <= 1 else None
+            if span is None or span[0] < 0:
+                return [(given, given * width)]  # empty, or refused by the op itself
+            bound = span[1] * repeats.numel()
+            if _fits(limits, bound, bound * width):
+                total = bound
+            elif span[1] > limits.max_op_elements:
+                total = span[1]
+            else:
+                with torch.no_grad():
+                    total = int(repeats.sum())  # at most 2**29 * 2**29: no wrap
+            total = max(total, given)
+            return [(total, total * width)]
+        if name == "bincount":
+            self_ = get("self")
+            length = int(get("minlength") or 0)
+            span = _value_range(self_) if isinstance(self_, torch.Tensor) else None
+            if span is not None:
+                if span[0] < 0:
+                    return None
+                length = max(length, span[1] + 1)
+            return [(length, length * 8)]
+        if name == "histogram" and isinstance(get("bins"), int):
+            bins = int(get("bins"))
+            return [(bins, bins * 8), (bins + 1, (bins + 1) * 8)]
+        if name in ("_histogramdd_bin_edges", "_histogramdd_from_bin_cts"):
+            bins = _int_list(get("bins")) or []
+            if name == "_histogramdd_bin_edges":
+                return [(b + 1, (b + 1) * 8) for b in bins]
+            count = math.prod(bins)
+            return [(count, count * 8)]
+        if name == "_pack_padded_sequence":
+            input_, lengths = get("input"), get("lengths")
+            span = _value_range(lengths)
+            longest = span[1] if span is not None else 0
+            return [(longest, longest * 8), (input_.numel(), input_.numel() * _itemsize(input_))]
+        if name == "_ctc_loss":
+            steps, batch, _, longest = _ctc_shapes(func, args, kwargs)
+            alpha = batch * steps * (2 * longest + 1)
+            return [(alpha, alpha * _itemsize(get("log_probs")))]
+        if name == "linalg_lstsq":
+            a, b = get("self"), get("b")
+            batch_a, m, n = _matrices(a)
+            batch_b, _, k = _matrices(b)
+            count = max(batch_a, batch_b) * max(m, n) * k
+            return [(count, count * _itemsize(a))]
+    except (AttributeError, IndexError, TypeError, ValueError, RuntimeError):
+        return None
+    return None
+
+
 @dataclass
 class AllocationCounter:
     """Bytes newly allocated by the ops of one statement."""
@@ -529,8 +1263,11 @@ class OpGuard(TorchDispatchMode):
         self.deadline = deadline
         self.paused = 0
         self.process_cap = limits.process_cap()
+        #: bytes the ops allocated since resident memory was last read
+        self.unsampled_bytes = 0
         #: set while torch.from_numpy/as_tensor(ndarray) runs: their lift shares memory
         self.lifting_shared = False
+        install_offset_checks()
 
     def _refuse(self, func: Any, what: str, amount: int, limit: int, unit: str) -> None:
         name = getattr(func, "__name__", str(func))
@@ -552,15 +1289,38 @@ class OpGuard(TorchDispatchMode):
             if isinstance(arg, torch.Tensor) and arg.numel() > self.limits.max_op_elements:
                 self._refuse(func, "read", arg.numel(), self.limits.max_op_elements, "elements")
 
+    def _refuse_work(self, func: Any, macs: int) -> None:
+        name = getattr(func, "__name__", str(func))
+        raise LimitExceeded(
+            f"refused: {name} would take {macs:,} multiply-adds; the limit is "
+            f"{self.limits.max_op_macs:,} (gradviz limit max_op_macs)",
+            limit="max_op_macs",
+        )
+
     def _check_work(self, func: Any, args: tuple, flat_out: list[Any]) -> None:
         macs = op_macs(func, args, flat_out)
         if macs > self.limits.max_op_macs:
-            name = getattr(func, "__name__", str(func))
-            raise LimitExceeded(
-                f"refused: {name} would take {macs:,} multiply-adds; the limit is "
-                f"{self.limits.max_op_macs:,} (gradviz limit max_op_macs)",
-                limit="max_op_macs",
-            )
+            self._refuse_work(func, macs)
+
+    def _check_matrix_exp(self, func: Any, args: tuple) -> None:
+        """A matrix exponential squares its result once per doubling of the matrix's
+        norm (scaling and squaring): up to about a thousand products for a large norm."""
+        a = args[0] if args else None
+        if not isinstance(a, torch.Tensor) or a.dim() < 2 or a.numel() == 0:
+            return
+        batch, n, _ = _matrices(a)
+        product = batch * n**3
+        most = math.ceil(math.log2(n)) + 1100  # the largest finite norm of any dtype
+        if (MATRIX_EXP_PRODUCTS + most) * product <= self.limits.max_op_macs:
+            return
+        with paused(self), torch.no_grad():
+            largest = float(torch.linalg.vector_norm(a, float("inf")))
+        # torch squares ceil(log2(|A|_1 / theta)) times, theta > 1 and |A|_1 <= n max|a_ij|
+        norm = largest * n
+        squarings = math.ceil(math.log2(norm)) if math.isfinite(norm) and norm > 1 else 0
+        macs = (MATRIX_EXP_PRODUCTS + squarings) * product
+        if macs > self.limits.max_op_macs:
+            self._refuse_work(func, macs)
 
     def _within_limits(self, func: Any, args: tuple, kwargs: dict) -> bool:
         """True when the shapes in the arguments alone show that no output of the op
@@ -575,13 +1335,30 @@ class OpGuard(TorchDispatchMode):
         macs = _macs(func, args, None)
         return macs is not None and macs <= self.limits.max_op_macs
 
-    def _check_outputs(self, func: Any, args: tuple, kwargs: dict, flat_args: list[Any]) -> None:
+    def _check_outputs(self, func: Any, args: tuple, kwargs: dict, flat_args: list[Any]) -> int:
+        """Refuse an op whose outputs or work would break a limit, before it runs;
+        returns about how many bytes its outputs will take."""
         has_tensor = any(isinstance(a, torch.Tensor) for a in flat_args)
         takes_device = any(a.name == "device" for a in func._schema.arguments)
         if not has_tensor and not takes_device:
-            return  # nothing to size: no tensor in, and not a factory
-        if self._within_limits(func, args, kwargs):
-            return  # no output of this op can reach a limit (see output_bound)
+            return 0  # nothing to size: no tensor in, and not a factory
+        macs: int | None = 0
+        if may_cost_work(func):
+            # from the arguments where it can be: also for ops without a meta kernel
+            macs = _macs(func, args, None)
+            if macs is not None and macs > self.limits.max_op_macs:
+                self._refuse_work(func, macs)
+            if func.overloadpacket.__name__ == "linalg_matrix_exp":
+                self._check_matrix_exp(func, args)
+        bound = output_bound(func, args, kwargs)
+        if (
+            bound is not None
+            and bound <= self.limits.max_op_elements
+            and bound * WIDEST_ELEMENT <= self.limits.max_op_bytes
+            and macs is not None
+        ):
+            # no output of this op can reach a limit (see output_bound)
+            return bound * _element_guess(flat_args, kwargs)
         try:
             meta_args = tree_map(_to_meta, args)
             meta_kwargs = tree_map(_to_meta, kwargs)
@@ -590,10 +1367,12 @@ class OpGuard(TorchDispatchMode):
             out = func(*meta_args, **meta_kwargs)
         except Exception:
             # No meta kernel (or an op that needs real data): the input check above
-            # still bounds what it can read; let the real op decide.
-            return
+            # still bounds what it can read, the ops whose output size depends on their
+            # values are sized in data_dependent_sizes; let the real op decide.
+            return 0
         flat_out = tree_flatten(out)[0]
         self._check_work(func, args, flat_out)
+        predicted = 0
         for index, t in enumerate(flat_out):
             if not isinstance(t, torch.Tensor) or _is_alias_return(func, index):
                 continue
@@ -602,6 +1381,20 @@ class OpGuard(TorchDispatchMode):
             nbytes = _storage_bytes(tuple(t.shape), tuple(t.stride()), t.element_size())
             if nbytes > self.limits.max_op_bytes:
                 self._refuse(func, "allocate", nbytes, self.limits.max_op_bytes, "bytes")
+            predicted += nbytes
+        return predicted
+
+    def _check_data_dependent(self, func: Any, sizes: list[tuple[int, int]]) -> int:
+        """Refuse an op whose output or temporary, sized from its inputs' values, would
+        break a limit; returns the bytes they take together."""
+        total = 0
+        for elements, nbytes in sizes:
+            if elements > self.limits.max_op_elements:
+                self._refuse(func, "create", elements, self.limits.max_op_elements, "elements")
+            if nbytes > self.limits.max_op_bytes:
+                self._refuse(func, "allocate", nbytes, self.limits.max_op_bytes, "bytes")
+            total += nbytes
+        return total
 
     @staticmethod
     def _out_shapes_match(func: Any, args: tuple, kwargs: dict, outs: list[Any]) -> bool:
@@ -645,44 +1438,35 @@ class OpGuard(TorchDispatchMode):
                     "result)"
                 )
 
-    def _check_ctc(self, args: tuple, kwargs: dict) -> None:
-        """ctc_loss trusts its targets: a label outside [0, classes) reads out of bounds."""
-        names = ("log_probs", "targets", "input_lengths", "target_lengths")
-        values = dict(zip(names, args))
-        values.update({k: v for k, v in kwargs.items() if k in names})
-        log_probs, targets = values.get("log_probs"), values.get("targets")
-        if not isinstance(log_probs, torch.Tensor) or not isinstance(targets, torch.Tensor):
-            return
-        classes = log_probs.shape[-1] if log_probs.dim() else 0
-        steps = log_probs.shape[0] if log_probs.dim() else 0
-        with paused(self):
-            bad = targets.numel() and (
-                bool((targets < 0).any()) or bool((targets >= classes).any())
-            )
-            lengths = []
-            for key in ("input_lengths", "target_lengths"):
-                v = values.get(key)
-                lengths.append(v.tolist() if isinstance(v, torch.Tensor) else list(v or []))
-        if bad:
-            raise SandboxError(
-                f"refused: ctc_loss targets must be class indices in [0, {classes}) "
-                "(PyTorch does not check them)"
-            )
-        inputs, target_lengths = lengths
-        if any(not isinstance(n, int) or n < 0 or n > steps for n in inputs):
-            raise SandboxError(f"refused: ctc_loss input_lengths must be in [0, {steps}]")
-        limit = targets.shape[-1] if targets.dim() == 2 else targets.numel()
-        if any(not isinstance(n, int) or n < 0 or n > limit for n in target_lengths) or (
-            targets.dim() == 1 and sum(target_lengths) > targets.numel()
-        ):
-            raise SandboxError("refused: ctc_loss target_lengths do not fit the targets")
-
     def _check_process_memory(self) -> None:
         rss = resident_bytes()
+        self.unsampled_bytes = 0
         if rss is not None and self.process_cap is not None and rss > self.process_cap:
             raise LimitExceeded(
                 f"refused: the script holds {_fmt_bytes(rss)} of memory; the limit is "
                 f"{_fmt_bytes(self.process_cap)} (gradviz limit max_process_bytes)",
+                limit="max_process_bytes",
+            )
+
+    def _reserve(self, func: Any, nbytes: int) -> None:
+        """Before an op that allocates ``nbytes``: resident memory is read again once the
+        ops since the last reading (this one included) allocate PROCESS_SAMPLE_BYTES,
+        and the op is refused where it would take the process past its cap. So no
+        sequence of ops gets further past the cap than that much, and no single op
+        starts past it."""
+        cap = self.process_cap
+        if cap is None or nbytes <= 0 or self.unsampled_bytes + nbytes < PROCESS_SAMPLE_BYTES:
+            return
+        rss = resident_bytes()
+        if rss is None:
+            return
+        self.unsampled_bytes = 0
+        if rss + nbytes > cap:
+            name = getattr(func, "__name__", str(func))
+            raise LimitExceeded(
+                f"refused: {name} would allocate {_fmt_bytes(nbytes)} while the script holds "
+                f"{_fmt_bytes(rss)} of memory; the limit is {_fmt_bytes(cap)} (gradviz limit "
+                "max_process_bytes)",
                 limit="max_process_bytes",
             )
 
@@ -699,9 +1483,6 @@ class OpGuard(TorchDispatchMode):
                 limit="max_statement_seconds",
             )
         flat_args = tree_flatten((args, kwargs))[0]
-        name = func.overloadpacket.__name__
-        if name in ("ctc_loss", "_ctc_loss"):
-            self._check_ctc(args, kwargs)
         outs = [
             kwargs[a.name] for a in func._schema.arguments
             if a.is_out and isinstance(kwargs.get(a.name), torch.Tensor)
@@ -712,8 +1493,25 @@ class OpGuard(TorchDispatchMode):
             _is_alias_return(func, i) for i in range(len(func._schema.returns))
         )
         self._check_inputs(func, flat_args, is_view)
+        offsets, native = OFFSET_CHECKS.get(func), func
+        if offsets is None and func in _COMPOSITE_CHECKS:
+            offsets, native = _COMPOSITE_CHECKS[func]
+        if offsets is not None and native not in _INSTALLED:
+            # not checked below the guard (see install_offset_checks): check it here
+            with paused(self):
+                offsets(func, args, kwargs)
+        predicted = 0
         if not is_view:
-            self._check_outputs(func, args, kwargs, flat_args)
+            with paused(self):
+                sizes = data_dependent_sizes(func, args, kwargs, self.limits)
+            if sizes is not None:
+                predicted = self._check_data_dependent(func, sizes)
+                macs = _macs(func, args, None)
+                if macs is not None and macs > self.limits.max_op_macs:
+                    self._refuse_work(func, macs)
+            else:
+                predicted = self._check_outputs(func, args, kwargs, flat_args)
+        self._reserve(func, predicted)
 
         input_storages = set()
         for arg in flat_args:
@@ -725,21 +1523,23 @@ class OpGuard(TorchDispatchMode):
 
         out = func(*args, **kwargs)
 
+        record = _RECORDS.get(func)
+        if record is not None and func not in _INSTALLED:
+            record(func, args, kwargs, out)
         if not is_view:
-            # ops with no meta kernel (nonzero, unique, ...) were not sized before they
-            # ran: refuse their result now, before the script can build on it
+            # an op no check above could size: refuse its result now, before the script
+            # can build on it
             for t in tree_flatten(out)[0]:
                 if isinstance(t, torch.Tensor) and t.numel() > self.limits.max_op_elements:
                     self._refuse(func, "create", t.numel(), self.limits.max_op_elements, "elements")
         self.counter.ops += 1
-        if self.process_cap is not None and (self.counter.ops & 31) == 0:
-            self._check_process_memory()
         new_bytes = 0
         seen: set[int] = set()
         if func.overloadpacket.__name__ == "lift_fresh" and not self.lifting_shared:
             # torch.tensor(data) fills a fresh tensor outside the dispatcher and
             # then lifts it: that storage is new memory of this statement.
             input_storages.clear()
+        largest = 0
         for t in tree_flatten(out)[0]:
             if not isinstance(t, torch.Tensor) or t.device.type == "meta":
                 continue
@@ -752,10 +1552,17 @@ class OpGuard(TorchDispatchMode):
                 continue
             seen.add(ptr)
             new_bytes += storage.nbytes()
+            largest = max(largest, storage.nbytes())
         if new_bytes:
             self.counter.allocated_bytes += new_bytes
             name = func.overloadpacket.__name__
             self.counter.by_op[name] = self.counter.by_op.get(name, 0) + new_bytes
+        if self.process_cap is not None:
+            self.unsampled_bytes += new_bytes
+            if self.unsampled_bytes >= PROCESS_SAMPLE_BYTES or (self.counter.ops & 31) == 0:
+                self._check_process_memory()
+        if largest > self.limits.max_op_bytes and not is_view:
+            self._refuse(func, "allocate", largest, self.limits.max_op_bytes, "bytes")
         return out
 
 

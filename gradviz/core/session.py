@@ -184,6 +184,9 @@ class Emitter:
 
 #: a saved tensor of more elements keeps only its shape in a backward step's record
 SAVED_VALUE_ELEMENTS = 4096
+#: trusted mode: backward passes of one statement recorded node by node when nobody
+#: is stepping inside it (a 2,000-iteration training loop run with F5)
+MAX_RECORDED_PASSES = 8
 
 
 class Session:
@@ -205,6 +208,8 @@ class Session:
         self.trusted = trusted
         #: the script's file, for tracebacks and the debugger (trusted mode)
         self.filename = filename
+        #: trusted mode: called with (text, line) as the running statement prints
+        self.output_hook: Callable[[str, int | None], None] | None = None
         self.limits = limits or Limits()
         self.seed = seed
         self.device = check_device(device)
@@ -225,6 +230,7 @@ class Session:
         if self.trusted:
             engine = PythonEngine(self.limits, seed=self.seed, filename=self.filename)
             engine.module_enter_hook = self._enter_module
+            engine.on_output = self._on_output
             if getattr(self, "source", ""):
                 engine.parse_module(self.source)  # its line index, for the debugger
             self.interpreter: Any = engine
@@ -264,6 +270,10 @@ class Session:
         self._default_dtype: torch.dtype | None = None
         self._current_index: int | None = None
         self._current_passes: list[int] = []
+        #: trusted mode: backward passes of the running statement past MAX_RECORDED_PASSES
+        self._unrecorded_passes = 0
+        #: id(module) -> (module, the name the script knows it by), for this statement
+        self._module_names: dict[int, tuple[torch.nn.Module, str | None]] = {}
         self._last_graph_nodes: set[str] = set()
         self._last_graph_edges: set[tuple[str, str]] = set()
         self._capture: Any = None
@@ -416,6 +426,8 @@ class Session:
         interp.format_guard = None if self.trusted else guard
         self._current_index = index
         self._current_passes = []
+        self._unrecorded_passes = 0
+        self._module_names = {}
         error: BaseException | None = None
         value: Any = None
         host_grad_mode = torch.is_grad_enabled()
@@ -511,7 +523,14 @@ class Session:
             source=stmt.source,
             ok=error is None,
             error=self._error_info(error, stmt) if error is not None else None,
-            warnings=_format_warnings(caught) + ([f"gradviz: {cap.cut}"] if cap.cut else []),
+            warnings=_format_warnings(caught) + ([f"gradviz: {cap.cut}"] if cap.cut else []) + (
+                [
+                    f"gradviz: recorded the first {len(self._current_passes)} of "
+                    f"{len(self._current_passes) + self._unrecorded_passes:,} backward passes "
+                    "of this statement node by node; the rest ran unrecorded (step into the "
+                    "loop to record the passes it reaches)"
+                ] if self._unrecorded_passes else []
+            ),
             output=interp.output.text(),
             value=value_repr,
             allocated_bytes=counter.allocated_bytes,
@@ -807,6 +826,14 @@ class Session:
     def _on_interpreter_backward(
         self, func: Any, args: tuple, kwargs: dict, run: Callable[[], Any]
     ) -> Any:
+        if self.trusted and self.debugger is None and (
+            len(self._current_passes) >= MAX_RECORDED_PASSES
+        ):
+            # a training loop run as Python: its first passes are recorded node by node,
+            # the rest run as they would without gradviz (each recording costs a Python
+            # hook per node); stepping inside the loop records every pass it reaches
+            self._unrecorded_passes += 1
+            return run()
         names: dict[int, list[str]] = {}
         for name, t in named_tensors(self.globals).items():
             names.setdefault(id(t), []).append(name)
@@ -938,10 +965,20 @@ class Session:
         with tagging(module, on_node, prefix=name):
             return run()
 
+    def _on_output(self, text: str) -> None:
+        hook = self.output_hook
+        if hook is not None:
+            hook(text, self.interpreter.current_line)
+
     def _enter_module(self, module: torch.nn.Module) -> Callable[[], None] | None:
         """The trusted engine's module call starts: tag what it builds, as
         _on_module_call does around a call; returns what ends the tagging."""
-        name = self._module_name(module)
+        known = self._module_names.get(id(module))
+        if known is not None and known[0] is module:
+            name = known[1]  # a loop calls the same model again: one lookup a statement
+        else:
+            name = self._module_name(module)
+            self._module_names[id(module)] = (module, name)
         if name is None:
             return None
         index = self._current_index

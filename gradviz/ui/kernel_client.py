@@ -50,6 +50,8 @@ from gradviz.runner import (
 
 #: commands that rebuild the session from the start before running anything
 _RESETTING = {"load", "set_device", "step_back", "reset"}
+#: characters of one streamed print kept (the statement's result carries it whole)
+MAX_LIVE_OUTPUT = 64 * 1024
 #: give up restarting after this many exits in a row without a good reply
 MAX_CRASHES_IN_A_ROW = 3
 
@@ -84,6 +86,8 @@ class KernelClient(QObject):
     replied = Signal(int, object)
     #: progress of the request in flight: done, total
     progressed = Signal(int, int)
+    #: print output of the running statement, as it is written (text, line or None)
+    output_written = Signal(str, object)
     #: True while a request is in flight or waiting, or the kernel is starting
     busy_changed = Signal(bool)
     #: the kernel exited unexpectedly; the message says how (a restart follows)
@@ -594,6 +598,12 @@ class KernelClient(QObject):
             if req is not None and message.get("id") == req.id:
                 self._phase = message
                 self._arm_watchdog(req, phase_limit(message.get("limit_s"), self._own_limit(req)))
+        elif event == "output":
+            req = self._inflight
+            text, line = message.get("text"), message.get("line")
+            if req is not None and message.get("id") == req.id and isinstance(text, str):
+                line = line if type(line) is int and 0 < line < 2**31 else None
+                self.output_written.emit(text[:MAX_LIVE_OUTPUT], line)
         elif event == "progress":
             req = self._inflight
             done, total = message.get("done", 0), message.get("total", 0)

@@ -158,6 +158,7 @@ class MainWindow(QMainWindow):
             | QMainWindow.DockOption.AllowNestedDocks
         )
         self.client = KernelClient(self)
+        self.client.output_written.connect(lambda text, line: self.output_panel.add_live(text, line))
         # the first screen is a demo or the user's own script: trusted until a file
         # from a folder never trusted says otherwise (see Files.open_path)
         self.client.trusted = True
@@ -457,6 +458,12 @@ class MainWindow(QMainWindow):
         self.mode_badge.setText(BADGE_TEXT[mode])
         self.mode_badge.setToolTip(BADGE_TIP[mode])
         self.mode_badge.setProperty("mode", mode)
+        # a pill that reads on the light and the dark palette alike
+        colour = "#2e7d32" if decision.trusted else "#9a5b00"
+        self.mode_badge.setStyleSheet(
+            f"QLabel#modeBadge {{ background: {colour}; color: white; border-radius: 8px; "
+            "padding: 2px 8px; margin-left: 6px; font-weight: bold; }"
+        )
         if decision.ask and decision.folder is not None and (
             decision.folder not in self._kept_restricted
         ):

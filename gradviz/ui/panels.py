@@ -1806,13 +1806,15 @@ class OutputPanel(QWidget):
         layout.addWidget(self.browser)
         self._entries: list[OutputEntry] = []
         self._notes: list[OutputEntry] = []
+        #: streamed print output of the running statement (add_live)
+        self._live: list[OutputEntry] = []
         #: the entry to scroll to after the next render (None: the end)
         self._focus: int | None = None
         self._shown_key: Any = None
         self._narrow: bool | None = None
 
     def entries(self) -> list[OutputEntry]:
-        return list(self._entries) + list(self._notes)
+        return list(self._entries) + list(self._live) + list(self._notes)
 
     def text(self) -> str:
         return self.browser.toPlainText()
@@ -1820,6 +1822,23 @@ class OutputPanel(QWidget):
     def add_note(self, text: str, line: int | None = None, kind: str = "note") -> None:
         """A message from the window (stopped, restarted); kept until the next reset/load."""
         self._notes.append(OutputEntry(line, kind, text))
+        self._focus = None
+        self._render()
+
+    #: characters of streamed output the panel shows before the statement's result
+    MAX_LIVE = 200_000
+
+    def add_live(self, text: str, line: int | None = None) -> None:
+        """print output of the statement still running, as it is written; the
+        statement's result replaces it (set_state)."""
+        live = self._live
+        if live and live[-1].line == line and live[-1].kind == "output":
+            merged = (live[-1].text + text)[-self.MAX_LIVE:]
+            live[-1] = OutputEntry(line, "output", merged)
+        else:
+            live.append(OutputEntry(line, "output", text[-self.MAX_LIVE:]))
+        while sum(len(e.text) for e in live) > self.MAX_LIVE and len(live) > 1:
+            live.pop(0)
         self._focus = None
         self._render()
 
@@ -1832,7 +1851,10 @@ class OutputPanel(QWidget):
         key = (st.results, st.parse_error, st.new_results)
         if key == self._shown_key:
             return  # nothing new to say: the reader's scroll position stands
+        before = self._shown_key[0] if self._shown_key is not None else ()
         self._shown_key = key
+        if st.new_results or len(st.results) < len(before):
+            self._live = []  # the statement ended (or went back): its result carries it
         entries: list[OutputEntry] = []
         pe = st.parse_error
         if pe is not None:
