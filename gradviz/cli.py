@@ -265,7 +265,13 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
     (see :mod:`gradviz.runner`). A statement that outlives the time limit gets
     the kernel killed, and the report ends with that statement refused.
     """
-    from gradviz.runner import KernelError, KernelProcess, KernelReplyTooLarge, KernelTimeout
+    from gradviz.runner import (
+        KernelError,
+        KernelProcess,
+        KernelReplyTooLarge,
+        KernelTimeout,
+        KernelUnconfined,
+    )
 
     try:
         source, _label = _load_source(args)
@@ -318,6 +324,9 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
             source=lines[line - 1] if line and 0 < line <= len(lines) else "",
             statements=streamed, limit="max_run_seconds" if exc.whole else "max_statement_seconds",
         )
+    except KernelUnconfined as exc:
+        _err(exc)
+        return EXIT_USAGE
     except KernelReplyTooLarge as exc:
         return _failed_report(str(exc), "ReplyTooLarge", statements=streamed, limit="max_reply_bytes")
     except KernelError as exc:

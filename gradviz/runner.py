@@ -130,6 +130,33 @@ class KernelTimeout(KernelError):
         super().__init__(timeout_message(phase, limit_s, whole))
 
 
+class KernelUnconfined(KernelError):
+    """Restricted mode was asked for where no OS layer confines the kernel."""
+
+
+def os_layer_missing(confinement: Any) -> str | None:
+    """Why restricted mode cannot be offered here, or None when it can.
+
+    The interpreter is the first filter and the OS layer the boundary (a red team
+    with arbitrary Python in the kernel was stopped by Landlock and seccomp, not by
+    the interpreter). Where neither applies (macOS and Windows, where gradviz has
+    no OS layer yet; Linux with neither Landlock nor libseccomp), an escape would be
+    the user's whole account, so a script from someone else is not opened."""
+    applied = confinement.get("applied") if isinstance(confinement, dict) else None
+    if not isinstance(applied, list):
+        applied = []
+    if "landlock" in applied or "seccomp" in applied:
+        return None
+    platform = confinement.get("platform") if isinstance(confinement, dict) else None
+    where = {"darwin": "macOS", "win32": "Windows"}.get(str(platform), str(platform or sys.platform))
+    return (
+        f"restricted mode is not available on this machine ({where}): gradviz has no "
+        "OS-level sandbox here (no Landlock and no seccomp filter), and its interpreter "
+        "alone must not be the only wall around a script from someone else. Run only "
+        "scripts you trust, as Python (gradviz run --trust, or Trust folder in the window)"
+    )
+
+
 class KernelDied(KernelError):
     """The kernel exited without answering."""
 
@@ -435,6 +462,12 @@ class KernelProcess:
             self.close()
             raise KernelDied(f"the kernel did not start{self._stderr_hint()}")
         self.info = ready
+        if not trusted and confine and command is None:
+            # The kernel speaks before any script ran, so its report is still its own.
+            why = os_layer_missing(ready.get("confinement"))
+            if why is not None:
+                self.close()
+                raise KernelUnconfined(why)
 
     # --- io ------------------------------------------------------------------------
 

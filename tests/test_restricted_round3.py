@@ -304,3 +304,22 @@ def test_capture_reads_at_most_its_node_budget_and_says_so(monkeypatch):
     whole_results = whole.run_to_end(keep_going=True)
     assert not any("max_capture_nodes" in w for r in whole_results for w in r.warnings)
     assert whole.graph.number_of_nodes() > session.graph.number_of_nodes()
+
+
+# --- no OS layer, no restricted mode ------------------------------------------------------
+
+
+def test_restricted_mode_is_refused_where_no_os_layer_confines_the_kernel():
+    from gradviz.runner import os_layer_missing
+
+    linux = {"platform": "linux", "applied": ["tmpdir", "rlimits", "landlock", "seccomp"]}
+    assert os_layer_missing(linux) is None
+    assert os_layer_missing({"platform": "linux", "applied": ["seccomp"]}) is None
+    for platform, name in (("darwin", "macOS"), ("win32", "Windows")):
+        why = os_layer_missing({"platform": platform, "applied": ["tmpdir", "rlimits"]})
+        assert why is not None and name in why and "--trust" in why
+    bare = os_layer_missing({"platform": "linux", "applied": ["tmpdir", "rlimits"]})
+    assert bare is not None and "Landlock" in bare
+    # a kernel that says nothing of itself is not taken at its word
+    assert os_layer_missing(None) is not None
+    assert os_layer_missing({"applied": "landlock"}) is not None

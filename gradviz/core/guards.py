@@ -707,6 +707,19 @@ def _index_tensor(op: str, name: str, t: Any, low: int, high: int) -> None:
         raise _unchecked(op, f"got {name} in [{span[0]}, {span[1]}], outside [{low}, {high})")
 
 
+def _dense(t: torch.Tensor) -> bool:
+    """Whether ``t``'s elements fill exactly ``t.numel()`` slots of its storage (any
+    order), all within it: what a kernel that walks its data pointer assumes."""
+    if t.numel() == 0:
+        return True
+    span = _span([int(s) for s in t.shape], [int(s) for s in t.stride()])
+    try:
+        room = t.untyped_storage().nbytes() // t.element_size() - t.storage_offset()
+    except Exception:  # noqa: BLE001
+        return False
+    return span == t.numel() and room >= span
+
+
 def _dims(t: Any) -> tuple[int, ...]:
     return tuple(int(s) for s in t.shape) if isinstance(t, torch.Tensor) else ()
 
@@ -733,6 +746,9 @@ def _pool_backward_check(spatial: int, indices: str | None) -> Any:
         if not isinstance(idx, torch.Tensor) or _dims(idx) != _dims(grad):
             raise _unchecked(op, f"got {indices} of shape {_dims(idx)} for grad_output of "
                                  f"shape {_dims(grad)}")
+        if not _dense(idx):
+            raise _unchecked(op, f"got {indices} that are not laid out densely (the "
+                                 "kernel walks their memory as the forward wrote it)")
         plane = math.prod(_dims(self_)[-spatial:])
         _index_tensor(op, indices, idx, 0, plane)
 

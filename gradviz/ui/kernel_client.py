@@ -42,6 +42,7 @@ from gradviz.runner import (
     MAX_LINE_BYTES,
     kernel_command,
     kernel_environment,
+    os_layer_missing,
     phase_limit,
     statement_limit,
     timeout_message,
@@ -216,8 +217,10 @@ class KernelClient(QObject):
         changed = trusted != self.trusted or folder != self.cwd
         self.trusted, self.cwd = trusted, folder
         self.filename = filename if trusted else None
-        if not changed or self._process is None or self._closing:
+        if not changed or self._closing or not self._started:
             return False
+        self._dead = False  # a kernel refused for its mode (no OS layer) may start now
+        self._crashes_in_a_row = 0
         self._kill_process()
         if self._inflight is not None or self._queue:
             self._fail_all("the kernel was replaced: the script's trust changed")
@@ -583,6 +586,18 @@ class KernelClient(QObject):
     def _on_message(self, message: dict[str, Any]) -> None:
         event = message.get("event")
         if event == "ready":
+            why = (
+                os_layer_missing(message.get("confinement"))
+                if not self.trusted and self._process is not None else None
+            )
+            if why is not None:
+                # restricted mode with no OS layer around it: nothing from someone
+                # else runs here (see runner.os_layer_missing); Trust folder runs as Python
+                self._kill_process()
+                self._dead = True
+                self._fail_all(why)
+                self.gave_up.emit(why)
+                return
             self._ready = True
             self._info = {k: v for k, v in message.items() if k != "event"}
             self.ready.emit(dict(self._info))
