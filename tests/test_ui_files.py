@@ -266,3 +266,53 @@ def test_a_remembered_cuda_choice_falls_back_to_cpu_where_cuda_is_missing(
     assert window.state["device"] == "cpu"
     window.step()
     wait_idle(qtbot, window, lambda: window.state["cursor"] == 1)
+
+
+# --- a file that is not text is never shown as a script, nor saved over -------------------
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 40
+
+
+def test_a_png_opened_by_mistake_is_refused_and_never_overwritten(
+    qtbot, main_window, tmp_path, monkeypatch
+):
+    from gradviz.ui import dialogs
+
+    shown: list[str] = []
+    monkeypatch.setattr(dialogs, "show_error", lambda parent, title, text: shown.append(text))
+    image = tmp_path / "real.png"
+    image.write_bytes(PNG)
+    window = main_window(source="a = torch.ones(2)\n")
+    before = window.editor.toPlainText()
+    assert window.files.open_path(image, ask=False) is False
+    assert shown and "PNG image" in shown[-1] and "not touched" in shown[-1]
+    assert window.editor.toPlainText() == before  # the user's text is kept
+    assert image.read_bytes() == PNG
+    # Save As onto the image (a slip in the file dialog): refused, the image kept
+    assert window.files.save_as(image) is False
+    assert image.read_bytes() == PNG
+    assert "not overwritten" in shown[-1]
+
+
+def test_opening_refuses_binary_and_huge_files_and_reads_text_whole(tmp_path):
+    from gradviz.app.files import MAX_SCRIPT_BYTES, read_path, refuse_to_overwrite
+
+    cases = {
+        "real.png": PNG,
+        "model.pt": b"\x80\x02}q\x00(X\x05\x00\x00\x00",
+        "latin1.py": "x = 'caf\xe9'\n".encode("latin-1"),
+        "nul.py": b"a = 1\x00\n",
+    }
+    for name, data in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        opened = read_path(path)
+        assert opened.kind == "refused", name
+        assert refuse_to_overwrite(path) is not None, name
+    big = tmp_path / "big.py"
+    big.write_bytes(b"#" * (MAX_SCRIPT_BYTES + 1))
+    assert read_path(big).kind == "refused" and refuse_to_overwrite(big) is not None
+    korean = tmp_path / "lesson.py"
+    korean.write_text("# 역전파\nx = 1  # 기울기\n", encoding="utf-8")
+    assert read_path(korean).kind == "script" and read_path(korean).text.startswith("# 역전파")
+    assert refuse_to_overwrite(korean) is None

@@ -11,6 +11,7 @@ worth offering and what to call it. Qt-free.
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,11 +92,47 @@ def read_path(path: Path) -> OpenedFile:
         return _read_path(path)
 
 
+#: what a file that is not text most likely is, by its first bytes
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"), (b"%PDF", "a PDF document"), (b"PK\x03\x04", "a zip archive"),
+    (b"\x7fELF", "a program (ELF)"), (b"\x80", "a pickle (a saved PyTorch model?)"),
+    (b"\x93NUMPY", "a NumPy array file"), (b"\x1f\x8b", "a gzip archive"),
+)
+#: the largest script the editor opens (a model checkpoint opened by mistake is not one)
+MAX_SCRIPT_BYTES = 5 * 1024 * 1024
+
+
+def _not_text(path: Path, raw: bytes, why: str) -> OpenedFile:
+    kind = next((what for magic, what in _MAGIC if raw.startswith(magic)), None)
+    what = f"it looks like {kind}" if kind else why
+    return OpenedFile(
+        "refused", path,
+        message=f"{path.name} is not a script gradviz can open: {what}. Nothing was "
+        "changed, and the file was not touched.",
+    )
+
+
 def _read_path(path: Path) -> OpenedFile:
     try:
-        text = path.read_bytes().decode("utf-8", errors="replace")
+        size = path.stat().st_size
+        if size > MAX_SCRIPT_BYTES and not path.name.endswith(".json"):
+            with path.open("rb") as f:
+                head = f.read(16)
+            return _not_text(path, head, f"it is {size:,} bytes, more than a script")
+        raw = path.read_bytes()
     except OSError as exc:
         return OpenedFile("refused", path, message=f"Cannot open {path}: {exc}", unreadable=True)
+    # Never shown as a script (and so never saved over) unless it is text, whole:
+    # a PNG opened by mistake and saved with Ctrl+S lost the image.
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _not_text(path, raw[:16], f"it is not valid UTF-8 text (byte {exc.start:,})")
+    if "\x00" in text:
+        return _not_text(path, raw[:16], "it holds NUL bytes, so it is not text")
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a byte order mark: the editor shows the text, not the mark
     if not path.name.endswith(".json"):
         return OpenedFile("script", path, text=text)
     try:
@@ -121,6 +158,49 @@ def _read_path(path: Path) -> OpenedFile:
         except SnapshotError as exc:
             return OpenedFile("refused", path, message=str(exc))
     return OpenedFile("snapshot", path, data=data)
+
+
+def refuse_to_overwrite(path: Path) -> str | None:
+    """Why the window must not save a script over ``path``, or None: a file there that
+    is not text (an image, a checkpoint) is never replaced."""
+    try:
+        if not path.exists():
+            return None
+        if path.is_dir():
+            return f"{path} is a folder: nothing was saved"
+        size = path.stat().st_size
+        with path.open("rb") as f:
+            raw = f.read(min(size, MAX_SCRIPT_BYTES + 1))
+    except OSError:
+        return None  # the write itself will say what is wrong
+    why = None
+    if size > MAX_SCRIPT_BYTES:
+        why = f"it is {size:,} bytes, more than a script"
+    else:
+        try:
+            if "\x00" in raw.decode("utf-8"):
+                why = "it holds NUL bytes"
+        except UnicodeDecodeError:
+            why = "it is not UTF-8 text"
+    if why is None:
+        return None
+    kind = next((what for magic, what in _MAGIC if raw.startswith(magic)), None)
+    return (
+        f"{path.name} was not overwritten: {f'it looks like {kind}' if kind else why}. "
+        "Save the script under another name."
+    )
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a full disk or a crash mid-write
+    leaves the old file as it was)."""
+    tmp = path.with_name(f".{path.name}.gradviz-tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink(missing_ok=True)
 
 
 def display_name(

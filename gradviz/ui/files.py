@@ -21,7 +21,9 @@ from gradviz.app.files import (
     Document,
     RecentFiles,
     read_path,
+    refuse_to_overwrite,
     restore_plan,
+    write_text_atomically,
 )
 from gradviz.app.guide import statements_before_backward
 from gradviz.app.snapshot import SnapshotError, parse_snapshot, snapshot_state
@@ -316,8 +318,13 @@ class Files(QObject):
         return self._write(Path(path))
 
     def _write(self, path: Path) -> bool:
+        refused = refuse_to_overwrite(path)
+        if refused is not None:
+            dialogs.show_error(self.w, "Not saved", refused)
+            self.w.set_status(refused)
+            return False
         try:
-            path.write_text(self.w.editor.toPlainText(), encoding="utf-8")
+            write_text_atomically(path, self.w.editor.toPlainText())
         except OSError as exc:
             dialogs.show_error(self.w, "Save failed", f"Could not write {path}:\n{exc}")
             return False
