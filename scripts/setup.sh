@@ -12,13 +12,15 @@ if [ "${1:-}" = "--test" ]; then
 fi
 
 # PySide6's wheels carry Qt but load GL, fonts, xkb and xcb from the system;
-# libseccomp2 backs the kernel's syscall filter (gradviz/core/confine.py).
+# libseccomp2 backs the kernel's syscall filter (gradviz/core/confine.py);
+# fonts-nanum covers Hangul (the seed lessons' readers write Korean comments and
+# prints: without a CJK font every Korean character is an empty box).
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq || true
   apt-get install -y -qq --no-install-recommends \
     libgl1 libegl1 libopengl0 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libfreetype6 \
-    libdbus-1-3 libglib2.0-0 fonts-dejavu-core libseccomp2 \
+    libdbus-1-3 libglib2.0-0 fonts-dejavu-core fonts-nanum libseccomp2 \
     libxcb1 libxcb-cursor0 libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 \
     libxcb-render-util0 libxcb-shape0 libxcb-xfixes0 libxcb-xinerama0 libxcb-xkb1 \
     >/dev/null || echo "setup: some system libraries could not be installed; Qt may not start" >&2
