@@ -22,6 +22,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 import torch
+from torch.nn.parameter import is_lazy
 
 from .gcpause import paused_gc
 from .graphdata import graph_from_json, graph_to_json  # noqa: F401  (re-exported)
@@ -335,12 +336,17 @@ def tensor_value(t: torch.Tensor | None, limit: int = MAX_VALUE_ELEMENTS) -> Any
     t = t.detach()
     if t.is_sparse or t.device.type == "meta":
         return f"<{t.layout} tensor, shape {list(t.shape)}>"
-    if t.numel() <= limit:
-        data = t.cpu()
-        if data.is_complex():
-            return str(data.tolist())
-        return _clean(data.tolist())
-    return summarize(t)
+    try:
+        if t.numel() <= limit:
+            data = t.cpu()
+            if data.is_complex():
+                return str(data.tolist())
+            return _clean(data.tolist())
+        return summarize(t)
+    except RuntimeError as exc:
+        # a tensor whose values cannot be read here (a functorch wrapper, a dual
+        # tensor's storage-less view): its shape, and why, instead of a failed capture
+        return f"<{type(t).__name__} of shape {list(t.shape)}: values not readable ({exc})>"[:300]
 
 
 MAX_STATS_ELEMENTS = 5_000_000
@@ -444,8 +450,10 @@ def named_tensors(variables: dict[str, Any]) -> dict[str, torch.Tensor]:
     out: dict[str, torch.Tensor] = {}
     for name, value in variables.items():
         if isinstance(value, torch.Tensor):
-            if _escaped_transform_tensor(value):
-                continue  # a tensor kept from inside vmap/grad: it has no value outside
+            if _escaped_transform_tensor(value) or is_lazy(value):
+                # a tensor kept from inside vmap/grad has no value outside; a lazy
+                # module's parameter has no shape before its first forward
+                continue
             out[name] = value
         elif isinstance(value, torch.nn.Module):
             # nn.Module's own method: a script class cannot change what capture walks
@@ -454,7 +462,8 @@ def named_tensors(variables: dict[str, Any]) -> dict[str, torch.Tensor]:
             except AttributeError:
                 continue  # a module paused inside its __init__, before super().__init__()
             for pname, p in params:
-                out[f"{name}.{pname}"] = p
+                if not is_lazy(p):
+                    out[f"{name}.{pname}"] = p
     return out
 
 

@@ -393,7 +393,9 @@ class PythonEngine:
                 exit_tagging()
 
     def _failing_line(self, exc: BaseException) -> int | None:
-        """The line of the script's innermost frame in the traceback."""
+        """The line of the script's innermost frame in the traceback (of the error
+        itself when gradviz's backward recording wrapped it)."""
+        exc = getattr(exc, "original", None) or exc
         line = None
         tb = exc.__traceback__
         while tb is not None:
