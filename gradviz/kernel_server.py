@@ -26,6 +26,12 @@ from gradviz.core.wire import MAX_REQUEST_BYTES, BadRequest, dumps, loads_reques
 from gradviz.runner import MAX_OUTPUT_CHARS
 
 
+#: restricted mode, gradviz run: seconds of work a whole script may take (statements
+#: and captures), so that with the kernel's start and the report a refusal comes
+#: within 40 s; the window's sessions keep the interpreter's own budget
+REPORT_RUN_SECONDS = 30.0
+
+
 class Kernel:
     def __init__(self, out: IO[str], trusted: bool = False):
         self.out = out
@@ -175,6 +181,13 @@ class Kernel:
             s = self._new_session(request["source"], request.get("device", "cpu"), _limits(request))
             if request.get("trace"):
                 s.enable_trace()
+            if not self.trusted:
+                # a shared script run headless is refused within REPORT_RUN_SECONDS of
+                # work in all (a longer statement limit asked for widens it)
+                asked = request.get("time_limit_s")
+                s.interpreter.max_run_seconds = max(
+                    REPORT_RUN_SECONDS, 2 * float(asked) if asked else 0.0
+                )
             s.events.connect("statement_executed", self._send_result)
             self._output_left = MAX_OUTPUT_CHARS
             results = s.run_to_end(keep_going=request.get("keep_going", False))

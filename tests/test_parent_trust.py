@@ -261,12 +261,28 @@ def test_the_parse_estimate_bounds_what_json_loads_takes(name):
 def _peak_rss_of(code: str, tmp_path: Path, timeout: float = 120) -> tuple[int, str]:
     """Run ``code`` in a fresh interpreter; its peak resident memory (bytes) and stdout.
     The code's own kernel (a child) is not counted: RUSAGE_SELF."""
+    # ru_maxrss survives fork and exec: a child of a big pytest process (the whole
+    # suite, ~3 GB) would report the parent's peak. Reset the high-water mark first
+    # (Linux: "5" > /proc/self/clear_refs), then read VmHWM; ru_maxrss elsewhere.
     script = tmp_path / "measure.py"
     script.write_text(
-        textwrap.dedent(code)
+        "import sys\n"
+        "try:\n"
+        "    with open('/proc/self/clear_refs', 'w') as _f:\n"
+        "        _f.write('5')\n"
+        "except OSError:\n"
+        "    pass\n"
+        + textwrap.dedent(code)
         + "\nimport resource\n"
-        + "print('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024, "
-        "file=sys.stderr)\n"
+        + "def _peak():\n"
+        + "    try:\n"
+        + "        for _line in open('/proc/self/status'):\n"
+        + "            if _line.startswith('VmHWM:'):\n"
+        + "                return int(_line.split()[1]) * 1024\n"
+        + "    except OSError:\n"
+        + "        pass\n"
+        + "    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024\n"
+        + "print('PEAK', _peak(), file=sys.stderr)\n"
     )
     proc = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, timeout=timeout,
