@@ -327,7 +327,8 @@ def test_restricted_mode_is_refused_where_no_os_layer_confines_the_kernel():
 
 def test_a_restricted_gradviz_run_of_many_slow_statements_stops_at_its_30_s_budget(tmp_path):
     script = tmp_path / "slow.py"
-    script.write_text("for i in range(4 * 10**6):\n    a = i\n" * 12)
+    # 40 statements of 900,000 iterations each (under max_iterations): well over 30 s
+    script.write_text("for i in range(900_000):\n    a = i * i\n" * 40)
     proc = subprocess.run(
         [sys.executable, "-m", "gradviz", "run", "--restricted", "--json", "--keep-going",
          str(script)],
@@ -335,7 +336,7 @@ def test_a_restricted_gradviz_run_of_many_slow_statements_stops_at_its_30_s_budg
     )
     assert proc.returncode == 1, proc.stderr[-2000:]
     report = json.loads(proc.stdout)
-    # the run's budget (30 s of work), not 12 statement limits of 25 s each: once it is
+    # the run's budget (30 s of work), not 40 statements' worth: once it is
     # spent, every later statement is refused before it runs
     assert report["statements"][-1]["error"]["limit"] == "max_run_seconds"
     assert "30 s in all" in report["statements"][-1]["error"]["message"]
