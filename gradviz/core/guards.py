@@ -11,6 +11,15 @@ op runs, outputs whose storage is new (not a view of an input, not written in
 place) are counted: that is "bytes allocated by the statement", the figure the
 memory panel shows (scenario 8: ``torch.relu(t)`` on 10000x10000 float32
 allocates 400,000,000 bytes, ``torch.relu_(t)`` allocates 0).
+
+Ops whose output size depends on their inputs' values (nonzero, masked_select,
+unique, repeat_interleave, ...) are sized from those values before they run
+(:func:`data_dependent_sizes`); work is counted as the op really does it
+(factorizations, a matrix exponential's squarings: :func:`op_macs`); resident memory
+is read again whenever the ops since the last reading allocated
+``PROCESS_SAMPLE_BYTES``, and before an op that would take the process past its cap.
+The integer tensors that native kernels use as memory offsets are checked below the
+guard, on every call (:func:`install_offset_checks`).
 """
 
 from __future__ import annotations
@@ -472,13 +481,24 @@ def _int_list(value: Any) -> list[int] | None:
     return None
 
 
+#: op -> {argument name: (position, keyword-only, default)}
+_ARGUMENTS: dict[Any, dict[str, tuple[int, bool, Any]]] = {}
+
+
 def _argument(func: Any, args: tuple, kwargs: dict, name: str) -> Any:
-    for index, arg in enumerate(func._schema.arguments):
-        if arg.name == name:
-            if arg.kwarg_only or index >= len(args):
-                return kwargs.get(name, arg.default_value)
-            return args[index]
-    return None
+    table = _ARGUMENTS.get(func)
+    if table is None:
+        table = _ARGUMENTS[func] = {
+            arg.name: (index, arg.kwarg_only, arg.default_value)
+            for index, arg in enumerate(func._schema.arguments)
+        }
+    found = table.get(name)
+    if found is None:
+        return None
+    index, kwarg_only, default = found
+    if kwarg_only or index >= len(args):
+        return kwargs.get(name, default)
+    return args[index]
 
 
 def _room(shape: tuple[int, ...]) -> int:
@@ -631,27 +651,29 @@ def output_bound(func: Any, args: tuple, kwargs: dict) -> int | None:
 # --- integer tensors the kernels use as memory offsets ---------------------------------
 #
 # Some native kernels take the values of an integer tensor as offsets into memory and
-# do not check them: the backward kernels of max pooling and adaptive max pooling
-# (their saved indices), embedding_dense_backward with scale_grad_by_freq and the
-# embedding_bag backward kernels (the saved indices, offset2bag and bag sizes),
-# ctc_loss forward and backward (the targets and lengths), found by rewriting each
-# op's saved integer tensor in a subprocess (tests/test_guard_round3.py). A script can
-# rewrite such a tensor after the forward without a version counter noticing (a numpy
-# view ``idx.numpy()``, ``.data``, ``grad_fn._saved_indices``), or hand the backward
-# another tensor altogether (a saved_tensors_hooks unpack hook), and the backward
-# then writes out of bounds. Some backward kernels also trust the shapes of what they
-# saved (pooling, batch norm, the oneDNN LSTM layer): an unpack hook that returns a
-# tensor of another shape makes them read or write out of bounds.
+# do not check them (torch 2.13, CPU): the backward kernels of max pooling and adaptive
+# max pooling (their saved indices), embedding_dense_backward with scale_grad_by_freq
+# and the embedding_bag backward kernels (the saved indices, offset2bag and bag sizes),
+# ctc_loss forward and backward (the targets and lengths). Each was found by rewriting
+# the op's saved integer tensor in a subprocess: a segfault (tests/test_guard_round3.py
+# keeps one as a control). A script can rewrite such a tensor after the forward without
+# a version counter noticing (a numpy view ``idx.numpy()``, ``.data``,
+# ``grad_fn._saved_indices``), or hand the backward another tensor altogether (a
+# saved_tensors_hooks unpack hook). Some backward kernels also trust the shapes and the
+# layout of what they saved (pooling, batch norm, pdist, weight norm, the oneDNN LSTM
+# layer): an unpack hook that returns a tensor of another shape, or an expanded view,
+# makes them read or write out of bounds just the same.
 #
 # So these tensors are checked right before the kernel runs, on the very tensors it
-# receives: one min/max reduction (on the stored values: a broadcast dimension is read
+# receives: one min/max reduction (over the stored values: a broadcast dimension is read
 # once) and shape comparisons. The autograd engine runs a backward pass outside the op
 # guard (gradviz.core.session: with a dispatch mode active the engine would accumulate
-# gradients differently), so the checks are installed below the guard, as Python
-# kernels at the dispatcher's BackendSelect key (:func:`install_offset_checks`): every
-# call of these ops passes it, forward or backward, guarded or not, and from there the
-# call goes on to the CPU kernel. Where that could not be installed the guard runs the
-# same checks itself (for the ops it sees).
+# gradients differently), so its ATen calls never reach OpGuard.__torch_dispatch__, and
+# a composite op the guard does see runs the native kernels inside it with the guard's
+# mode off. The checks are therefore installed below the guard, as Python kernels at the
+# dispatcher's BackendSelect key (:func:`install_offset_checks`): every call of these
+# ops passes that key, forward or backward, guarded or not, before the CPU kernel. Where
+# they could not be installed, the guard runs the same checks itself on the ops it sees.
 
 #: batch of a ctc_loss call the checks accept: its lengths become Python lists of ints
 #: on the way to the kernel (8 bytes and more each)
@@ -871,22 +893,45 @@ def _ctc_shapes(func: Any, args: tuple, kwargs: dict) -> tuple[int, int, int, in
     if targets.dim() == 2:
         if targets.shape[0] < batch or longest > targets.shape[1]:
             raise SandboxError("refused: ctc_loss target_lengths do not fit the targets")
-        longest = int(targets.shape[1])
     elif targets.dim() == 1:
         if longest > targets.numel() or total > targets.numel():
             raise SandboxError("refused: ctc_loss target_lengths do not fit the targets")
+        if targets.numel() > 1 and targets.stride(0) != 1:
+            # the kernel finds each sequence at its offset in elements, not in strides
+            raise _unchecked(op, "got concatenated targets that are not contiguous")
     else:
         raise SandboxError(f"refused: ctc_loss targets must be (N, S) or concatenated (sum of "
                            f"target_lengths), got shape {_dims(targets)}")
     if targets.dtype not in (torch.int64, torch.int32):
         raise SandboxError(f"refused: ctc_loss targets must be int64 or int32, got {targets.dtype}")
-    span = _value_range(targets)
-    if span is not None and (span[0] < 0 or span[1] >= classes):
+    if not _targets_read_in_range(targets, _argument(func, args, kwargs, "target_lengths"),
+                                  batch, total, classes):
         raise SandboxError(
             f"refused: ctc_loss targets must be class indices in [0, {classes}) "
             "(PyTorch does not check them)"
         )
     return steps, batch, classes, longest
+
+
+def _targets_read_in_range(targets: torch.Tensor, lengths: Any, batch: int, total: int,
+                           classes: int) -> bool:
+    """Whether every target the kernel reads is in [0, classes): the first
+    target_lengths[i] of row i, or the first sum(target_lengths) concatenated ones
+    (padding after them may hold anything, as in PyTorch)."""
+    span = _value_range(targets)
+    if span is None or (span[0] >= 0 and span[1] < classes):
+        return True
+    if targets.dim() == 1:
+        span = _value_range(targets[:total])
+        return span is None or (span[0] >= 0 and span[1] < classes)
+    rows = targets[:batch]
+    if rows.numel() > 1 << 24:
+        return False  # too many to mask cheaply: every value must be a class then
+    with torch.no_grad():
+        counts = lengths if isinstance(lengths, torch.Tensor) else torch.tensor(list(lengths))
+        read = torch.arange(rows.shape[1]) < counts.reshape(-1, 1).to(torch.int64)
+        span = _value_range(torch.where(read, rows, 0))
+    return span is None or (span[0] >= 0 and span[1] < classes)
 
 
 def _ctc_check(func: Any, args: tuple, kwargs: dict) -> None:
@@ -981,6 +1026,31 @@ def _batch_norm_backward_check(func: Any, args: tuple, kwargs: dict) -> None:
             raise _unchecked(op, f"got {name} of shape {_dims(t)} for {channels} channels")
 
 
+def _pdist_backward_check(func: Any, args: tuple, kwargs: dict) -> None:
+    """_pdist_backward(grad, self, p, pdist): one distance per pair of self's rows."""
+    grad, self_, pdist = args[0], args[1], args[3]
+    rows = int(self_.shape[0]) if isinstance(self_, torch.Tensor) and self_.dim() == 2 else -1
+    pairs = rows * (rows - 1) // 2
+    if rows < 0 or _dims(pdist) != (pairs,) or _dims(grad) != (pairs,):
+        raise _unchecked("_pdist_backward", f"got pdist of shape {_dims(pdist)} and grad of "
+                                            f"shape {_dims(grad)} for {rows} rows")
+
+
+def _weight_norm_backward_check(func: Any, args: tuple, kwargs: dict) -> None:
+    """_weight_norm_interface_backward(grad_w, saved_v, saved_g, saved_norms, dim)."""
+    grad_w, v, g, norms, dim = args[:5]
+    op = "_weight_norm_interface_backward"
+    if not all(isinstance(t, torch.Tensor) for t in (grad_w, v, g, norms)) or v.dim() == 0:
+        raise _unchecked(op, "got a saved tensor that is not a tensor")
+    dim = dim % v.dim() if isinstance(dim, int) and -v.dim() <= dim < v.dim() else -1
+    if (
+        dim < 0 or v.numel() == 0 or _dims(grad_w) != _dims(v) or _dims(g) != _dims(norms)
+        or g.numel() != v.shape[dim]
+    ):
+        raise _unchecked(op, f"got saved_v {_dims(v)}, saved_g {_dims(g)}, saved_norms "
+                             f"{_dims(norms)} and grad_w {_dims(grad_w)}, which do not agree")
+
+
 def _offset_ops() -> dict[Any, Any]:
     aten = torch.ops.aten
     table = {
@@ -1006,6 +1076,8 @@ def _offset_ops() -> dict[Any, Any]:
         "_ctc_loss_backward.Tensor": _ctc_check,
         "mkldnn_rnn_layer_backward.default": _rnn_layer_backward_check,
         "native_batch_norm_backward.default": _batch_norm_backward_check,
+        "_pdist_backward.default": _pdist_backward_check,
+        "_weight_norm_interface_backward.default": _weight_norm_backward_check,
     }
     out = {}
     for qualified, check in table.items():
@@ -1139,6 +1211,16 @@ def _mask_indices(func: Any, args: tuple, kwargs: dict, limits: Limits) -> tuple
             position += 1
     rest = math.prod(int(s) for d, s in enumerate(self_.shape) if d not in indexed)
     return shapes, temps, rest
+
+
+#: the ops data_dependent_sizes knows
+DATA_DEPENDENT_OPS = frozenset({
+    "nonzero", "masked_select", "index", "_unsafe_index", "index_put", "index_put_",
+    "_index_put_impl", "_index_put_impl_", "_unsafe_index_put", "_unique", "_unique2",
+    "unique_dim", "unique_consecutive", "unique_dim_consecutive", "repeat_interleave",
+    "bincount", "histogram", "_histogramdd_bin_edges", "_histogramdd_from_bin_cts",
+    "_pack_padded_sequence", "_ctc_loss", "linalg_lstsq",
+})
 
 
 def data_dependent_sizes(
@@ -1518,8 +1600,10 @@ class OpGuard(TorchDispatchMode):
                 offsets(func, args, kwargs)
         predicted = 0
         if not is_view:
-            with paused(self):
-                sizes = data_dependent_sizes(func, args, kwargs, self.limits)
+            sizes = None
+            if func.overloadpacket.__name__ in DATA_DEPENDENT_OPS:
+                with paused(self):
+                    sizes = data_dependent_sizes(func, args, kwargs, self.limits)
             if sizes is not None:
                 predicted = self._check_data_dependent(func, sizes)
                 macs = _macs(func, args, None)
