@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         report = confine(workdir, memory_bytes=memory_cap(), cuda=args.cuda)
     from gradviz.kernel_server import Kernel, warm_up
 
-    warm_up()
+    warm_up(trusted=args.trusted)
     if report is not None:
         if args.cuda:
             # the driver starts under the first stage, before any request is read;

@@ -18,7 +18,7 @@ from typing import IO, Any
 
 from gradviz.core.debugger import Pause
 from gradviz.core.delta import StateEncoder, StateHint
-from gradviz.core.guards import Limits
+from gradviz.core.guards import Limits, arm_disable_dynamo_wrappers
 from gradviz.core.layout import IncrementalLayout, layout
 from gradviz.core.report import json_report, statement_json
 from gradviz.core.session import DeviceUnavailable, Session, cuda_unavailable_reason
@@ -415,10 +415,17 @@ def request_lines(stdin: IO[bytes]) -> Iterator[bytes]:
         yield line
 
 
-def warm_up() -> None:
+def warm_up(trusted: bool = False) -> None:
     """Run a tiny script once, so the user's first statement finds torch's lazy imports
     and the capture's caches warm (the op guard no longer pulls in torch._dynamo; see
-    :mod:`gradviz.core.guards`)."""
-    session = Session("a = torch.ones(2, requires_grad=True)\nb = (a * 2).sum()\nb.backward()\n")
+    :mod:`gradviz.core.guards`). A trusted kernel warms up trusted: it never builds an
+    op guard (whose offset checks are process-wide), only arms torch's
+    _disable_dynamo wrappers, which behave as before once torch._dynamo is loaded."""
+    if trusted:
+        arm_disable_dynamo_wrappers()
+    session = Session(
+        "a = torch.ones(2, requires_grad=True)\nb = (a * 2).sum()\nb.backward()\n",
+        trusted=trusted,
+    )
     session.run_to_end()
     gc.collect()

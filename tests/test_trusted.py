@@ -297,3 +297,23 @@ def test_gradviz_run_restricted_refuses_and_names_the_trust_action(tmp_path):
         capture_output=True, text=True, timeout=240, cwd=tmp_path,
     )
     assert "gradviz run --trust FILE" in text.stdout
+
+
+def test_a_trusted_kernel_never_installs_restricted_modes_offset_checks(tmp_path):
+    """Restricted mode's op guard installs checks below the dispatcher for the whole
+    process; a trusted kernel is plain Python and must not have them."""
+    import json
+    import subprocess
+
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "import torch\n"
+        "from gradviz.core import guards\n"
+        "installed = guards._LIBRARY is not None or bool(guards._INSTALLED)\n"
+        "print(installed)\n"
+    )
+    proc = subprocess.run([sys.executable, "-m", "gradviz", "run", "--json", str(script)],
+                          capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    report = json.loads(proc.stdout)
+    assert report["mode"] == "trusted"
+    assert report["statements"][-1]["output"] == "False\n"

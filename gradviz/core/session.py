@@ -422,8 +422,11 @@ class Session:
         except LimitExceeded as exc:  # the run's budget is spent: this statement is refused
             budget_error = exc
         counter = AllocationCounter()
-        guard = OpGuard(self.limits, counter, interp.deadline)
-        interp.format_guard = None if self.trusted else guard
+        # Trusted: no guard at all. Building one installs process-wide offset checks
+        # below the dispatcher (guards.install_offset_checks) that real Python must not
+        # meet; and any dispatch mode would change the graph autograd records.
+        guard = None if self.trusted else OpGuard(self.limits, counter, interp.deadline)
+        interp.format_guard = guard
         self._current_index = index
         self._current_passes = []
         self._unrecorded_passes = 0
