@@ -25,7 +25,6 @@ from gradviz.core.session import DeviceUnavailable, Session, cuda_unavailable_re
 from gradviz.core.wire import MAX_REQUEST_BYTES, BadRequest, dumps, loads_request
 from gradviz.runner import MAX_OUTPUT_CHARS
 
-
 #: restricted mode, gradviz run: seconds of work a whole script may take (statements
 #: and captures), so that with the kernel's start and the report a refusal comes
 #: within 40 s; the window's sessions keep the interpreter's own budget

@@ -54,12 +54,12 @@ from .errors import ScriptSyntaxError, Stopped
 #: the name a script typed into the window runs under (tracebacks, linecache)
 WINDOW_FILENAME = "<gradviz>"
 
-_COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try,
-             ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_COMPOUND: tuple[type, ...] = (
+    ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try,
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match,
+)
 if sys.version_info >= (3, 11):
     _COMPOUND = (*_COMPOUND, ast.TryStar)
-if sys.version_info >= (3, 10):
-    _COMPOUND = (*_COMPOUND, ast.Match)
 
 
 class StreamedOutput(io.TextIOBase):
@@ -313,9 +313,7 @@ class PythonEngine:
                     else:
                         inner = depth + 1 if isinstance(node, _COMPOUND) or name == "handlers" else depth
                     child_loop = inner_loop if name == "body" else loop
-                    if isinstance(child, (ast.excepthandler,)) or (
-                        sys.version_info >= (3, 10) and isinstance(child, ast.match_case)
-                    ):
+                    if isinstance(child, (ast.excepthandler, ast.match_case)):
                         stack.extend((c, inner, child_loop) for c in child.body)
                     else:
                         stack.append((child, inner, child_loop))
