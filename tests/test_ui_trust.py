@@ -50,7 +50,8 @@ def test_a_file_from_an_untrusted_folder_opens_restricted_and_asks_once(
     assert not window.client.trusted
     assert window.mode_badge.text() == "Restricted mode"
     assert window.trust_banner.isVisibleTo(window)
-    assert str(folder) in window.trust_banner.label.text()
+    assert "'shared'" in window.trust_banner.label.text()
+    assert str(folder.resolve()) in window.trust_banner.toolTip()
     run_to_end(qtbot, window)
     assert window.state["cursor"] == 0  # `import argparse` is refused in restricted mode
     assert window.editor.error is not None and window.editor.error[0] == 1

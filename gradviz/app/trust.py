@@ -39,10 +39,19 @@ BADGE_TIP = {
 
 
 def banner_text(folder: Path) -> str:
+    """The banner's question: short enough for a narrow editor (the whole path is in
+    its tooltip, banner_tip)."""
     return (
-        f"Restricted mode: the scripts in {folder} may come from someone else, so gradviz "
-        "runs this one in its sandbox (no files, network or programs; some Python is "
-        "refused). Do you trust the authors of the scripts in this folder?"
+        f"Restricted mode: scripts in '{folder.name or folder}' may come from someone else, "
+        "so this one runs in gradviz's sandbox. Trust the authors of this folder's scripts?"
+    )
+
+
+def banner_tip(folder: Path) -> str:
+    return (
+        f"{folder}\n\nIn restricted mode gradviz's interpreter runs the script in a confined "
+        "process: no files, network or programs, and only the Python its allowlist admits. "
+        "Trust folder runs the scripts of this folder as Python from now on (remembered)."
     )
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from gradviz.app.trust import banner_text
+from gradviz.app.trust import banner_text, banner_tip
 
 
 class TrustBanner(QFrame):
@@ -29,12 +29,18 @@ class TrustBanner(QFrame):
             "#trustBanner QLabel { color: white; }"
         )
         self.folder: Path | None = None
-        layout = QHBoxLayout(self)
+        # the question on top, the answers under it: fits an editor 300 px wide
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 6, 10, 6)
+        layout.setSpacing(4)
         self.label = QLabel()
         self.label.setWordWrap(True)
         self.label.setTextFormat(Qt.TextFormat.PlainText)
-        layout.addWidget(self.label, 1)
+        layout.addWidget(self.label)
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(0, 0, 0, 0)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
         self.trust_button = QPushButton("Trust folder")
         self.trust_button.setObjectName("trustFolderButton")
         self.trust_button.setToolTip(
@@ -43,8 +49,8 @@ class TrustBanner(QFrame):
         self.keep_button = QPushButton("Keep restricted")
         self.keep_button.setObjectName("keepRestrictedButton")
         self.keep_button.setToolTip("Keep this script in gradviz's sandbox")
-        layout.addWidget(self.trust_button)
-        layout.addWidget(self.keep_button)
+        buttons.addWidget(self.trust_button)
+        buttons.addWidget(self.keep_button)
         self.trust_button.clicked.connect(lambda: self.trust_requested.emit(self.folder))
         self.keep_button.clicked.connect(self._on_keep)
         self.hide()
@@ -52,6 +58,7 @@ class TrustBanner(QFrame):
     def ask(self, folder: Path) -> None:
         self.folder = folder
         self.label.setText(banner_text(folder))
+        self.setToolTip(banner_tip(folder))
         self.show()
 
     def _on_keep(self) -> None:
