@@ -307,3 +307,36 @@ def test_sigusr1_stops_the_kernel_statement_without_killing_it():
         # the same kernel goes on serving
         assert kernel.request("ping", None)["ok"] is True
         assert kernel._proc.poll() is None
+
+
+def test_a_statement_over_several_lines_pauses_once_on_both_engines(engine):
+    """CPython reports a statement spread over lines at each of them (and at its first
+    line again); stepping pauses once per statement, as the interpreter does, and a
+    one-line function called again is entered again."""
+    source = (
+        "import torch\n"
+        "x = torch.ones(2, requires_grad=True)\n"
+        "for i in range(2):\n"
+        "    y = (x *\n"
+        "         2).sum()\n"
+        "    y.backward()\n"
+        "def f(t): return t * 2\n"
+        "for i in range(3):\n"
+        "    z = f(x)\n"
+    )
+    session = _session(source, engine)
+    session.run_to(2)
+    stops = []
+    out = session.debug("into")
+    while isinstance(out, Pause):
+        stops.append((out.line, out.depth))
+        out = session.debug("into")
+    assert stops == [(4, 1), (6, 1)] * 2
+    session.step()  # def f
+    stops = []
+    out = session.debug("into")
+    while isinstance(out, Pause):
+        stops.append((out.line, out.depth))
+        out = session.debug("into")
+    assert stops == [(9, 1), (7, 2)] * 3
+    assert torch.equal(session.globals["x"].grad, torch.full((2,), 4.0))

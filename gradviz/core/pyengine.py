@@ -102,17 +102,6 @@ class FrameScope:
     names: dict[str, Any] = field(default_factory=dict)
 
 
-class _Line:
-    """Where a traced frame is: enough of a statement for the debugger (its line, and
-    the AST statement there when the script has one, for 'run to backward')."""
-
-    __slots__ = ("lineno", "node")
-
-    def __init__(self, lineno: int, node: ast.stmt | None):
-        self.lineno = lineno
-        self.node = node
-
-
 # --- backward calls and module calls, routed to the running engine ---------------------
 
 _ACTIVE = threading.local()
@@ -258,6 +247,10 @@ class PythonEngine:
         self._lines: dict[int, tuple[int, ast.stmt]] = {}
         #: line -> the innermost loop around it in its own frame
         self._loops: dict[int, ast.stmt] = {}
+        #: line -> the first line of the statement it belongs to
+        self._starts: dict[int, int] = {}
+        #: frame -> the statement its last paused line belonged to
+        self._last_start: dict[int, int] = {}
         #: (frame, loop line) -> [iteration, length or None]; the last line per frame
         self._loop_counts: dict[tuple[int, int], list[Any]] = {}
         self._last_line: dict[int, int] = {}
@@ -290,10 +283,18 @@ class PythonEngine:
         backward' read them), iteratively: deep trees must not recurse."""
         lines: dict[int, tuple[int, ast.stmt]] = {}
         loops: dict[int, ast.stmt] = {}
+        starts: dict[int, int] = {}
         stack: list[tuple[ast.AST, int, ast.stmt | None]] = [(s, 0, None) for s in tree.body]
         while stack:
             node, depth, loop = stack.pop()
             if isinstance(node, ast.stmt):
+                # the lines a statement spans report as that statement (a compound
+                # one: its header only); CPython's line events land on any of them
+                body = getattr(node, "body", None)
+                last = (body[0].lineno - 1 if isinstance(node, _COMPOUND) and body
+                        else getattr(node, "end_lineno", None) or node.lineno)
+                for covered in range(node.lineno, max(last, node.lineno) + 1):
+                    starts[covered] = node.lineno
                 if node.lineno not in lines or lines[node.lineno][0] < depth:
                     lines[node.lineno] = (depth, node)
                     if loop is not None:
@@ -319,12 +320,14 @@ class PythonEngine:
                         stack.append((child, inner, child_loop))
         self._lines = lines
         self._loops = loops
+        self._starts = starts
 
     # --- statements --------------------------------------------------------------------
 
     def begin_statement(self) -> None:
         self._loop_counts = {}
         self._last_line = {}
+        self._last_start = {}
         self._iteration = None
         self.output = StreamedOutput(self.on_output)
         self.block_depth = 0
@@ -369,11 +372,9 @@ class PythonEngine:
         # Always traced, but only the script's own frames get a line tracer: the loop
         # iteration and line of each backward pass, Stop at the next line. Library
         # frames cost one call of _trace each (None: not traced).
-        tracing = True
         old_trace = sys.gettrace()
         try:
-            if tracing:
-                sys.settrace(self._trace)
+            sys.settrace(self._trace)
             if isinstance(stmt, ast.Expr):
                 return eval(code, self.globals)  # noqa: S307 - the user's own trusted code
             exec(code, self.globals)  # noqa: S102 - the user's own trusted code
@@ -382,8 +383,7 @@ class PythonEngine:
             self.current_line = self._failing_line(exc) or stmt.lineno
             raise
         finally:
-            if tracing:
-                sys.settrace(old_trace)
+            sys.settrace(old_trace)
             sys.stdout, sys.stderr, sys.argv = out, err, argv
             _ACTIVE.engine = previous
             while self._module_stack:  # a forward that raised: its tagging ends too
@@ -409,6 +409,9 @@ class PythonEngine:
     def _trace(self, frame: types.FrameType, event: str, arg: Any) -> Any:
         if frame.f_code.co_filename != self.filename:
             return None  # library frames run untraced (stepped over)
+        # a new call: a frame freed before may have had this id
+        self._last_line.pop(id(frame), None)
+        self._last_start.pop(id(frame), None)
         return self._trace_line
 
     def _trace_line(self, frame: types.FrameType, event: str, arg: Any) -> Any:
@@ -423,6 +426,12 @@ class PythonEngine:
         hook = self.statement_hook
         if hook is None:
             return self._trace_line
+        # once a statement: CPython reports a statement spread over lines at each of
+        # them, and again at its first line when the expression comes back to it
+        start = self._starts.get(frame.f_lineno, frame.f_lineno)
+        if self._last_start.get(id(frame)) == start:
+            return self._trace_line
+        self._last_start[id(frame)] = start
         stack = self._script_frames(frame)
         depth = 0
         names: list[tuple[FrameName, FrameScope]] = []
@@ -430,7 +439,7 @@ class PythonEngine:
         for i, f in enumerate(stack):
             # each frame's line, counted in blocks as the interpreter counts them: a
             # loop or if body one deeper, a called function's body one below its caller
-            depth += self._lines.get(f.f_lineno, (0, None))[0]
+            depth += self._lines.get(self._starts.get(f.f_lineno, f.f_lineno), (0, None))[0]
             if i:
                 names.append((FrameName(f.f_code.co_qualname if hasattr(f.f_code, "co_qualname")
                                         else f.f_code.co_name), FrameScope(dict(f.f_locals))))
@@ -438,8 +447,8 @@ class PythonEngine:
         self.block_depth = depth
         self._frames = names
         self.call_lines = call_lines
-        node = self._lines.get(frame.f_lineno, (0, None))[1]
-        hook(_Line(frame.f_lineno, node) if node is None else node, None)
+        node = self._lines.get(start, (0, None))[1]
+        hook(node if node is not None else ast.Pass(lineno=start, col_offset=0), None)
         return self._trace_line
 
     def _count_iteration(self, frame: types.FrameType) -> None:
