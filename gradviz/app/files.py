@@ -103,8 +103,13 @@ _MAGIC = (
 MAX_SCRIPT_BYTES = 5 * 1024 * 1024
 
 
+def _looks_like(raw: bytes) -> str | None:
+    """What a file that starts with ``raw`` most likely is (a PNG image...), or None."""
+    return next((what for magic, what in _MAGIC if raw.startswith(magic)), None)
+
+
 def _not_text(path: Path, raw: bytes, why: str) -> OpenedFile:
-    kind = next((what for magic, what in _MAGIC if raw.startswith(magic)), None)
+    kind = _looks_like(raw)
     what = f"it looks like {kind}" if kind else why
     return OpenedFile(
         "refused", path,
@@ -184,7 +189,7 @@ def refuse_to_overwrite(path: Path) -> str | None:
             why = "it is not UTF-8 text"
     if why is None:
         return None
-    kind = next((what for magic, what in _MAGIC if raw.startswith(magic)), None)
+    kind = _looks_like(raw)
     return (
         f"{path.name} was not overwritten: {f'it looks like {kind}' if kind else why}. "
         "Save the script under another name."

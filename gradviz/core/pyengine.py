@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import io
 import linecache
 import sys
@@ -132,36 +133,23 @@ def _install_wrappers() -> None:
     _ORIGINALS.update(tensor_backward=tensor_backward, backward=autograd_backward,
                       grad=autograd_grad)
 
-    def backward(self: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
-        engine = _engine()
-        if engine is None or engine.in_pass or not _from_script(engine):
-            return tensor_backward(self, *args, **kwargs)
-        bound = types.MethodType(tensor_backward, self)
-        return engine.record(bound, args, kwargs, lambda: tensor_backward(self, *args, **kwargs))
+    def routed(original: Any, method: bool) -> Any:
+        """``original``, handing a call made by the script's own code to the running
+        engine (as a bound method when ``method``: what record_backward reads)."""
 
-    def autograd_backward_wrapper(*args: Any, **kwargs: Any) -> Any:
-        engine = _engine()
-        if engine is None or engine.in_pass or not _from_script(engine):
-            return autograd_backward(*args, **kwargs)
-        return engine.record(autograd_backward, args, kwargs,
-                             lambda: autograd_backward(*args, **kwargs))
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            engine = _engine()
+            if engine is None or engine.in_pass or not _from_script(engine):
+                return original(*args, **kwargs)
+            func = types.MethodType(original, args[0]) if method else original
+            return engine.record(func, args[1:] if method else args, kwargs,
+                                 lambda: original(*args, **kwargs))
 
-    def autograd_grad_wrapper(*args: Any, **kwargs: Any) -> Any:
-        engine = _engine()
-        if engine is None or engine.in_pass or not _from_script(engine):
-            return autograd_grad(*args, **kwargs)
-        return engine.record(autograd_grad, args, kwargs, lambda: autograd_grad(*args, **kwargs))
+        return functools.update_wrapper(wrapper, original)
 
-    for wrapper, original in ((backward, tensor_backward),
-                              (autograd_backward_wrapper, autograd_backward),
-                              (autograd_grad_wrapper, autograd_grad)):
-        wrapper.__name__ = original.__name__
-        wrapper.__qualname__ = original.__qualname__
-        wrapper.__doc__ = original.__doc__
-        wrapper.__wrapped__ = original  # type: ignore[attr-defined]
-    torch.Tensor.backward = backward  # type: ignore[method-assign]
-    torch.autograd.backward = autograd_backward_wrapper
-    torch.autograd.grad = autograd_grad_wrapper
+    torch.Tensor.backward = routed(tensor_backward, method=True)  # type: ignore[method-assign]
+    torch.autograd.backward = routed(autograd_backward, method=False)
+    torch.autograd.grad = routed(autograd_grad, method=False)
 
     def module_pre_hook(module: torch.nn.Module, args: Any) -> None:
         engine = _engine()
