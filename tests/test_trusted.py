@@ -31,6 +31,8 @@ import torch
 
 from gradviz.core.session import Session
 
+from .test_tutorials import same_module, same_tensor
+
 HERE = Path(__file__).resolve().parent
 SCRIPTS = sorted(HERE.glob("tutorials/[0-9][0-9]_*.py")) + sorted(
     HERE.glob("practitioner/[0-9][0-9]_*.py")
@@ -119,22 +121,6 @@ def _grad_fn_multiset(namespace: dict[str, Any]) -> collections.Counter:
     return counts
 
 
-def _same_tensor(ours: torch.Tensor, theirs: torch.Tensor, where: str) -> None:
-    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape, where
-    assert ours.requires_grad == theirs.requires_grad, f"{where}: requires_grad"
-    assert ours.is_leaf == theirs.is_leaf, f"{where}: is_leaf"
-    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__, f"{where}: grad_fn"
-    torch.testing.assert_close(ours.detach(), theirs.detach(), rtol=0, atol=0, equal_nan=True,
-                               msg=f"{where}: values differ")
-    if ours.is_leaf:
-        if theirs.grad is None:
-            assert ours.grad is None, f"{where}: gradviz has a .grad"
-        else:
-            assert ours.grad is not None, f"{where}: gradviz's .grad is None"
-            torch.testing.assert_close(ours.grad, theirs.grad, rtol=0, atol=0, equal_nan=True,
-                                       msg=f"{where}.grad differs")
-
-
 @pytest.mark.parametrize("path", SCRIPTS, ids=[f"{p.parent.name}/{p.stem}" for p in SCRIPTS])
 def test_trusted_mode_matches_plain_python(path):
     plain, plain_failures, plain_out = run_plain(path)
@@ -149,15 +135,11 @@ def test_trusted_mode_matches_plain_python(path):
             continue
         value = ours[name]
         if isinstance(theirs, torch.Tensor):
-            _same_tensor(value, theirs, name)
+            same_tensor(value, theirs, name)
             compared += 1
         elif isinstance(theirs, torch.nn.Module):
-            theirs_params = dict(theirs.named_parameters())
-            ours_params = dict(value.named_parameters())
-            assert ours_params.keys() == theirs_params.keys(), name
-            for pname, p in theirs_params.items():
-                _same_tensor(ours_params[pname], p, f"{name}.{pname}")
-                compared += 1
+            same_module(value, theirs, name)  # parameters, buffers, the training flag
+            compared += 1
         elif isinstance(theirs, np.ndarray):
             np.testing.assert_array_equal(value, theirs, err_msg=name)
             compared += 1
