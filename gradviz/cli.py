@@ -302,12 +302,15 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
     time_limit = getattr(args, "time_limit", None)
     trusted = _trusted(args)
     script = Path(_label).resolve() if not getattr(args, "demo", None) else None
+    confinement: Any = None
     try:
         with KernelProcess(
             cuda=args.device == "cuda", time_limit_s=time_limit,
             total_limit_s=getattr(args, "total_limit", None),
             trusted=trusted, cwd=str(script.parent) if script is not None else None,
         ) as kernel:
+            # said in the kernel's hello, before any script ran: still the kernel's own
+            confinement = kernel.info.get("confinement")
             reply = kernel.request(
                 "report", on_event, source=text, device=args.device,
                 keep_going=bool(getattr(args, "keep_going", False)), layout=layout,
@@ -341,7 +344,14 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
     streamed.clear()
     if not isinstance(report, dict):
         return _failed_report("the kernel sent no report", "KernelError")
-    return _bound_report(report)
+    report = _bound_report(report)
+    if isinstance(report, dict) and isinstance(confinement, dict):
+        # the OS layers and the rights kept for the device (restricted mode only)
+        report["confinement"] = {
+            key: [_short(v) for v in confinement.get(key) or [] if isinstance(v, str)][:64]
+            for key in ("applied", "skipped", "notes", "device_rights")
+        }
+    return report
 
 
 def _short(text: Any) -> str:

@@ -90,6 +90,10 @@ def test_refused_script_reports_and_exits_one(tmp_path):
     assert not (tmp_path / "pwned").exists()
     report = json.loads(proc.stdout)
     assert "import of 'os' refused" in report["statements"][0]["error"]["message"]
+    # the report says which OS layers confined the kernel (the trusted report has none)
+    if sys.platform.startswith("linux"):
+        assert {"landlock", "seccomp"} <= set(report["confinement"]["applied"])
+        assert report["confinement"]["device_rights"] == []
 
 
 @pytest.mark.parametrize("suffix", [".svg", ".png", ".dot", ".graphml", ".json"])

@@ -66,18 +66,23 @@ DEMOS = ["devices", "first_backward", "retain_graph", "two_paths", "two_leaves",
          "shared_storage", "clone_vs_detach", "leaves"]
 
 
-def _run_json(demo: str, device: str) -> dict:
+MODES = ["restricted", "trusted"]
+
+
+def _run_json(demo: str, device: str, mode: str = "restricted") -> dict:
     import json
     import subprocess
     import sys
 
     proc = subprocess.run(
         [sys.executable, "-m", "gradviz", "run", "--json", "--keep-going", "--demo", demo,
-         "--device", device],
+         "--device", device, "--restricted" if mode == "restricted" else "--trust"],
         capture_output=True, text=True, timeout=300,
     )
     assert proc.returncode in (0, 1), proc.stderr[-2000:]
-    return json.loads(proc.stdout)
+    report = json.loads(proc.stdout)
+    assert report["mode"] == mode
+    return report
 
 
 def _comparable(report: dict) -> list[tuple]:
@@ -89,11 +94,19 @@ def _comparable(report: dict) -> list[tuple]:
 
 
 @needs_cuda
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("demo", [d for d in DEMOS if d != "devices"])
-def test_every_demo_runs_on_cuda_through_the_confined_kernel(demo):
-    cuda = _run_json(demo, "cuda")
-    cpu = _run_json(demo, "cpu")
+def test_every_demo_runs_on_cuda_through_the_kernel(demo, mode):
+    cuda = _run_json(demo, "cuda", mode)
+    cpu = _run_json(demo, "cpu", mode)
     assert cuda["device"].startswith("cuda")
+    if mode == "restricted":
+        # both OS layers, and the driver's rights named and taken back
+        assert {"landlock", "seccomp"} <= set(cuda["confinement"]["applied"])
+        rights = cuda["confinement"]["device_rights"]
+        assert len(rights) == 2 and all("then refused" in r for r in rights), rights
+    else:
+        assert "confinement" not in cuda
     assert _comparable(cuda) == _comparable(cpu)
     for name, t in cuda["tensors"].items():
         if t.get("grad") is not None and cpu["tensors"].get(name, {}).get("grad") is not None:
@@ -101,10 +114,34 @@ def test_every_demo_runs_on_cuda_through_the_confined_kernel(demo):
 
 
 @needs_cuda
-def test_inplace_memory_counters_on_cuda_through_the_confined_kernel():
-    report = _run_json("inplace_memory", "cuda")
+@pytest.mark.parametrize("mode", MODES)
+def test_inplace_memory_counters_on_cuda_through_the_kernel(mode):
+    report = _run_json("inplace_memory", "cuda", mode)
     mib = 1024 * 1024
     relu = [s for s in report["statements"] if "torch.relu(" in s["source"]][0]
     relu_ = [s for s in report["statements"] if "torch.relu_(" in s["source"]][0]
     assert round(relu["allocated_bytes"] / mib, 1) == 381.5 or relu["allocated_bytes"] >= 4e8
     assert relu_["allocated_bytes"] == 0
+
+
+@needs_cuda
+def test_device_switch_mid_session_in_the_confined_kernel():
+    """What the window does when the picker changes: one confined kernel (started with
+    the device door, as the window starts it), cpu first, then cuda, then back."""
+    from gradviz.runner import KernelProcess
+
+    source = find_demo("two_paths").source
+    with KernelProcess(cuda=True) as kernel:
+        confinement = kernel.info["confinement"]
+        assert {"landlock", "seccomp"} <= set(confinement["applied"])
+        assert confinement["device_rights"], confinement
+        assert all("then refused" in r for r in confinement["device_rights"])
+        assert kernel.info["cuda_available"] is True, kernel.info
+        state = kernel.request("load", source=source, device="cpu", run_to=10_000)["state"]
+        assert state["tensors"]["x"]["device"] == "cpu"
+        cpu_grad = state["tensors"]["x"]["grad"]
+        state = kernel.request("set_device", device="cuda", run_to=10_000)["state"]
+        assert state["tensors"]["x"]["device"].startswith("cuda")
+        assert state["tensors"]["x"]["grad"] == pytest.approx(cpu_grad)
+        state = kernel.request("set_device", device="cpu", run_to=10_000)["state"]
+        assert state["tensors"]["x"]["device"] == "cpu"
