@@ -34,6 +34,22 @@ print("device_rights", c.get("device_rights"))
 for s in r["statements"]:
     print(f"{s['source'][:40]:40s} ok={s['ok']} alloc_MiB={s.get('allocated_bytes', 0)/2**20:.1f}")
 PY
-timeout 330 python3 -m pytest -q -p no:cacheprovider -n 12 --timeout 240 \
+# what the driver costs the kernel's memory cap (RLIMIT_DATA counts VmData)
+python3 - <<'PY' 2>&1 | tee "$OUT/vmdata.txt"
+import re, tempfile
+def vm(): return {k: v for k, v in re.findall(r"^(VmData|VmRSS|VmPeak):\s+(\d+ kB)", open("/proc/self/status").read(), re.M)}
+from gradviz.core.confine import confine, close_device_door
+from gradviz.kernel import start_device
+report = confine(tempfile.mkdtemp(), memory_bytes=None, cuda=True)
+import torch
+print("after import torch", vm())
+report = close_device_door(report, start_device)
+print("after the device started", vm(), report.notes[-1:])
+a = torch.randn(2048, 2048, device="cuda", requires_grad=True); (a @ a).sum().backward()
+torch.cuda.synchronize(); print("after a matmul and backward", vm())
+PY
+# torch's threads, one per core each, times the workers, oversubscribe the cores
+export OMP_NUM_THREADS=2
+timeout 300 python3 -m pytest -q -p no:cacheprovider -n 8 --timeout 240 --durations=8 \
   tests/test_cuda.py tests/test_confine.py tests/test_scenarios.py tests/test_tutorials.py \
-  tests/test_trusted.py tests/test_sandbox.py 2>&1 | tee "$OUT/pytest.log" | tail -60
+  tests/test_trusted.py tests/test_api.py 2>&1 | tee "$OUT/pytest.log" | tail -45

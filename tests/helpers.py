@@ -74,3 +74,21 @@ def overlapping(graph, pos: dict) -> list[tuple]:
             if bb[1] < ba[3] and ba[1] < bb[3]:
                 bad.append((a, b))
     return bad
+
+
+def walk_grad_fns(*roots) -> list:
+    """Every autograd node reachable from ``roots`` (grad_fn objects), each once.
+
+    The nodes visited are kept alive while the walk runs: torch makes a node's Python
+    object on demand and frees it with its last reference, so a walk that remembers
+    ``id(fn)`` alone can meet a later node at a freed one's address and skip it
+    (seen under Python 3.12 with torch 2.11: whole graphs counted as their root)."""
+    seen: dict[int, object] = {}
+    stack = [r for r in roots if r is not None]
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen[id(fn)] = fn
+        stack.extend(n for n, _ in fn.next_functions)
+    return list(seen.values())

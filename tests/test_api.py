@@ -9,6 +9,8 @@ import torch
 
 import gradviz
 
+from .helpers import walk_grad_fns
+
 
 def next_functions_walk(root: torch.Tensor) -> set[str]:
     """grad_fn class names reachable from root, by an independent walk."""
@@ -159,16 +161,7 @@ def _graph_still_there(z: torch.Tensor) -> bool:
 
 
 def _leaves(z: torch.Tensor) -> list[torch.Tensor]:
-    out, stack, seen = [], [z.grad_fn], set()
-    while stack:
-        fn = stack.pop()
-        if fn is None or id(fn) in seen:
-            continue
-        seen.add(id(fn))
-        if hasattr(fn, "variable"):
-            out.append(fn.variable)
-        stack.extend(n for n, _ in fn.next_functions)
-    return out
+    return [fn.variable for fn in walk_grad_fns(z.grad_fn) if hasattr(fn, "variable")]
 
 
 BACKWARD_CALLS = {
@@ -350,3 +343,19 @@ def test_done_when_check_prints_true_with_no_display():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True"
+
+
+def test_record_tells_grad_from_backward_under_trusted_mode_routing():
+    """Regression (seen only when the trusted tests ran first): trusted mode wraps
+    torch.autograd.grad once per process, and record() took the wrapper for backward."""
+    from gradviz.core.pyengine import _install_wrappers
+
+    _install_wrappers()
+    x = torch.tensor(2.0, requires_grad=True)
+    with gradviz.record() as rec:
+        z = x ** 3
+        (gx,) = torch.autograd.grad(z, [x], retain_graph=True)
+        z.backward()
+    snap = gradviz.snapshot(z, names={"x": x}, recorder=rec)
+    assert [p["kind"] for p in snap["backward_passes"]] == ["grad", "backward"]
+    assert gx.item() == pytest.approx(12.0) and x.grad.item() == pytest.approx(12.0)

@@ -12,6 +12,8 @@ import torch
 from gradviz.core.debugger import Pause, calls_backward
 from gradviz.core.session import Session
 
+from .helpers import walk_grad_fns
+
 TRAIN = """\
 import torch
 import torch.nn as nn
@@ -73,15 +75,7 @@ def _plain_until(iterations: int) -> dict:
 
 
 def _graph_labels(t: torch.Tensor) -> list[str]:
-    seen, order, stack = set(), [], [t.grad_fn]
-    while stack:
-        fn = stack.pop()
-        if fn is None or id(fn) in seen:
-            continue
-        seen.add(id(fn))
-        order.append(type(fn).__name__)
-        stack.extend(n for n, _ in fn.next_functions)
-    return sorted(order)
+    return sorted(type(fn).__name__ for fn in walk_grad_fns(t.grad_fn))
 
 
 def test_step_into_a_training_loop_follows_lines_and_iterations(engine):

@@ -31,6 +31,7 @@ import torch
 
 from gradviz.core.session import Session
 
+from .helpers import walk_grad_fns
 from .test_tutorials import same_module, same_tensor
 
 HERE = Path(__file__).resolve().parent
@@ -105,20 +106,8 @@ def run_trusted(path: Path) -> tuple[Session, list[tuple[int, str]], str]:
 
 
 def _grad_fn_multiset(namespace: dict[str, Any]) -> collections.Counter:
-    seen: set[int] = set()
-    stack = []
-    for value in namespace.values():
-        if isinstance(value, torch.Tensor) and value.grad_fn is not None:
-            stack.append(value.grad_fn)
-    counts: collections.Counter = collections.Counter()
-    while stack:
-        fn = stack.pop()
-        if fn is None or id(fn) in seen:
-            continue
-        seen.add(id(fn))
-        counts[type(fn).__name__] += 1
-        stack.extend(nxt for nxt, _ in fn.next_functions)
-    return counts
+    roots = [v.grad_fn for v in namespace.values() if isinstance(v, torch.Tensor)]
+    return collections.Counter(type(fn).__name__ for fn in walk_grad_fns(*roots))
 
 
 @pytest.mark.parametrize("path", SCRIPTS, ids=[f"{p.parent.name}/{p.stem}" for p in SCRIPTS])

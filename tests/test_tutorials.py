@@ -22,6 +22,7 @@ import io
 import math
 import random
 import re
+import traceback
 import types
 import warnings
 from pathlib import Path
@@ -51,10 +52,13 @@ ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 class GradvizStopped(AssertionError):
     """A statement failed in gradviz; ``message`` is gradviz's own error message."""
 
-    def __init__(self, message: str, where: str):
+    def __init__(self, message: str, where: str, line: int | None = None,
+                 error_type: str | None = None):
         super().__init__(f"gradviz stopped at {where}: {message}")
         self.message = message
         self.where = where
+        self.line = line
+        self.error_type = error_type
 
 
 class KnownRefusal(GradvizStopped):
@@ -72,7 +76,7 @@ def run_gradviz(source: str) -> tuple[Session, str]:
         r = failed[0]
         assert r.error is not None
         where = f"line {r.line} ({r.source.splitlines()[0].strip()!r}), {r.error.type}"
-        raise GradvizStopped(r.error.message, where)
+        raise GradvizStopped(r.error.message, where, r.line, r.error.type)
     assert session.at_end, "gradviz did not run every statement"
     return session, "".join(r.output for r in results)
 
@@ -197,6 +201,16 @@ def same_value(ours: Any, theirs: Any, where: str) -> None:
             same_value(v1, v2, f"{where}[{k2!r}]" if isinstance(k2, str) else f"{where}[#{i}]")
 
 
+def plain_failure(source: str, filename: str) -> tuple[int, str] | None:
+    """Where plain Python's run of ``source`` fails: (line in the script, error type)."""
+    try:
+        run_plain(source, filename)
+    except Exception as exc:  # noqa: BLE001 - any failure is what we compare
+        lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+        return (lines[-1] if lines else 0), type(exc).__name__
+    return None
+
+
 def compare_namespaces(ours: dict[str, Any], theirs: dict[str, Any]) -> int:
     """Every top-level name plain Python left behind; returns how many were compared."""
     compared = 0
@@ -243,6 +257,10 @@ def test_tutorial_matches_plain_pytorch(path: Path):
     except GradvizStopped as exc:
         if XFAIL.get(path.stem) == exc.message:
             raise KnownRefusal(exc.message, exc.where) from None
+        # a script that fails in plain PyTorch too (a release that turned a warning
+        # into an error, say) must fail at the same line with the same error type
+        if exc.line is not None and plain_failure(source, str(path)) == (exc.line, exc.error_type):
+            return
         raise
     theirs, theirs_out = run_plain(source, str(path))
     assert compare_namespaces(session.globals, theirs) > 0

@@ -104,6 +104,18 @@ SAVED_VALUES_NODES = 500
 _AUTOGRAD_GRAD = torch.autograd.grad
 
 
+def _is_autograd_grad(func: Any) -> bool:
+    """Whether ``func`` is torch.autograd.grad, under any wrappers that name what they
+    wrap (``__wrapped__``: trusted mode's routing, gradviz.record's own patch)."""
+    for _ in range(8):
+        if func is _AUTOGRAD_GRAD or func is torch.autograd.grad:
+            return True
+        func = getattr(func, "__wrapped__", None)
+        if func is None:
+            return False
+    return False
+
+
 def backward_call(func: Any, args: tuple, kwargs: dict) -> tuple[list[torch.Tensor], bool, bool]:
     """The roots, retain_graph and create_graph of a call of ``func(*args, **kwargs)``.
 
@@ -156,7 +168,7 @@ def record_backward(
     pass will use them (read just before it starts, on passes of at most
     SAVED_VALUES_NODES nodes), kept on its step.
     """
-    is_grad = func is torch.autograd.grad or func is _AUTOGRAD_GRAD
+    is_grad = _is_autograd_grad(func)
     roots, retain_graph, create_graph = backward_call(func, args, kwargs)
 
     root_fns = [t.grad_fn for t in roots if t.grad_fn is not None]
