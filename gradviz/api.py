@@ -27,8 +27,8 @@ from typing import Any
 import torch
 
 from gradviz.core.backward import BackwardPass, BackwardStep, _WithTrace, record_backward
-from gradviz.core.capture import IdRegistry, capture, graph_to_json, tensor_value
-from gradviz.core.modules import tagging
+from gradviz.core.capture import IdRegistry, NodeNames, capture, graph_to_json, tensor_value
+from gradviz.core.modules import ModuleTags, tagging
 from gradviz.core.snapshot_file import SNAPSHOT_FORMAT, SNAPSHOT_VERSION, read_snapshot
 from gradviz.headless import no_display_reason
 
@@ -117,8 +117,9 @@ class Recorder:
     def __init__(self) -> None:
         self.registry = IdRegistry()
         self.passes: list[BackwardPass] = []
-        self.module_of: dict[int, str] = {}
-        self._names: dict[int, list[str]] = {}
+        #: which module built which node (by the node's birth: holds no node alive)
+        self.module_tags = ModuleTags()
+        self._names = NodeNames()
         #: what name() was given: kept alive so the ids above stay theirs
         self._named: list[tuple[str, torch.Tensor]] = []
         #: per pass: the autograd node of each step (aligned with pass.steps)
@@ -132,7 +133,7 @@ class Recorder:
             self._named.append((name, t))
             self._names.setdefault(id(t), []).append(name)
             if t.grad_fn is not None:
-                self._names.setdefault(id(t.grad_fn), []).append(name)
+                self._names.add(t.grad_fn, name)
 
     def _record(self, func: Any, args: tuple, kwargs: dict, run: Any) -> Any:
         nodes: list[Any] = []
@@ -207,13 +208,10 @@ def record(*modules: torch.nn.Module) -> Iterator[Recorder]:
     def grad(*args: Any, **kwargs: Any) -> Any:
         return recorder._record(original_grad, args, kwargs, lambda: original_grad(*args, **kwargs))
 
-    def on_node(fn: Any, qualname: str) -> None:
-        recorder.module_of.setdefault(id(fn), qualname)
-
     with ExitStack() as stack:
         for root in modules:
             recorder.name({"": root})
-            stack.enter_context(tagging(root, on_node))
+            stack.enter_context(tagging(root, recorder.module_tags.tag))
         torch.autograd.backward = backward  # Tensor.backward looks it up at call time
         torch.autograd.grad = grad
         try:
@@ -278,7 +276,7 @@ def snapshot(
     IdRegistry.free_in_order(graph, cap.node_objects)
     if recorder is not None:
         for node_id, fn in cap.node_objects.items():
-            module = recorder.module_of.get(id(fn))
+            module = recorder.module_tags.of(fn)
             if module is not None:
                 graph.nodes[node_id]["module"] = module
     # (capture already named parameters' modules from their qualified names)
@@ -291,11 +289,12 @@ def snapshot(
     passes: list[dict[str, Any]] = []
     history: dict[str, list[Any]] = {}
     if recorder is not None:
-        by_id: dict[int, list[str]] = {}
+        by_id = NodeNames()  # tensors by id (held by the caller), nodes held
         for name, t in [*recorder._named, *variables.items()]:
-            for key in (id(t), id(t.grad_fn) if t.grad_fn is not None else None):
-                if key is not None and name not in by_id.setdefault(key, []):
-                    by_id[key].append(name)
+            if name not in by_id.setdefault(id(t), []):
+                by_id[id(t)].append(name)
+            if t.grad_fn is not None:
+                by_id.add(t.grad_fn, name)
         passes, history = recorder._passes_json(by_id)
     return Snapshot({
         "format": FORMAT,

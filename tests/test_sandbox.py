@@ -14,6 +14,8 @@ from gradviz.core.errors import SandboxError
 from gradviz.core.guards import Limits
 from gradviz.core.session import Session
 
+from .helpers import result_at, run_script
+
 SETUP = "x = torch.tensor([1., 2.], requires_grad=True)\ny = x * 2\n"
 
 # (id, script) — every one must be refused by gradviz itself, never reach torch/numpy/os.
@@ -825,11 +827,18 @@ def test_module_hook_doors_are_refused(source, tmp_path, monkeypatch):
 
 DL = "from torch.utils.data import TensorDataset, DataLoader\nds = TensorDataset(torch.ones(4, 2))\n"
 DATALOADER_DOORS = [
-    ("dataloader-workers", DL + "dl = DataLoader(ds, num_workers=2)"),
+    ("dataloader-workers-bool", DL + "dl = DataLoader(ds, num_workers=True)"),
+    ("dataloader-workers-negative", DL + "dl = DataLoader(ds, num_workers=-1)"),
+    ("dataloader-workers-str", DL + "dl = DataLoader(ds, num_workers='2')"),
+    ("dataloader-workers-float", DL + "dl = DataLoader(ds, num_workers=2.0)"),
+    ("dataloader-pin-memory-str", DL + "dl = DataLoader(ds, pin_memory='cuda')"),
+    ("dataloader-pin-memory-device", DL + "dl = DataLoader(ds, pin_memory=True, pin_memory_device='cuda')"),
+    ("dataloader-prefetch-object", DL + "dl = DataLoader(ds, num_workers=2, prefetch_factor=print)"),
+    ("dataloader-persistent-object", DL + "dl = DataLoader(ds, num_workers=2, persistent_workers=[1])"),
+    ("dataloader-persistent-workers", DL + "dl = DataLoader(ds, num_workers=2, persistent_workers=True)"),
     ("dataloader-worker-init", DL + "def f(i):\n    pass\ndl = DataLoader(ds, worker_init_fn=f)"),
     ("dataloader-collate-builtin", DL + "dl = DataLoader(ds, collate_fn=print)"),
     ("dataloader-collate-torch", DL + "dl = DataLoader(ds, collate_fn=torch.save)"),
-    ("dataloader-pin-memory", DL + "dl = DataLoader(ds, pin_memory=True)"),
     ("dataloader-mp-context", DL + "dl = DataLoader(ds, multiprocessing_context='fork')"),
     ("dataloader-sampler", DL + "dl = DataLoader(ds, sampler=[0, 1])"),
     ("dataloader-positional-sampler", DL + "dl = DataLoader(ds, 2, False, [0, 1])"),
@@ -845,6 +854,42 @@ DATALOADER_DOORS = [
 @pytest.mark.parametrize("source", [s for _, s in DATALOADER_DOORS], ids=[i for i, _ in DATALOADER_DOORS])
 def test_dataloader_doors_are_refused(source, tmp_path, monkeypatch):
     test_adversarial_input_is_refused(source, tmp_path, monkeypatch)
+
+
+# pytorch/examples' mnist on a CUDA machine: the loader options it passes there
+CUDA_LOADER = (
+    "import torch\n"
+    "from torch.utils.data import TensorDataset, DataLoader\n"
+    "torch.manual_seed(0)\n"
+    "ds = TensorDataset(torch.randn(10, 3), torch.arange(10))\n"
+    "train_kwargs = {'batch_size': 4}\n"
+    "cuda_kwargs = {'num_workers': 1, 'pin_memory': True, 'shuffle': True}\n"
+    "train_kwargs.update(cuda_kwargs)\n"
+    "dl = DataLoader(ds, **train_kwargs, persistent_workers=False, prefetch_factor=2)\n"
+    "batches = [(x, y) for x, y in dl]\n"
+    "firsts = torch.cat([y for _, y in batches])\n"
+    "again = torch.cat([y for _, y in dl])\n"
+)
+
+
+def test_dataloader_worker_and_pinning_options_load_in_process():
+    """The options run, in the kernel's own process (no worker starts: the confined
+    kernel could not fork one), with the batches plain PyTorch's workers give."""
+    import warnings as _warnings
+
+    session = run_script(CUDA_LOADER)
+    failed = [r for r in session.results if not r.ok]
+    assert not failed, failed[0].error
+    loader_line = result_at(session, "dl = DataLoader(ds, **train_kwargs, persistent_workers=False, prefetch_factor=2)")
+    assert any("no worker processes" in w for w in loader_line.warnings), loader_line.warnings
+    namespace: dict = {}
+    with _warnings.catch_warnings():
+        _warnings.simplefilter("ignore")  # pin_memory without a device warns
+        exec(compile(CUDA_LOADER, "loader.py", "exec"), namespace)  # noqa: S102 - our own test
+    for name in ("firsts", "again"):
+        assert torch.equal(session.globals[name], namespace[name]), name
+    for (x, y), (px, py) in zip(session.globals["batches"], namespace["batches"], strict=True):
+        assert torch.equal(x, px) and torch.equal(y, py)
 
 
 OPT = "p = torch.nn.Parameter(torch.ones(2))\nopt = torch.optim.SGD([p], lr=0.1)\n"

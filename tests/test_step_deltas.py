@@ -91,7 +91,7 @@ def _uncached(session: Session) -> dict:
         cap = capture(
             session._capture_variables(), session.registry, statement=None,
             previous_nodes=session._last_graph_nodes, previous_edges=session._last_graph_edges,
-            include_saved=session.capture_saved, module_of=session.module_of,
+            include_saved=session.capture_saved, module_tags=session.module_tags,
         )
     finally:
         session.interpreter.capturing = False

@@ -155,7 +155,7 @@ def test_trusted_mode_records_backward_passes_and_modules():
     assert results[5].passes == [0]
     labels = [s.label for s in session.passes[0].steps]
     assert labels[0] == "SumBackward0" and "AccumulateGrad" in labels
-    modules = set(session.module_of.values())
+    modules = {d.get("module") for _, d in session.graph.nodes(data=True)}
     assert {"net.0", "net.2"} <= modules
 
 
@@ -288,3 +288,53 @@ def test_a_trusted_kernel_never_installs_restricted_modes_offset_checks(tmp_path
     report = json.loads(proc.stdout)
     assert report["mode"] == "trusted"
     assert report["statements"][-1]["output"] == "False\n"
+
+
+NO_GRAPH_KEPT = """
+import gc, weakref
+import torch
+
+class Double(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.scratch = torch.ones(1000)  # on ctx, not saved: only the node frees it
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        return Double.apply(x).sin()
+
+m = M()
+
+def evaluate(steps):
+    refs = []
+    for _ in range(steps):
+        y = m(torch.ones(2, requires_grad=True))  # a forward with no backward
+        refs.append(weakref.ref(y.grad_fn.next_functions[0][0]))
+    del y
+    gc.collect()
+    return sum(r() is not None for r in refs)
+
+alive = evaluate(20)
+y = m(torch.ones(2, requires_grad=True))
+"""
+
+
+def test_module_tagging_keeps_no_graph_alive(tmp_path):
+    """Module tagging held every node a module built until the statement ended: a loop
+    of forwards kept all their graphs (each custom Function's ctx, each saved tensor),
+    and a CUDA peak-memory reading went up. Plain Python frees them as it goes."""
+    path = tmp_path / "no_graph_kept.py"
+    path.write_text(NO_GRAPH_KEPT)
+    plain, _, _ = run_plain(path)
+    session, failures, _ = run_trusted(path)
+    assert not failures
+    assert plain["alive"] == 0
+    assert session.globals["alive"] == plain["alive"]
+    # and the tags are still there for the graph that is drawn
+    modules = {d.get("module") for _, d in session.graph.nodes(data=True) if d["kind"] == "grad_fn"}
+    assert modules == {"m"}

@@ -26,6 +26,7 @@ from torch.nn.parameter import is_lazy
 
 from .gcpause import paused_gc
 from .graphdata import graph_from_json, graph_to_json  # noqa: F401  (re-exported)
+from .modules import ModuleTags
 
 MAX_VALUE_ELEMENTS = 64
 MAX_SUMMARY_CHARS = 2_000
@@ -663,14 +664,33 @@ def capture(*args: Any, deadline: float | None = None, **kwargs: Any) -> GraphCa
         _WALK.left, _WALK.deadline, _WALK.cut = None, None, None
 
 
-def _names_of(tensors: dict[str, torch.Tensor]) -> tuple[dict[int, list[str]], dict[int, list[str]]]:
+class NodeNames(dict):
+    """Names by autograd node id that hold the nodes they name.
+
+    torch makes a node's Python object on demand and frees it with its last
+    reference, so an id taken from a passing ``t.grad_fn`` can name a different
+    node a moment later (its object at the freed address). Holding each named
+    node keeps its object, and so its id, its own while the map lives."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._held: dict[int, Any] = {}
+
+    def add(self, fn: Any, name: str) -> None:
+        self._held[id(fn)] = fn
+        names = self.setdefault(id(fn), [])
+        if name not in names:
+            names.append(name)
+
+
+def _names_of(tensors: dict[str, torch.Tensor]) -> tuple[NodeNames, dict[int, list[str]]]:
     """The script's names by grad_fn (id) and by tensor (id)."""
-    names_by_fn: dict[int, list[str]] = {}
+    names_by_fn = NodeNames()
     names_by_tensor: dict[int, list[str]] = {}
     for name, t in tensors.items():
         names_by_tensor.setdefault(id(t), []).append(name)
         if t.grad_fn is not None:
-            names_by_fn.setdefault(id(t.grad_fn), []).append(name)
+            names_by_fn.add(t.grad_fn, name)
     return names_by_fn, names_by_tensor
 
 
@@ -694,10 +714,15 @@ def _accumulate_attrs(leaf: torch.Tensor, names: list[str], created: int | None)
     }
 
 
-def _module_for(node: str, data: Mapping[str, Any], module_of: Mapping[str, str]) -> str | None:
+def _module_for(
+    node: str, data: Mapping[str, Any], module_of: Mapping[str, str],
+    module_tags: ModuleTags | None = None, fn: Any = None,
+) -> str | None:
     """The module whose forward built ``node``, else (a parameter, its AccumulateGrad) the
     module its qualified name says."""
     module = module_of.get(node)
+    if module is None and module_tags is not None and fn is not None:
+        module = module_tags.of(fn)
     if module is None and data.get("kind") in ("accumulate_grad", "tensor"):
         qualified = next((v for v in data.get("vars", ()) if "." in v), None)
         if qualified:
@@ -715,6 +740,7 @@ def _capture(
     module_of: dict[str, str] | None = None,
     cache: CaptureCache | None = None,
     token: Any = None,
+    module_tags: ModuleTags | None = None,
 ) -> GraphCapture:
     """Build the autograd graph reachable from ``variables`` as a networkx DiGraph.
 
@@ -733,7 +759,7 @@ def _capture(
     )
     if reuse and cache is not None and cache.last is not None:
         fast = _capture_in_place(
-            variables, registry, statement, include_saved, module_of or {}, cache
+            variables, registry, statement, include_saved, module_of or {}, cache, module_tags
         )
         if fast is not None:
             return fast
@@ -853,7 +879,7 @@ def _capture(
     for n, data in nodes.items():
         node_data[n].update(data)
     graph.add_edges_from(edges)
-    _apply_modules(graph, module_of or {})
+    _apply_modules(graph, module_of or {}, module_tags, node_objects)
     if cache is not None:
         cache.last = _LastCapture(
             graph=graph, fn_ids=fn_ids, node_objects=node_objects,
@@ -881,6 +907,7 @@ def _capture_in_place(
     include_saved: bool,
     module_of: dict[str, str],
     cache: CaptureCache,
+    module_tags: ModuleTags | None = None,
 ) -> GraphCapture | None:
     """Update the last capture's graph in place with what the statement added.
 
@@ -941,7 +968,7 @@ def _capture_in_place(
 
     def set_module(node: str) -> None:
         data = node_data[node]
-        module = _module_for(node, data, module_of)
+        module = _module_for(node, data, module_of, module_tags, objects.get(node))
         if data.get("module") != module:
             if module is None:
                 del data["module"]
@@ -1093,9 +1120,13 @@ def _capture_in_place(
     )
 
 
-def _apply_modules(graph: nx.DiGraph, module_of: dict[str, str]) -> None:
+def _apply_modules(
+    graph: nx.DiGraph, module_of: dict[str, str], module_tags: ModuleTags | None = None,
+    node_objects: Mapping[str, Any] | None = None,
+) -> None:
     """``module`` on nodes built by a module's forward, and on parameters by their names."""
+    objects = node_objects or {}
     for node, data in graph.nodes(data=True):
-        module = _module_for(node, data, module_of)
+        module = _module_for(node, data, module_of, module_tags, objects.get(node))
         if module is not None:
             data["module"] = module

@@ -17,6 +17,53 @@ import torch
 OnNode = Callable[[Any, str], None]
 
 
+class ModuleTags:
+    """Which module built which autograd node, without keeping any node alive.
+
+    A node is known by its birth: its class and its sequence number (torch numbers
+    the nodes a thread makes, in order). Holding the nodes instead (their ids are
+    only theirs while they live) kept every graph a training loop built until the
+    statement ended: each custom Function's ``ctx`` attributes, and the saved tensors
+    of every forward pass that had no backward (a CUDA peak-memory reading went up).
+
+    Nodes that an autograd engine's device thread makes (a double backward on CUDA)
+    are numbered by that thread: one could share a forward node's birth, and so its
+    tag. Module tagging only ever names forward nodes, made on the script's thread.
+    """
+
+    __slots__ = ("_by_birth",)
+
+    def __init__(self) -> None:
+        self._by_birth: dict[tuple[type, int], str] = {}
+
+    @staticmethod
+    def birth(fn: Any) -> tuple[type, int] | None:
+        try:
+            return type(fn), int(fn._sequence_nr())
+        except (AttributeError, TypeError, RuntimeError):
+            return None
+
+    def tag(self, fn: Any, qualname: str) -> None:
+        """The first (innermost) module to claim ``fn`` keeps it."""
+        key = self.birth(fn)
+        if key is not None:
+            self._by_birth.setdefault(key, qualname)
+
+    def of(self, fn: Any) -> str | None:
+        if not self._by_birth or fn is None:
+            return None
+        key = self.birth(fn)
+        return None if key is None else self._by_birth.get(key)
+
+    def keep_only(self, fns: Any) -> None:
+        """Forget the tags of nodes not in ``fns`` (the graph a capture walked)."""
+        keys = {self.birth(fn) for fn in fns}
+        self._by_birth = {k: v for k, v in self._by_birth.items() if k in keys}
+
+    def __len__(self) -> int:
+        return len(self._by_birth)
+
+
 def tensors_in(value: Any) -> list[torch.Tensor]:
     """Tensors inside a module's inputs or outputs (tuples, lists, dicts)."""
     if isinstance(value, torch.Tensor):
@@ -28,18 +75,20 @@ def tensors_in(value: Any) -> list[torch.Tensor]:
     return []
 
 
-def _hook(qualname: str, on_node: OnNode, seen_nodes: set[int]) -> Any:
+def _hook(qualname: str, on_node: OnNode, seen_nodes: dict[int, Any]) -> Any:
+    # Every map here holds the nodes it keys by id: torch frees a node's Python object
+    # with its last reference, and a later node's object can take the freed address.
     def hook(module: torch.nn.Module, inputs: Any, output: Any) -> None:
-        stops = {id(t.grad_fn) for t in tensors_in(inputs) if t.grad_fn is not None}
+        stops = {id(fn): fn for fn in (t.grad_fn for t in tensors_in(inputs)) if fn is not None}
         stack = [t.grad_fn for t in tensors_in(output) if t.grad_fn is not None]
-        visited: set[int] = set()
+        visited: dict[int, Any] = {}
         while stack:
             fn = stack.pop()
             if id(fn) in visited or id(fn) in stops:
                 continue
-            visited.add(id(fn))
+            visited[id(fn)] = fn
             if id(fn) not in seen_nodes:
-                seen_nodes.add(id(fn))
+                seen_nodes[id(fn)] = fn
                 on_node(fn, qualname)
             for nxt, _ in fn.next_functions:
                 if nxt is not None and type(nxt).__name__ != "AccumulateGrad":
@@ -55,7 +104,7 @@ def tagging(root: torch.nn.Module, on_node: OnNode, prefix: str = "") -> Iterato
     ``prefix`` names the root (``model`` gives ``model.0``); the root itself is
     not a group of its own unless a prefix names it.
     """
-    seen: set[int] = set()
+    seen: dict[int, Any] = {}
     handles = []
     for qualname, module in torch.nn.Module.named_modules(root):
         name = ".".join(p for p in (prefix, qualname) if p)

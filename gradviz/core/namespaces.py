@@ -307,7 +307,11 @@ TENSOR_DATASET_ATTRIBUTES = frozenset({"tensors"})
 #: what the autograd profiler may be given (no traces written, no stacks recorded)
 PROFILER_KEYWORDS = frozenset({"enabled", "use_cuda", "record_shapes", "profile_memory"})
 DATALOADER_KEYWORDS = frozenset({"dataset", "batch_size", "shuffle", "drop_last", "collate_fn",
-                                 "num_workers"})
+                                 "num_workers", "pin_memory", "persistent_workers",
+                                 "prefetch_factor"})
+#: what the kernel takes out of a DataLoader call and loads without: worker processes and
+#: pinned (page-locked, driver-made) memory. The batches are the same tensors.
+DATALOADER_IN_PROCESS = ("pin_memory", "persistent_workers", "prefetch_factor")
 
 DEVICE_ATTRIBUTES = frozenset({"type", "index"})
 DTYPE_ATTRIBUTES = frozenset({"is_floating_point", "is_complex", "itemsize"})

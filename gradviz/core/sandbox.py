@@ -40,7 +40,7 @@ import torch
 
 from . import namespaces as ns
 from . import suggest
-from .errors import LimitExceeded, SandboxError, ScriptSyntaxError, Stopped
+from .errors import GradvizWarning, LimitExceeded, SandboxError, ScriptSyntaxError, Stopped
 from .guards import Limits
 
 ALLOWED_NODES: frozenset[type] = frozenset(
@@ -2426,7 +2426,13 @@ def _check_optimizer_options(options: Any) -> None:
 
 
 def _check_dataloader_arguments(args: tuple, kwargs: dict, limits: Limits | None = None) -> None:
-    """One process, the default sampler, and nothing that starts workers or pins memory."""
+    """One process, the default sampler, and nothing that starts workers or pins memory.
+
+    The worker and pinning options that pytorch/examples pass on a CUDA machine
+    (``num_workers=1, pin_memory=True``) are taken out of ``kwargs`` in place: the
+    loader runs in this process, as with ``num_workers=0``, on pageable memory, and
+    gives the same batches (each batch is made here either way; the sampler's seed is
+    drawn from the same generator). A note says so."""
     if len(args) > 3:
         raise SandboxError(
             "DataLoader takes dataset, batch_size and shuffle by position; name the rest"
@@ -2437,10 +2443,34 @@ def _check_dataloader_arguments(args: tuple, kwargs: dict, limits: Limits | None
             f"DataLoader's '{extra[0]}=' is refused in gradviz scripts: it may take "
             + ", ".join(sorted(ns.DATALOADER_KEYWORDS))
         )
-    if kwargs.get("num_workers", 0) != 0:
+    workers = kwargs.get("num_workers", 0)
+    if not _is_int(workers) or isinstance(workers, bool) or (_index_value(workers) or 0) < 0:
+        raise SandboxError("DataLoader(num_workers=...) takes a whole number, 0 or more")
+    if "prefetch_factor" in kwargs and kwargs["prefetch_factor"] is not None and not _is_int(
+        kwargs["prefetch_factor"]
+    ):
+        raise SandboxError("DataLoader(prefetch_factor=...) takes a whole number or None")
+    for key in ("pin_memory", "persistent_workers"):
+        if key in kwargs and not isinstance(kwargs[key], bool):
+            raise SandboxError(f"DataLoader({key}=...) takes True or False")
+    if kwargs.get("persistent_workers"):
+        # kept workers draw the loader's base seed once; a loader without workers draws
+        # it every epoch, so a shuffled second epoch would differ from PyTorch's
         raise SandboxError(
-            "DataLoader(num_workers=...) is refused: gradviz loads data in the kernel "
-            "process itself (num_workers=0), which cannot start worker processes"
+            "DataLoader(persistent_workers=True) is refused: gradviz loads in the kernel "
+            "without worker processes, and the batches after the first epoch would differ"
+        )
+    asked = [f"num_workers={_index_value(workers)}"] if _index_value(workers) else []
+    asked += ["pin_memory=True"] if kwargs.get("pin_memory") else []
+    for key in ns.DATALOADER_IN_PROCESS:
+        kwargs.pop(key, None)
+    kwargs["num_workers"] = 0
+    if asked:
+        warnings.warn(
+            f"gradviz loads this DataLoader's batches in the kernel itself ({', '.join(asked)} "
+            "asked for): no worker processes, no pinned memory; the batches are the same",
+            GradvizWarning,
+            stacklevel=2,
         )
     batch = args[1] if len(args) > 1 else kwargs.get("batch_size", 1)
     cap = limits.max_sequence_length if limits is not None else 10_000_000

@@ -29,6 +29,7 @@ from .capture import (
     CaptureCache,
     GraphDelta,
     IdRegistry,
+    NodeNames,
     capture,
     graph_to_json,
     named_tensors,
@@ -41,7 +42,7 @@ from .debugger import Debugger, Pause
 from .errors import LimitExceeded, SandboxError
 from .explain import explain
 from .guards import MUTATIONS, AllocationCounter, Limits, OpGuard, paused
-from .modules import tagging
+from .modules import ModuleTags, tagging
 from .pyengine import PythonEngine
 from .sandbox import Interpreter, _check_tree, scrub_addresses
 
@@ -240,7 +241,8 @@ class Session:
         self.interpreter.call_hook = self._on_interpreter_backward
         self.interpreter.module_hook = self._on_module_call
         #: graph node id -> qualified name of the module whose forward built it
-        self.module_of: dict[str, str] = {}
+        #: which module built which node, by the node's birth (holds no node alive)
+        self.module_tags = ModuleTags()
         self.registry = IdRegistry()
         #: what capture read of each grad_fn node, reused while nothing could change it
         self._capture_cache = CaptureCache()
@@ -677,16 +679,16 @@ class Session:
                 previous_nodes=self._last_graph_nodes,
                 previous_edges=self._last_graph_edges,
                 include_saved=self._reads_saved,
-                module_of=self.module_of,
                 cache=self._capture_cache,
                 token=self._capture_token(),
+                module_tags=self.module_tags,
             )
         finally:
             self.interpreter.capturing = False
         self._note_changes(cap)
         delta = cap.changes
         if delta is None:
-            self.module_of = {n: m for n, m in self.module_of.items() if n in cap.graph}
+            self.module_tags.keep_only(cap.node_objects.values())
             self._last_graph_nodes = set(cap.graph.nodes)
             self._last_graph_edges = set(cap.graph.edges)
         else:  # updated in place: only tensor nodes went, and what was added came
@@ -837,11 +839,11 @@ class Session:
             # hook per node); stepping inside the loop records every pass it reaches
             self._unrecorded_passes += 1
             return run()
-        names: dict[int, list[str]] = {}
+        names = NodeNames()  # tensors by id (the namespace holds them), nodes held
         for name, t in named_tensors(self.globals).items():
             names.setdefault(id(t), []).append(name)
             if t.grad_fn is not None:
-                names.setdefault(id(t.grad_fn), []).append(name)
+                names.add(t.grad_fn, name)
         try:
             result, trace = record_backward(
                 func, args, kwargs, self._unguarded(run, _backward_roots(func, args, kwargs)),
@@ -919,13 +921,15 @@ class Session:
         each node receives gradients shaped like its forward outputs (an expanded view
         of 10**9 elements gets a dense gradient of 10**9 elements)."""
         limit = self.limits.max_op_elements
-        seen: set[int] = set()
+        # the nodes seen are held: an id alone could be a later node's (its object made
+        # at a freed one's address), and that node would go unchecked
+        seen: dict[int, Any] = {}
         stack = [t.grad_fn for t in roots if isinstance(t, torch.Tensor) and t.grad_fn is not None]
         while stack:
             node = stack.pop()
             if node is None or id(node) in seen:
                 continue
-            seen.add(id(node))
+            seen[id(node)] = node
             for meta in getattr(node, "_input_metadata", ()):
                 try:
                     numel = math.prod(int(d) for d in meta.shape)
@@ -960,12 +964,7 @@ class Session:
         name = self._module_name(module)
         if name is None:
             return run()
-        index = self._current_index
-
-        def on_node(fn: Any, qualname: str) -> None:
-            self.module_of.setdefault(self.registry.node_id(fn, index)[0], qualname)
-
-        with tagging(module, on_node, prefix=name):
+        with tagging(module, self.module_tags.tag, prefix=name):
             return run()
 
     def _on_output(self, text: str) -> None:
@@ -984,12 +983,7 @@ class Session:
             self._module_names[id(module)] = (module, name)
         if name is None:
             return None
-        index = self._current_index
-
-        def on_node(fn: Any, qualname: str) -> None:
-            self.module_of.setdefault(self.registry.node_id(fn, index)[0], qualname)
-
-        context = tagging(module, on_node, prefix=name)
+        context = tagging(module, self.module_tags.tag, prefix=name)
         context.__enter__()
         return lambda: context.__exit__(None, None, None)
 
