@@ -45,6 +45,28 @@ XFAIL: dict[str, str] = {}
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
+#: script -> (printed figures, names) that read the whole process's CUDA memory
+#: (torch.cuda.max_memory_allocated): the two runs share one process, and the one that
+#: runs second also counts the first one's model, still alive for the comparison.
+#: Measured on an H200: plain 93.4 MiB, the same script again in the same process
+#: 110.8 MiB, a third time 167 MiB. Printed only where CUDA is available.
+PROCESS_READINGS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
+    "20_conv_bn_custom_function": (re.compile(r"(?<=peak memory: )[0-9.]+(?=GB)"),
+                                   frozenset({"mems"})),
+}
+
+
+def comparable_output(stem: str, text: str) -> str:
+    """Printed output with addresses, and this script's process-wide readings, masked."""
+    text = ADDRESS.sub("0x?", text)
+    if stem in PROCESS_READINGS:
+        text = PROCESS_READINGS[stem][0].sub("?", text)
+    return text
+
+
+def process_names(stem: str) -> frozenset[str]:
+    return PROCESS_READINGS[stem][1] if stem in PROCESS_READINGS else frozenset()
+
 
 # --- running -------------------------------------------------------------------
 
@@ -211,11 +233,15 @@ def plain_failure(source: str, filename: str) -> tuple[int, str] | None:
     return None
 
 
-def compare_namespaces(ours: dict[str, Any], theirs: dict[str, Any]) -> int:
+def compare_namespaces(
+    ours: dict[str, Any], theirs: dict[str, Any], skip: frozenset[str] = frozenset()
+) -> int:
     """Every top-level name plain Python left behind; returns how many were compared."""
     compared = 0
     for name, value in theirs.items():
         if name.startswith("_") or isinstance(value, (types.ModuleType, SafeModule, type)):
+            continue
+        if name in skip:
             continue
         if callable(value) and not isinstance(value, (torch.Tensor, torch.nn.Module)):
             continue
@@ -263,5 +289,7 @@ def test_tutorial_matches_plain_pytorch(path: Path):
             return
         raise
     theirs, theirs_out = run_plain(source, str(path))
-    assert compare_namespaces(session.globals, theirs) > 0
-    assert ADDRESS.sub("0x?", ours_out) == ADDRESS.sub("0x?", theirs_out), "printed output differs"
+    assert compare_namespaces(session.globals, theirs, process_names(path.stem)) > 0
+    assert comparable_output(path.stem, ours_out) == comparable_output(path.stem, theirs_out), (
+        "printed output differs"
+    )
