@@ -7,6 +7,7 @@ attack runs through ``gradviz run --json`` (the real, confined kernel).
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import os
@@ -340,3 +341,48 @@ def test_a_restricted_gradviz_run_of_many_slow_statements_stops_at_its_30_s_budg
     # spent, every later statement is refused before it runs
     assert report["statements"][-1]["error"]["limit"] == "max_run_seconds"
     assert "30 s in all" in report["statements"][-1]["error"]["message"]
+
+
+# --- memory held across statements, by plain Python containers -----------------------------
+
+def test_restricted_scripts_hold_at_most_four_gib_by_default():
+    from gradviz.core.guards import RESTRICTED_PROCESS_BYTES, physical_memory
+
+    cap = Limits().process_cap()
+    total = physical_memory()
+    if total is None:
+        pytest.skip("physical memory unknown here")
+    assert cap == min(int(total * 0.6), RESTRICTED_PROCESS_BYTES)
+    assert RESTRICTED_PROCESS_BYTES == 4 * 1024**3
+
+
+@pytest.mark.parametrize(("build", "mib"), [
+    ("[0] * 10_000_000", 80),                # a list repeated: 8 bytes a pointer
+    ("'x' * 9_000_000", 9),                  # a string repeated
+    ("list(range(10_000_000))", 80),         # a list from an iterable (ints cached or not)
+    ("[0 for i in range(900_000)]", 7),      # a comprehension (checked as it grows)
+])
+def test_many_containers_under_the_item_cap_are_refused_at_the_process_cap(build, mib):
+    """The red team's 60 lists, each under the item cap, held 4.8 GB together: each
+    statement checks what it is about to build against what the process holds."""
+    from gradviz.core.guards import resident_bytes
+
+    rss = resident_bytes()
+    if rss is None:
+        pytest.skip("no /proc/self/statm here")
+    limits = Limits(max_process_bytes=rss + 8 * mib * 1024**2)
+    source = "\n".join(f"l{i} = {build}" for i in range(60)) + "\n"
+    session = Session(source, limits=limits)
+    results = session.run_to_end(keep_going=False)
+    refused = results[-1]
+    assert not refused.ok, f"{len(results)} statements ran, none refused"
+    assert refused.error.limit == "max_process_bytes", refused.error.message
+    # the cap counts resident memory: heap that earlier tests freed is reused first
+    assert 2 <= len(results) < 60, (len(results), refused.error.message)
+    assert resident_bytes() <= limits.max_process_bytes + 8 * mib * 1024**2
+    # what ran before the refusal is kept; the window's next statement can free it
+    assert "l0" in session.globals
+    del session, results, refused
+    gc.collect()
+    freed = Session(f"l0 = {build}\ndel l0\nx = 1\n", limits=limits).run_to_end()
+    assert all(r.ok for r in freed), [r.error for r in freed if not r.ok]

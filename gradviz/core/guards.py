@@ -138,6 +138,14 @@ def arm_disable_dynamo_wrappers() -> int:
     return armed
 
 
+#: what a shared script may hold in all, torch's own ~0.5 GB (0.8 with CUDA) included.
+#: The largest lesson (the in-place one: three 400 MB tensors) needs 1.7 GB; a shared
+#: script holding more than this is taking the reader's machine, not teaching (the red
+#: team's 60 lists of 80 MB held 4.8 GB under the item caps). The user's own scripts run
+#: in trusted mode, which has no such cap.
+RESTRICTED_PROCESS_BYTES = 4 * GiB
+
+
 @dataclass
 class Limits:
     """Resource limits for one session. Every refusal names the limit it hit."""
@@ -159,14 +167,15 @@ class Limits:
     max_source_bytes: int = 1_000_000
     max_ast_depth: int = 80
     #: resident memory of the whole process; each op is capped, but a loop could keep
-    #: many; None = 60% of physical memory (Linux), so the machine never starts swapping
+    #: many; None = RESTRICTED_PROCESS_BYTES, or 60% of physical memory where that is
+    #: less (Linux), so the machine never starts swapping
     max_process_bytes: int | None = None
 
     def process_cap(self) -> int | None:
         if self.max_process_bytes is not None:
             return self.max_process_bytes
         total = physical_memory()
-        return int(total * 0.6) if total else None
+        return min(int(total * 0.6), RESTRICTED_PROCESS_BYTES) if total else None
 
 
 def physical_memory() -> int | None:
@@ -1536,10 +1545,19 @@ class OpGuard(TorchDispatchMode):
                     "result)"
                 )
 
-    def _check_process_memory(self) -> None:
+    def _check_process_memory(self, extra: int = 0) -> None:
+        """Refuse where the process holds more than its cap, or would with ``extra``
+        bytes more (what the caller is about to build: a list of n items is 8n)."""
         rss = resident_bytes()
         self.unsampled_bytes = 0
-        if rss is not None and self.process_cap is not None and rss > self.process_cap:
+        if rss is not None and self.process_cap is not None and rss + extra > self.process_cap:
+            if extra:
+                raise LimitExceeded(
+                    f"refused: building {_fmt_bytes(extra)} more while the script holds "
+                    f"{_fmt_bytes(rss)} of memory; the limit is {_fmt_bytes(self.process_cap)} "
+                    "(gradviz limit max_process_bytes)",
+                    limit="max_process_bytes",
+                )
             raise LimitExceeded(
                 f"refused: the script holds {_fmt_bytes(rss)} of memory; the limit is "
                 f"{_fmt_bytes(self.process_cap)} (gradviz limit max_process_bytes)",

@@ -733,11 +733,12 @@ class Interpreter:
         if (self.iterations & 127) == 0:
             self._check_memory()
 
-    def _check_memory(self) -> None:
-        """Python objects (strings, lists) grow memory without any torch op."""
+    def _check_memory(self, extra: int = 0) -> None:
+        """Python objects (strings, lists) grow memory without any torch op; ``extra``:
+        the bytes the caller is about to build."""
         check = getattr(self.format_guard, "_check_process_memory", None)
         if check is not None:
-            check()
+            check(extra)
 
     def _check_deadline(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -1347,7 +1348,7 @@ class Interpreter:
                 out.extend(self._iterate(self.eval(e.value, scope)))
             else:
                 out.append(self.eval(e, scope))
-        self._check_length(len(out))
+        self._check_length(len(out), 0)  # built: counted in what the process holds
         return out
 
     def _eval_Dict(self, node: ast.Dict, scope: Scope | None) -> dict:
@@ -1386,7 +1387,7 @@ class Interpreter:
         if isinstance(result, int) and result.bit_length() > self.limits.max_int_bits:
             raise self._int_limit()
         if isinstance(result, (str, list, tuple)):
-            self._check_length(len(result))
+            self._check_length(len(result), 0)  # built: counted in what the process holds
         return self._checked_value(result)
 
     def _int_limit(self) -> LimitExceeded:
@@ -1425,7 +1426,9 @@ class Interpreter:
             for seq, n in ((left, right), (right, left)):
                 count = _index_value(n)
                 if isinstance(seq, (str, list, tuple, bytes)) and count is not None:
-                    self._check_length(len(seq) * max(count, 0))
+                    self._check_length(
+                        len(seq) * max(count, 0), 1 if isinstance(seq, (str, bytes)) else 8
+                    )
         if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):
             shapes = [np.shape(v) for v in (left, right) if isinstance(v, (np.ndarray, list))]
             try:
@@ -1439,9 +1442,12 @@ class Interpreter:
                     limit="max_op_elements",
                 )
 
-    def _check_length(self, n: int) -> None:
+    def _check_length(self, n: int, item_bytes: int = 8) -> None:
+        """``n`` items about to be built (or just built): under the item cap, and, for
+        a big one, within the process's memory cap with ``n * item_bytes`` more (8: a
+        list's pointer per item; 1: a string's or bytes' characters, at least)."""
         if n > 100_000:
-            self._check_memory()
+            self._check_memory(item_bytes * n)
         if n > self.limits.max_sequence_length:
             raise LimitExceeded(
                 f"refused: a sequence or string of {n:,} items; the limit is "
@@ -1469,7 +1475,7 @@ class Interpreter:
         for value in node.values:
             part = self.eval(value, scope)
             total += len(part)
-            self._check_length(total)  # before the next field is built
+            self._check_length(total, 1)  # before the next field is built
             parts.append(part)
         return "".join(parts)
 
@@ -1506,7 +1512,7 @@ class Interpreter:
 
         with self._formatting():
             text = Formatter().vformat(template, args, kwargs)
-        self._check_length(len(text))
+        self._check_length(len(text), 0)  # built: counted in what the process holds
         return text
 
     def _check_format_widths(self, spec: str, values: Any = ()) -> None:
@@ -1632,7 +1638,7 @@ class Interpreter:
             with self._formatting():
                 result = func(*host_args, **host_kwargs)
             if isinstance(result, (str, list, tuple)):
-                self._check_length(len(result))
+                self._check_length(len(result), 0)  # built: counted in what the process holds
             return scrub_addresses(result) if isinstance(result, str) else result
         owner = getattr(func, "__self__", None)
         if isinstance(owner, str) and getattr(func, "__name__", "") == "format":
@@ -1663,9 +1669,9 @@ class Interpreter:
         owner = getattr(func, "__self__", None)
         if isinstance(owner, (list, dict, set)):
             # extend/update/insert return None: the container itself is what grew
-            self._check_length(len(owner))
+            self._check_length(len(owner), 0)
         if isinstance(result, (str, list, tuple, dict, set)):
-            self._check_length(len(result))
+            self._check_length(len(result), 0)  # built: counted in what the process holds
         return self._checked_value(result)
 
     def _checked_value(self, value: Any) -> Any:
@@ -1889,11 +1895,11 @@ class Interpreter:
                 count = len(owner) + 1 if old == "" else owner.count(old)
                 if len(args) > 2 and _is_int(args[2]) and args[2] >= 0:
                     count = min(count, args[2])
-                self._check_length(len(owner) + count * max(len(new) - len(old), 0))
+                self._check_length(len(owner) + count * max(len(new) - len(old), 0), 1)
             elif name == "join" and args and isinstance(args[0], (list, tuple, str, dict, set)):
                 items = list(args[0])
                 total = sum(len(x) for x in items if isinstance(x, str))
-                self._check_length(total + len(owner) * max(len(items) - 1, 0))
+                self._check_length(total + len(owner) * max(len(items) - 1, 0), 1)
         elif name == "sample" and len(args) >= 2 and _is_int(args[1]):
             self._check_length(args[1])  # random.sample(population, k) builds k items
         elif isinstance(owner, (torch.Tensor, np.ndarray)) and name == "tolist":
@@ -1990,7 +1996,7 @@ class Interpreter:
         yielded = self._yields[-1][1]
         yielded.append(None if node.value is None else self.eval(node.value, scope))
         self._tick()
-        self._check_length(len(yielded))
+        self._check_length(len(yielded), 0)  # built: counted in what the process holds
 
     def _bind_arguments(self, fn: ScriptFunction, args: tuple, kwargs: dict) -> dict[str, Any]:
         spec = fn.args
@@ -2092,7 +2098,7 @@ class Interpreter:
 
     def _range(self, *args: int) -> range:
         r = range(*args)
-        self._check_length(len(r))
+        self._check_length(len(r), 0)  # built: counted in what the process holds
         return r
 
     # --- attributes --------------------------------------------------------
