@@ -386,3 +386,59 @@ def test_many_containers_under_the_item_cap_are_refused_at_the_process_cap(build
     gc.collect()
     freed = Session(f"l0 = {build}\ndel l0\nx = 1\n", limits=limits).run_to_end()
     assert all(r.ok for r in freed), [r.error for r in freed if not r.ok]
+
+
+# --- saved tensors handed back by a script's unpack hook: checked for every backward ----
+
+HOOKED = (
+    "import torch\n"
+    "import torch.nn.functional as F\n"
+    "x = torch.randn(1, 1, 8, 8, requires_grad=True)\n"
+    "w = torch.randn(6, 5, requires_grad=True)\n"
+    "def pack(t):\n"
+    "    return t\n"
+    "def unpack(t):\n"
+    "    return {ret}\n"
+    "with torch.autograd.graph.saved_tensors_hooks(pack, unpack):\n"
+    "    y = F.max_pool2d(x, 2).sum() + (w.t() @ w).sum() + w.expand(2, 6, 5).sum()\n"
+    "y.backward()\n"
+)
+
+
+@pytest.mark.parametrize(("ret", "says"), [
+    ("torch.zeros(100, dtype=t.dtype)", "shape"),
+    ("t.double()", "torch.float64"),
+    ("t.to(torch.int64)", "torch.int64"),
+    ("t.reshape(-1)[:1].expand(t.shape) if t.dim() else t", "share memory"),
+    ("5", "not a tensor"),
+    ("None", "not a tensor"),
+    ("torch.empty(t.shape, dtype=t.dtype, device='meta')", "meta"),
+])
+def test_unpack_hooks_must_return_the_saved_tensors_like(ret, says):
+    session = Session(HOOKED.format(ret=ret))
+    results = session.run_to_end(keep_going=True)
+    failed = [r for r in results if not r.ok]
+    assert failed, "the forged saved tensor was accepted"
+    assert "unpack hook returned" in failed[0].error.message and says in failed[0].error.message, (
+        failed[0].error.message)
+    assert failed[0].source == "y.backward()"
+
+
+@pytest.mark.parametrize("hooks", [
+    ("t.cpu()", "t"),                              # the tutorial's offload to the host
+    ("(t.dtype, t.to(torch.float16))", "t[1].to(t[0])"),  # kept in half precision
+    ("t.contiguous()", "t"),                       # another layout of the same values
+    ("t.clone()", "t.detach()"),
+])
+def test_unpack_hooks_that_give_the_tensor_back_match_pytorch(hooks):
+    pack, unpack = hooks
+    source = HOOKED.replace("    return t\ndef unpack", f"    return {pack}\ndef unpack").format(
+        ret=unpack)
+    session = Session(source)
+    results = session.run_to_end(keep_going=True)
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    namespace: dict = {}
+    torch.manual_seed(0)
+    exec(compile(source, "hooks.py", "exec"), namespace)  # noqa: S102 - our own test script
+    for name in ("x", "w"):
+        torch.testing.assert_close(session.globals[name].grad, namespace[name].grad)

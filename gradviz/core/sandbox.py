@@ -1646,6 +1646,8 @@ class Interpreter:
         host_args = tuple(self._host_value(a) for a in args)
         host_kwargs = {k: self._host_value(v) for k, v in kwargs.items()}
         self._precheck_call(func, host_args, host_kwargs)
+        if func is torch.autograd.graph.saved_tensors_hooks:
+            host_args, host_kwargs = _checked_saved_tensor_hooks(host_args, host_kwargs)
         if self.call_hook is not None and _is_backward_call(func):
             return self.call_hook(func, host_args, host_kwargs, lambda: func(*host_args, **host_kwargs))
         if self.module_hook is not None and isinstance(func, torch.nn.Module):
@@ -2429,6 +2431,62 @@ def _check_optimizer_options(options: Any) -> None:
                 f"optimizer option {key}=True is refused in gradviz scripts: the plain "
                 "implementation gives the same numbers and every op passes the guard"
             )
+
+
+class _PackedMeta:
+    """What a saved tensor was when the script's pack hook took it: its unpack hook must
+    give back a tensor a backward kernel can read as that one."""
+
+    __slots__ = ("shape", "dtype", "device", "layout", "dense")
+
+    def __init__(self, t: torch.Tensor):
+        self.shape = tuple(t.shape)
+        self.dtype = t.dtype
+        self.device = t.device
+        self.layout = t.layout
+        self.dense = t.layout == torch.strided and torch._debug_has_internal_overlap(t) == 0
+
+    def check(self, out: Any) -> None:
+        def refuse(what: str) -> SandboxError:
+            return SandboxError(
+                f"refused: the saved_tensors_hooks unpack hook returned {what}; it must "
+                f"return the saved tensor's like (shape {list(self.shape)}, {self.dtype}, "
+                f"{self.device}): backward kernels read what they saved without checking it"
+            )
+
+        if not isinstance(out, torch.Tensor):
+            raise refuse(f"a {type(out).__name__}, not a tensor")
+        if tuple(out.shape) != self.shape:
+            raise refuse(f"a tensor of shape {list(out.shape)}")
+        if out.dtype != self.dtype or out.device != self.device or out.layout != self.layout:
+            raise refuse(f"a {out.dtype} {out.layout} tensor on {out.device}")
+        if self.dense and torch._debug_has_internal_overlap(out) != 0:
+            raise refuse("a view whose elements share memory (an expanded view)")
+
+
+def _checked_saved_tensor_hooks(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """saved_tensors_hooks(pack, unpack) with the script's hooks wrapped: pack notes what
+    it was given, unpack's result is checked against it (:class:`_PackedMeta`). Kernels
+    that index memory with saved integers are also checked when they run
+    (guards.install_offset_checks); this is the general check, for every backward."""
+    try:
+        bound = inspect.signature(torch.autograd.graph.saved_tensors_hooks.__init__).bind(
+            None, *args, **kwargs
+        )
+    except TypeError as exc:
+        raise SandboxError(f"saved_tensors_hooks takes (pack_hook, unpack_hook): {exc}") from None
+    pack, unpack = bound.arguments["pack_hook"], bound.arguments["unpack_hook"]
+
+    def pack_hook(t: torch.Tensor) -> Any:
+        return _PackedMeta(t), pack(t)
+
+    def unpack_hook(packed: Any) -> torch.Tensor:
+        meta, inner = packed
+        out = unpack(inner)
+        meta.check(out)
+        return out
+
+    return (pack_hook, unpack_hook), {}
 
 
 def _check_dataloader_arguments(args: tuple, kwargs: dict, limits: Limits | None = None) -> None:
