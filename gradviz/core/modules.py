@@ -75,26 +75,62 @@ def tensors_in(value: Any) -> list[torch.Tensor]:
     return []
 
 
+def tag_call(
+    qualname: str, on_node: OnNode, seen_nodes: dict[int, Any], inputs: Any, output: Any
+) -> None:
+    """After a module's forward: ``on_node`` for each node between its outputs' grad_fns
+    and its inputs' grad_fns (what it built) that no inner module claimed first.
+
+    Every map here holds the nodes it keys by id: torch frees a node's Python object
+    with its last reference, and a later node's object can take the freed address."""
+    stops = {id(fn): fn for fn in (t.grad_fn for t in tensors_in(inputs)) if fn is not None}
+    stack = [t.grad_fn for t in tensors_in(output) if t.grad_fn is not None]
+    visited: dict[int, Any] = {}
+    while stack:
+        fn = stack.pop()
+        if id(fn) in visited or id(fn) in stops:
+            continue
+        visited[id(fn)] = fn
+        if id(fn) not in seen_nodes:
+            seen_nodes[id(fn)] = fn
+            on_node(fn, qualname)
+        for nxt, _ in fn.next_functions:
+            if nxt is not None and type(nxt).__name__ != "AccumulateGrad":
+                stack.append(nxt)
+
+
 def _hook(qualname: str, on_node: OnNode, seen_nodes: dict[int, Any]) -> Any:
-    # Every map here holds the nodes it keys by id: torch frees a node's Python object
-    # with its last reference, and a later node's object can take the freed address.
     def hook(module: torch.nn.Module, inputs: Any, output: Any) -> None:
-        stops = {id(fn): fn for fn in (t.grad_fn for t in tensors_in(inputs)) if fn is not None}
-        stack = [t.grad_fn for t in tensors_in(output) if t.grad_fn is not None]
-        visited: dict[int, Any] = {}
-        while stack:
-            fn = stack.pop()
-            if id(fn) in visited or id(fn) in stops:
-                continue
-            visited[id(fn)] = fn
-            if id(fn) not in seen_nodes:
-                seen_nodes[id(fn)] = fn
-                on_node(fn, qualname)
-            for nxt, _ in fn.next_functions:
-                if nxt is not None and type(nxt).__name__ != "AccumulateGrad":
-                    stack.append(nxt)
+        tag_call(qualname, on_node, seen_nodes, inputs, output)
 
     return hook
+
+
+class CallTagger:
+    """:func:`tagging` for a caller that already sees every module call end (the
+    trusted engine's global forward hooks): the names are worked out once per root
+    module, and no hook is registered per call (that was most of the cost of running
+    a training loop under gradviz)."""
+
+    __slots__ = ("names", "on_node", "seen")
+
+    def __init__(self, names: dict[int, tuple[torch.nn.Module, str]], on_node: OnNode):
+        self.names = names
+        self.on_node = on_node
+        self.seen: dict[int, Any] = {}
+
+    @staticmethod
+    def names_under(root: torch.nn.Module, prefix: str) -> dict[int, tuple[torch.nn.Module, str]]:
+        """Each module under ``root`` (itself included, as ``prefix``) by id."""
+        return {
+            id(module): (module, ".".join(p for p in (prefix, qualname) if p))
+            for qualname, module in torch.nn.Module.named_modules(root)
+        }
+
+    def left(self, module: torch.nn.Module, inputs: Any, output: Any) -> None:
+        entry = self.names.get(id(module))
+        if entry is not None and entry[0] is module and output is not None:
+            tag_call(entry[1], self.on_node, self.seen, inputs, output)
 
 
 @contextmanager

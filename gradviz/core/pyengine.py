@@ -51,6 +51,7 @@ from typing import Any
 import torch
 
 from .errors import ScriptSyntaxError, Stopped
+from .modules import CallTagger
 
 #: the name a script typed into the window runs under (tracebacks, linecache)
 WINDOW_FILENAME = "<gradviz>"
@@ -159,7 +160,7 @@ def _install_wrappers() -> None:
     def module_post_hook(module: torch.nn.Module, args: Any, output: Any) -> None:
         engine = _engine()
         if engine is not None:
-            engine.module_left(module)
+            engine.module_left(module, args, output)
 
     hooks_enter = torch.autograd.graph.saved_tensors_hooks.__enter__
 
@@ -211,7 +212,8 @@ class PythonEngine:
         self.call_hook: Callable[[Any, tuple, dict, Callable[[], Any]], Any] | None = None
         self.module_hook: Callable[[torch.nn.Module, Callable[[], Any]], Any] | None = None
         #: called when the outermost module call starts; returns what ends its tagging
-        self.module_enter_hook: Callable[[torch.nn.Module], Callable[[], None] | None] | None = None
+        #: a root module call starts: what tags the nodes its calls build (or None)
+        self.module_enter_hook: Callable[[torch.nn.Module], CallTagger | None] | None = None
         self.statement_hook: Callable[[Any, Any], Any] | None = None
         self.format_guard: Any = None
         self.unguarded: Any = None
@@ -244,7 +246,8 @@ class PythonEngine:
         self._last_line: dict[int, int] = {}
         self._iteration: tuple[int, int | None] | None = None
         #: modules being called, outermost first, with the exit of their tagging
-        self._module_stack: list[tuple[torch.nn.Module, Any]] = []
+        #: the tagger of each module call running (the root's, shared by nested calls)
+        self._module_stack: list[CallTagger | None] = []
 
     # --- source ----------------------------------------------------------------------
 
@@ -374,9 +377,7 @@ class PythonEngine:
             sys.settrace(old_trace)
             sys.stdout, sys.stderr, sys.argv = out, err, argv
             _ACTIVE.engine = previous
-            while self._module_stack:  # a forward that raised: its tagging ends too
-                _, exit_tagging = self._module_stack.pop()
-                exit_tagging()
+            self._module_stack.clear()  # a forward that raised: its tagging ends too
 
     def _failing_line(self, exc: BaseException) -> int | None:
         """The line of the script's innermost frame in the traceback (of the error
@@ -530,20 +531,18 @@ class PythonEngine:
             self.in_pass = False
 
     def module_entered(self, module: torch.nn.Module) -> None:
-        """A module's forward starts: the outermost one the script named is tagged
-        (``module_enter_hook`` gives what ends its tagging); nested calls only count."""
-        if self._module_stack or self.in_pass or self.module_enter_hook is None:
-            if self._module_stack:
-                self._module_stack.append((module, _nothing))
-            return
-        leave = self.module_enter_hook(module)
-        self._module_stack.append((module, leave or _nothing))
-
-    def module_left(self, module: torch.nn.Module) -> None:
+        """A module's forward starts: the outermost one gets its tagger from
+        ``module_enter_hook``; nested calls share it."""
         if self._module_stack:
-            _, leave = self._module_stack.pop()
-            leave()
+            self._module_stack.append(self._module_stack[-1])
+            return
+        if self.in_pass or self.module_enter_hook is None:
+            return
+        self._module_stack.append(self.module_enter_hook(module))
 
-
-def _nothing() -> None:
-    return None
+    def module_left(self, module: torch.nn.Module, inputs: Any, output: Any) -> None:
+        """A module's forward ended (inner calls first): its nodes are tagged."""
+        if self._module_stack:
+            tagger = self._module_stack.pop()
+            if tagger is not None:
+                tagger.left(module, inputs, output)

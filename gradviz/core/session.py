@@ -42,7 +42,7 @@ from .debugger import Debugger, Pause
 from .errors import LimitExceeded, SandboxError
 from .explain import explain
 from .guards import MUTATIONS, AllocationCounter, Limits, OpGuard, paused
-from .modules import ModuleTags, tagging
+from .modules import CallTagger, ModuleTags, tagging
 from .pyengine import PythonEngine
 from .sandbox import Interpreter, _check_tree, scrub_addresses
 
@@ -275,7 +275,7 @@ class Session:
         #: trusted mode: backward passes of the running statement past MAX_RECORDED_PASSES
         self._unrecorded_passes = 0
         #: id(module) -> (module, the name the script knows it by), for this statement
-        self._module_names: dict[int, tuple[torch.nn.Module, str | None]] = {}
+        self._module_names: dict[int, tuple[torch.nn.Module, dict[int, Any] | None]] = {}
         self._last_graph_nodes: set[str] = set()
         self._last_graph_edges: set[tuple[str, str]] = set()
         self._capture: Any = None
@@ -972,20 +972,17 @@ class Session:
         if hook is not None:
             hook(text, self.interpreter.current_line)
 
-    def _enter_module(self, module: torch.nn.Module) -> Callable[[], None] | None:
-        """The trusted engine's module call starts: tag what it builds, as
-        _on_module_call does around a call; returns what ends the tagging."""
+    def _enter_module(self, module: torch.nn.Module) -> CallTagger | None:
+        """The trusted engine's root module call starts: what tags the nodes it and
+        its submodules build, as _on_module_call does around a call."""
         known = self._module_names.get(id(module))
         if known is not None and known[0] is module:
-            name = known[1]  # a loop calls the same model again: one lookup a statement
+            names = known[1]  # a loop calls the same model again: one lookup a statement
         else:
             name = self._module_name(module)
-            self._module_names[id(module)] = (module, name)
-        if name is None:
-            return None
-        context = tagging(module, self.module_tags.tag, prefix=name)
-        context.__enter__()
-        return lambda: context.__exit__(None, None, None)
+            names = CallTagger.names_under(module, name) if name is not None else None
+            self._module_names[id(module)] = (module, names)
+        return None if names is None else CallTagger(names, self.module_tags.tag)
 
     def _module_name(self, module: torch.nn.Module) -> str | None:
         for name, value in self.globals.items():
