@@ -231,6 +231,13 @@ class Kernel:
 
     _output_sent_at = 0.0
     _pending_output: list[Any] = []
+    #: a load or reset left the last run's objects to the collector (see serve)
+    _garbage_pending = False
+
+    def _collect_pending(self) -> None:
+        if self._garbage_pending:
+            self._garbage_pending = False
+            gc.collect()
 
     def release(self) -> None:
         """Drop the session and what it holds (the script's objects, its graph)."""
@@ -269,7 +276,9 @@ class Kernel:
         self.filename = filename if isinstance(filename, str) and filename else None
 
     def _new_session(self, source: str, device: str, limits: Limits | None = None) -> Session:
-        gc.unfreeze()  # the old session's objects may be collected again (see serve)
+        # the old session's objects may be collected again (see serve)
+        gc.unfreeze()
+        self._garbage_pending = True
         old = getattr(self, "session", None)
         self.session = Session(
             source, device=device, limits=limits, trusted=self.trusted,
@@ -291,6 +300,7 @@ class Kernel:
 
     def _forget_positions(self) -> None:
         gc.unfreeze()  # a replay from the start: what the last run kept is garbage now
+        self._garbage_pending = True
         self.layout.reset(remember=True)
         self._positions_json = None
 
@@ -338,6 +348,9 @@ class Kernel:
                     # the last one sent is not known any more)
                     self.encoder.reset()
                     raise
+                # before the reply: what the window shows next (memory figures, the
+                # kernel's size) is what is left once the old run's objects went
+                self._collect_pending()
                 self.phase("encode")
                 if request["cmd"] not in ("report", "ping"):
                     hint, self._hint = self._hint, None
@@ -346,7 +359,10 @@ class Kernel:
                 # What the kernel keeps from step to step (the graph, the layout, the
                 # script's objects) leaves the cyclic collector's work: without this a
                 # full collection over it stalls a step every few (100-200 ms at 2,000
-                # nodes). Cycles among them are freed at the next load or reset.
+                # nodes). A load or reset unfroze what the old run kept: it is collected
+                # here, once the request let go of it, or the freeze would keep its
+                # cycles (and the tensors they hold) for good: the kernel grew 760 MB a
+                # run of the in-place lesson (benchmarks/bench_kernel_memory.py).
                 gc.freeze()
             except DeviceUnavailable as exc:
                 self.send(

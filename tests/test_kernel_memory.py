@@ -1,0 +1,46 @@
+"""What a run held is released by Reset and by the next load (issue 22: the kernel grew
+about 780 MB with every run of the in-place lesson, Reset freeing nothing)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from gradviz.runner import KernelProcess
+
+SOURCE = (
+    "import torch\n"
+    "t = torch.randn(4000, 4000)\n"          # 64 MB
+    "out = torch.relu(t)\n"                  # 64 MB more
+    "torch.relu_(t)\n"
+    "x = torch.ones(3, requires_grad=True)\n"
+    "y = (x * out[0, :3]).sum()\n"
+    "y.backward()\n"
+)
+MIB = 1024 * 1024
+
+
+def _rss(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/<pid>/status")
+@pytest.mark.parametrize("trusted", [False, True], ids=["restricted", "trusted"])
+def test_reset_and_reload_release_what_a_run_held(trusted):
+    with KernelProcess(trusted=trusted) as kernel:
+        pid = kernel.info["pid"]
+        kernel.request("load", source=SOURCE, device="cpu", run_to=100)
+        held = _rss(pid)
+        kernel.request("reset")
+        after_reset = _rss(pid)
+        assert held - after_reset > 100 * MIB, (held / MIB, after_reset / MIB)
+        for _ in range(3):  # load again and again: no growth
+            kernel.request("load", source=SOURCE, device="cpu", run_to=100)
+        assert _rss(pid) - held < 40 * MIB, (held / MIB, _rss(pid) / MIB)
+        kernel.request("load", source="a = 1\n", device="cpu", run_to=100)  # a new script
+        assert _rss(pid) - after_reset < 40 * MIB, (after_reset / MIB, _rss(pid) / MIB)
