@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import networkx as nx
-from PySide6.QtCore import QByteArray, QSettings
-from PySide6.QtGui import QActionGroup, QCloseEvent
+from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer
+from PySide6.QtGui import QActionGroup, QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -85,6 +85,10 @@ from .window_layout import (
 )
 
 __all__ = ["APP_NAME", "MainWindow"]
+
+
+#: on a shrink, a panel keeps its old height up to this share of the window
+PANEL_MAX_SHARE = 0.33
 
 
 class MainWindow(QMainWindow):
@@ -149,6 +153,9 @@ class MainWindow(QMainWindow):
         self.doc = Document()
         self.closing = False
         self._sized = False
+        self._pending_rebalance: dict[str, Any] | None = None
+        #: the panels' and the editor's shares of the window, at the size they were seen
+        self._shares: dict[str, Any] | None = None
         self.setWindowTitle(APP_NAME)
         self.setObjectName("gradvizMainWindow")
         self.setAccessibleName("gradviz")
@@ -395,13 +402,108 @@ class MainWindow(QMainWindow):
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         action_table.fit_toolbar(self, event.size().width())
         super().resizeEvent(event)
+        shares = self._shares
+        if self._sized and shares is not None and shares["size"] != event.size().toTuple():
+            # QMainWindow gives or takes the whole difference from the central area
+            # (shrinking 1400x900 to 1024x700 left the canvas 200x90 px): the panels
+            # and the editor keep the shares they had at the size the user left
+            self._pending_rebalance = shares
+            QTimer.singleShot(0, self._rebalance)
+
+    def eventFilter(self, watched: Any, event: Any) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Resize and self._sized and self._pending_rebalance is None:
+            # a panel or the editor/canvas split changed while the window kept its size:
+            # the user's own proportions, remembered once the layout settles
+            if self._shares is None or self._shares["size"] == self.size().toTuple():
+                QTimer.singleShot(0, self._remember_shares)
+        return super().eventFilter(watched, event)
+
+    def _shown_docks(self) -> list[Any]:
+        """Docked panels on screen (a tab behind another is moved off screen, not hidden)."""
+        return [d for d in self.docks
+                if d.isVisible() and not d.isFloating() and not d.visibleRegion().isEmpty()]
+
+    def _remember_shares(self) -> None:
+        if self._pending_rebalance is not None:
+            return
+        width, height = max(self.width(), 1), max(self.height(), 1)
+        docks = self._shown_docks()
+        sizes = self.splitter.sizes()
+        self._shares = {
+            "size": self.size().toTuple(),
+            "docks": docks,
+            "widths": [d.width() / width for d in docks],
+            "heights": [d.height() / height for d in docks],
+            "editor": sizes[0] / max(sum(sizes), 1) if len(sizes) == 2 else None,
+        }
+
+    def _rebalance(self) -> None:
+        shares, self._pending_rebalance = self._pending_rebalance, None
+        if not shares:
+            return
+        width, height = self.width(), self.height()
+        shown = self._shown_docks()
+        docks = [d for d in shares["docks"] if d in shown]
+        keep = [shares["docks"].index(d) for d in docks]
+        if docks:
+            # each panel keeps its share of the width, and of the height too, except
+            # that on a shrink a panel keeps its old height up to a third of the window
+            # (a table stays readable; the canvas keeps most of the room)
+            _, old_h = shares["size"]
+            widths = [shares["widths"][i] * width for i in keep]
+            heights = [max(shares["heights"][i] * height,
+                           min(shares["heights"][i] * old_h, PANEL_MAX_SHARE * height)) for i in keep]
+            self.resizeDocks(docks, [max(1, int(w)) for w in widths], Qt.Orientation.Horizontal)
+            self.resizeDocks(docks, [max(1, int(h)) for h in heights], Qt.Orientation.Vertical)
+        self.layout().activate()  # the central area's new width, now
+        if shares["editor"] is not None:
+            total = max(sum(self.splitter.sizes()), 1)
+            editor = int(total * shares["editor"])
+            self.splitter.setSizes([editor, total - editor])
+        # the same shares, at this size (a later resize starts from them)
+        self._shares = {**shares, "size": self.size().toTuple()}
 
     def showEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         if not self._sized:
             self._sized = True
+            if QGuiApplication.platformName() != "offscreen":  # no real screen to fit
+                self._fit_to_screen()
+            for widget in (*self.docks, self.splitter):
+                widget.installEventFilter(self)
             if not self._restored_layout:
                 apply_default_sizes(self)
+                QTimer.singleShot(0, self._remember_shares)
+            else:
+                # a layout saved on a larger screen, or before the panels kept their
+                # share, can leave the canvas a sliver: start from the defaults then
+                QTimer.singleShot(0, self._rescue_canvas)
+
+    def _rescue_canvas(self) -> None:
+        if (self.canvas.width() < 0.3 * self.width()
+                or self.canvas.height() < 0.35 * self.height()):
+            apply_default_sizes(self)
+        QTimer.singleShot(0, self._remember_shares)
+
+    def _fit_to_screen(self) -> None:
+        """Never larger than the screen the window opens on (a geometry saved on a
+        larger monitor, or a default that does not fit a small laptop)."""
+        screen = self.screen()
+        if screen is None:
+            return
+        area = screen.availableGeometry()
+        frame = self.frameGeometry()
+        extra_w = max(frame.width() - self.width(), 0)
+        extra_h = max(frame.height() - self.height(), 0)
+        width = min(self.width(), area.width() - extra_w)
+        height = min(self.height(), area.height() - extra_h)
+        if (width, height) != (self.width(), self.height()):
+            self.resize(max(width, 400), max(height, 300))
+        frame = self.frameGeometry()
+        if not area.contains(frame):
+            x = min(max(frame.x(), area.x()), area.right() - frame.width() + 1)
+            y = min(max(frame.y(), area.y()), area.bottom() - frame.height() + 1)
+            self.move(max(x, area.x()), max(y, area.y()))
 
     def _restore_window(self) -> None:
         geometry = self.settings.value("window/geometry")
@@ -429,6 +531,9 @@ class MainWindow(QMainWindow):
         for dock in self.docks:
             dock.show()
         apply_default_sizes(self)
+        # the restored docks take their places at the next layout pass: size them (and
+        # the editor/canvas split) again once they have
+        QTimer.singleShot(0, lambda: (apply_default_sizes(self), self._remember_shares()))
 
     def show_shortcuts(self) -> None:
         self.shortcuts_dialog = dialogs.show_shortcuts(

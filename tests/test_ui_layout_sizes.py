@@ -1,0 +1,73 @@
+"""The window at every size: shrinking it, relaunching at the smaller size and Reset panel
+layout keep the canvas the largest area (issue 22: after 1400x900 -> 1024x700 the canvas
+was about 210x90 px under the legend)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _canvas_share(window) -> tuple[float, float]:
+    canvas = window.canvas
+    return canvas.width() / window.width(), canvas.height() / window.height()
+
+
+def _settle(qtbot, window, size=None):
+    if size is not None:
+        window.resize(*size)
+    qtbot.wait(150)  # the layout, and any rebalancing queued after the resize
+
+
+@pytest.mark.parametrize("sizes", [[(1024, 700)], [(1024, 700), (1400, 900)],
+                                   [(900, 650), (1024, 700)]])
+def test_resizing_keeps_the_canvas_the_largest_area(qtbot, main_window, sizes):
+    window = main_window(demo="two_paths")
+    _settle(qtbot, window)
+    w0, h0 = _canvas_share(window)
+    for size in sizes:
+        _settle(qtbot, window, size)
+        w, h = _canvas_share(window)
+        assert window.canvas.width() >= 0.3 * window.width(), (size, window.canvas.size())
+        assert window.canvas.height() >= 0.35 * window.height(), (size, window.canvas.size())
+        # the proportions the user had are kept, give or take the panels' minimum sizes
+        assert abs(w - w0) < 0.12 and abs(h - h0) < 0.15, ((w0, h0), (w, h), size)
+
+
+def test_relaunch_after_shrinking_keeps_the_canvas(qtbot, main_window):
+    window = main_window(demo="two_paths")
+    _settle(qtbot, window, (1024, 700))
+    window._save_window()
+    window.close()
+    again = main_window(demo="two_paths")  # the same settings file: restored geometry/state
+    _settle(qtbot, again)
+    assert again.canvas.width() >= 0.3 * again.width(), again.canvas.size()
+    assert again.canvas.height() >= 0.35 * again.height(), again.canvas.size()
+
+
+def test_reset_panel_layout_restores_the_editor_and_canvas(qtbot, main_window):
+    window = main_window(demo="two_paths")
+    _settle(qtbot, window, (1024, 700))
+    window.splitter.setSizes([900, 100])  # the user dragged the canvas nearly shut
+    window.resizeDocks([window.tensors_dock], [500], window.tensors_dock.orientation()
+                       if hasattr(window.tensors_dock, "orientation") else _vertical())
+    _settle(qtbot, window)
+    window.reset_layout()
+    _settle(qtbot, window)
+    editor, canvas = window.splitter.sizes()
+    assert canvas > editor, (editor, canvas)
+    assert window.canvas.height() >= 0.35 * window.height(), window.canvas.size()
+
+
+def test_first_window_fits_the_screen(qtbot, main_window):
+    window = main_window(demo="two_paths")
+    screen = window.screen().availableGeometry()
+    window.settings.setValue("window/geometry", None)
+    window.resize(screen.width() + 500, screen.height() + 400)
+    window._fit_to_screen()
+    assert window.width() <= screen.width() and window.height() <= screen.height()
+
+
+def _vertical():
+    from PySide6.QtCore import Qt
+
+    return Qt.Orientation.Vertical
