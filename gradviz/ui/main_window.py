@@ -513,12 +513,16 @@ class MainWindow(QMainWindow):
         self._restored_layout = False
         if isinstance(state, QByteArray) and not state.isEmpty():
             self._restored_layout = self.restoreState(state, SETTINGS_VERSION)
+        split = self.settings.value("window/splitter")
+        if self._restored_layout and isinstance(split, QByteArray) and not split.isEmpty():
+            self.splitter.restoreState(split)  # the editor/canvas split is not a dock
         self.stepper.restore_device(str(self.settings.value("device", "cpu") or "cpu"))
 
     def _save_window(self) -> None:
         s, doc = self.settings, self.doc
         s.setValue("window/geometry", self.saveGeometry())
         s.setValue("window/state", self.saveState(SETTINGS_VERSION))
+        s.setValue("window/splitter", self.splitter.saveState())
         s.setValue("device", self.stepper.device)
         last = doc.path or (doc.snapshot_path if doc.read_only else None)
         s.setValue("file/last", str(last) if last else "")
