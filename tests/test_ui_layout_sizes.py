@@ -15,7 +15,11 @@ def _canvas_share(window) -> tuple[float, float]:
 def _settle(qtbot, window, size=None):
     if size is not None:
         window.resize(*size)
-    qtbot.wait(150)  # the layout, and any rebalancing queued after the resize
+        qtbot.waitUntil(lambda: window.size().toTuple() == tuple(size), timeout=5000)
+    # the layout, and any rebalancing queued after the resize (slow on a busy machine)
+    qtbot.wait(150)
+    qtbot.waitUntil(lambda: window._pending_rebalance is None, timeout=5000)
+    qtbot.wait(150)
 
 
 @pytest.mark.parametrize("sizes", [[(1024, 700)], [(1024, 700), (1400, 900)],
