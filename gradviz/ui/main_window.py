@@ -60,6 +60,7 @@ from .canvas import GraphCanvas
 from .debug_strip import DebugStrip
 from .editor import CodeEditor
 from .files import AUTOSAVE_INTERVAL_MS, Files
+from .fonts import missing_fonts, missing_fonts_message
 from .graph_view import GraphView
 from .guide_strip import GuideStrip
 from .kernel_client import KernelClient
@@ -154,6 +155,12 @@ class MainWindow(QMainWindow):
         self.closing = False
         self._sized = False
         self._pending_rebalance: dict[str, Any] | None = None
+        #: the note that no installed font shows the script's letters: once a session
+        self._font_note_given = False
+        self._font_check = QTimer(self)
+        self._font_check.setSingleShot(True)
+        self._font_check.setInterval(400)
+        self._font_check.timeout.connect(self._check_fonts)
         #: the panels' and the editor's shares of the window, at the size they were seen
         self._shares: dict[str, Any] | None = None
         self.setWindowTitle(APP_NAME)
@@ -377,6 +384,8 @@ class MainWindow(QMainWindow):
 
     def _on_editor_text_changed(self) -> None:
         self.update_actions()
+        if not self._font_note_given:
+            self._font_check.start()  # once the text stops changing (a paste, a file)
         if self.doc.demo is not None and self.state is not None:
             # notes are only true for the demo's own text
             self._mark_editor()
@@ -595,6 +604,14 @@ class MainWindow(QMainWindow):
     def keep_restricted(self, folder: Path | None) -> None:
         if folder is not None:
             self._kept_restricted.add(folder)
+
+    def _check_fonts(self) -> None:
+        message = missing_fonts_message(missing_fonts(self.editor.toPlainText()))
+        if message is None or self._font_note_given:
+            return
+        self._font_note_given = True
+        self.output_panel.add_note(message, None, "warning")
+        self.set_status(message)
 
     def set_status(self, text: str) -> None:
         self.status_label.setText(text)
