@@ -334,3 +334,24 @@ def test_a_statement_over_several_lines_pauses_once_on_both_engines(engine):
         out = session.debug("into")
     assert stops == [(9, 1), (7, 2)] * 3
     assert torch.equal(session.globals["x"].grad, torch.full((2,), 4.0))
+
+
+def test_a_long_pause_inside_a_loop_costs_nothing(engine, monkeypatch):
+    """40 s spent reading a paused loop (longer than the 25 s statement limit), then
+    stepping on: the loop goes on to the end, as plain Python's does."""
+    import time as time_module
+
+    session = _at_loop(engine)
+    session.debug("into")
+    inside = session.debug("into")
+    assert isinstance(inside, Pause)
+    real = time_module.monotonic
+    monkeypatch.setattr(time_module, "monotonic", lambda: real() + 40.0)  # the user reads
+    for _ in range(4):
+        out = session.debug("over")
+        assert not (hasattr(out, "ok") and not out.ok), out.error
+    out = session.debug("continue")
+    assert out is not None and not isinstance(out, Pause) and out.ok, getattr(out, "error", out)
+    plain = _plain_until(3)
+    for name, p in plain["net"].named_parameters():
+        torch.testing.assert_close(dict(session.globals["net"].named_parameters())[name].grad, p.grad)

@@ -322,3 +322,20 @@ def test_breakpoints_move_with_the_code_they_mark(qtbot):
     assert seen[-1] == [4]
     editor.setPlainText("x = 1\n")  # another file: no breakpoints carried over
     assert editor.breakpoints() == []
+
+
+def test_keys_pressed_without_waiting_continue_the_paused_statement(qtbot, main_window):
+    """F10, F11 and F5 pressed one after another without waiting, while paused inside
+    the loop: the paused statement goes on each time and is never run again whole (the
+    loop runs its 3 iterations, 3 backward passes, plain PyTorch's gradients)."""
+    window = _window_at_loop(qtbot, main_window)
+    _key(qtbot, window, Qt.Key.Key_F11)  # paused inside the loop, iteration 1
+    assert window.state["paused"] is not None
+    for key in (Qt.Key.Key_F10, Qt.Key.Key_F11, Qt.Key.Key_F5):
+        press(qtbot, window, key)
+    wait_idle(qtbot, window, lambda: window.state["paused"] is None
+              and window.state["cursor"] > _loop_index(window))
+    passes = window.state["backward_passes"]
+    assert [p["iteration"] for p in passes] == [1, 2, 3], passes
+    for name, grad in _plain_grads(3).items():
+        assert window.tensors_panel.cell(name, "grad") == fmt_value(grad.tolist(), 200), name

@@ -209,6 +209,11 @@ class Debugger:
         if interp.deadline is not None:
             # time spent paused is the learner's, not the statement's nor the run's
             interp.deadline += paused_s
+        # the op guard keeps its own copy of the deadline: a 40 s pause in a loop made
+        # the next op "run past its time limit"
+        guard = getattr(interp, "format_guard", None)
+        if guard is not None and getattr(guard, "deadline", None) is not None:
+            guard.deadline += paused_s
         interp.discount_pause(paused_s)
         self.session.events.emit("phase", "statement", {"line": pause.line})
         if command == "stop":
