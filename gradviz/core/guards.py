@@ -1174,6 +1174,210 @@ def remove_offset_checks() -> None:
     _INSTALLED.clear()
 
 
+# --- the guard is invisible to autograd ---------------------------------------------------
+#
+# Some of PyTorch's composite ops (C++ code that runs at the autograd key and calls other
+# ops) choose which ops to call by asking ``at::isTensorSubclassLike``
+# (aten/src/ATen/TensorSubclassLikeUtils.h), and that answers true for every tensor
+# while any TorchDispatchMode is enabled (``c10::impl::dispatch_mode_enabled()``,
+# c10/core/impl/TorchDispatchModeTLS.cpp: modes are set and the Python key is not
+# excluded), OpGuard included:
+#
+# * ``reshape`` (aten/src/ATen/native/TensorShape.cpp, ``reshape_symint``): a
+#   non-contiguous tensor that can be viewed in the new shape goes to
+#   ``_reshape_alias`` (ReshapeAliasBackward0), but to ``view`` (ViewBackward0) under a
+#   mode. ``matmul`` (LinearAlgebra.cpp, ``_matmul_impl``: the batch of a transposed
+#   operand is reshaped), ``einsum``, ``flatten``, ``tensordot``, ``reshape_as`` reach it.
+# * ``ctc_loss`` with tensor lengths (LossCTC.cpp): plain tensors take the fast path, the
+#   lengths read as integer lists, ``_ctc_loss`` (CtcLossBackward0); under a mode, the
+#   lengths stay tensors, ``_ctc_loss.Tensor`` (CtcLossBackward1).
+#
+# The graph on screen must be the one PyTorch builds. While an OpGuard is entered, these
+# ops get a Python kernel at the autograd keys (a kernel registered there takes
+# precedence over the composite one) that makes the decision as plain PyTorch makes it,
+# from the tensors alone, and calls the very op plain PyTorch calls, through the
+# dispatcher: the guard still sees and sizes every op it runs (nothing runs with the
+# mode hidden). In every other case (no OpGuard, another mode, the guard's own work
+# with the Python key excluded, a real subclass) it runs the composite kernel itself.
+# The kernels are removed when the last guard is left, so the autograd engine (run
+# outside the guard, see gradviz.core.session) and trusted mode never meet them.
+
+_CIA = torch._C.DispatchKey.CompositeImplicitAutograd
+_PYTHON_KEY = torch._C.DispatchKey.Python
+#: keys that make a tensor subclass-like by itself (TensorSubclassLikeUtils.h)
+_SUBCLASS_KEYS = tuple(
+    getattr(torch._C.DispatchKey, name)
+    for name in ("Python", "FuncTorchGradWrapper", "FuncTorchBatched", "Functionalize",
+                 "Sparse", "SparseCsr")
+    if hasattr(torch._C.DispatchKey, name)
+)
+#: the autograd keys the kernels are registered at (the devices gradviz runs on)
+_AUTOGRAD_KEYS = ("AutogradCPU", "AutogradCUDA")
+
+
+def _guard_alone() -> bool:
+    """Whether a dispatch mode is enabled now and every mode set is an OpGuard: the
+    only case where the guard, and nothing else, changes a composite op's choice."""
+    try:
+        if torch._C._dispatch_tls_is_dispatch_key_excluded(_PYTHON_KEY):
+            return False
+        depth = torch._C._len_torch_dispatch_stack()
+        if depth == 0:
+            return False
+        return all(isinstance(torch._C._get_dispatch_stack_at(i), OpGuard)
+                   for i in range(depth))
+    except Exception:  # noqa: BLE001 - unknown state: PyTorch's own composite decides
+        return False
+
+
+def _plain_tensor(t: Any) -> bool:
+    """Whether ``t`` is a tensor that isTensorSubclassLike calls plain without a mode
+    (a dense tensor, no Python subclass dispatch, no functorch wrapper, not meta)."""
+    if not isinstance(t, torch.Tensor) or t.layout != torch.strided:
+        return False
+    if t.device.type not in ("cpu", "cuda"):
+        return False
+    try:
+        keys = torch._C._dispatch_keys(t)
+    except Exception:  # noqa: BLE001
+        return False
+    return not any(keys.has(k) for k in _SUBCLASS_KEYS)
+
+
+def _viewed_geometry(t: torch.Tensor, shape: Any) -> tuple[list[int], list[int]] | None:
+    """(sizes, strides) of ``t`` reshaped to ``shape`` as a view, computed as reshape
+    computes them (infer_size_dv, then computeStride: the very code ``view`` runs, here
+    on a meta tensor of ``t``'s geometry); None where it cannot be a view (reshape
+    copies then) or ``shape`` is not valid (reshape raises its own error)."""
+    try:
+        with torch._C._DisableTorchDispatch():
+            meta = torch.empty_strided(tuple(t.shape), tuple(t.stride()), dtype=t.dtype,
+                                       device="meta")
+            viewed = meta.view(shape)
+        return [int(s) for s in viewed.shape], [int(s) for s in viewed.stride()]
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _reshape_kernel(self: Any, shape: Any) -> Any:
+    """``aten::reshape`` at the autograd keys: ``_reshape_alias`` where plain PyTorch
+    calls it (a non-contiguous tensor viewable in ``shape``), the composite otherwise."""
+    if (
+        _plain_tensor(self) and not self.is_mkldnn and not self.is_contiguous()
+        and _guard_alone()
+    ):
+        geometry = _viewed_geometry(self, shape)
+        if geometry is not None:
+            return torch.ops.aten._reshape_alias.default(self, *geometry)
+    return torch.ops.aten.reshape.default._op_dk(_CIA, self, shape)
+
+
+def _flatten_kernel(self: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
+    """``aten::flatten.using_ints`` at the autograd keys: flatten calls reshape's C++
+    function directly (not through the dispatcher), so it decides as reshape does."""
+    if (
+        _plain_tensor(self) and self.dim() > 0 and not self.is_mkldnn
+        and not self.is_contiguous() and _guard_alone()
+    ):
+        dims = self.dim()
+        start = start_dim + dims if start_dim < 0 else start_dim
+        end = end_dim + dims if end_dim < 0 else end_dim
+        if 0 <= start < end < dims:
+            sizes = [int(s) for s in self.shape]
+            shape = [*sizes[:start], math.prod(sizes[start:end + 1]), *sizes[end + 1:]]
+            geometry = _viewed_geometry(self, shape)
+            if geometry is not None:
+                return torch.ops.aten._reshape_alias.default(self, *geometry)
+    return torch.ops.aten.flatten.using_ints._op_dk(_CIA, self, start_dim, end_dim)
+
+
+def _linear_kernel(input: Any, weight: Any, bias: Any = None) -> Any:
+    """``aten::linear`` at the autograd keys. Where linear does not fuse the bias into
+    an addmm (an input of 3 or more dimensions that is not contiguous), plain PyTorch
+    adds the bias in place, ``output.add_(bias)``: the output's version counter reads 1.
+    Under a mode it adds out of place (Linear.cpp), the same graph with a version of 0;
+    the counter is set to what plain PyTorch leaves."""
+    out = torch.ops.aten.linear.default._op_dk(_CIA, input, weight, bias)
+    if (
+        isinstance(out, torch.Tensor) and _plain_tensor(bias) and _plain_tensor(input)
+        and input.dim() > 2 and out._base is None and _guard_alone()
+        and not _has_tangent(bias)
+    ):
+        # the fused paths return a view of the addmm result (``_base`` set): this is
+        # the matmul-then-add path, whose output the add just made (version 0)
+        torch._C._autograd._unsafe_set_version_counter((out,), (out._version + 1,))
+    return out
+
+
+def _has_tangent(t: torch.Tensor) -> bool:
+    """Whether ``t`` carries a forward-mode tangent (linear then adds out of place)."""
+    try:
+        return torch._VF._unpack_dual(t, 0).tangent is not None
+    except Exception:  # noqa: BLE001
+        return True
+
+
+def _ctc_loss_kernel(*args: Any, **kwargs: Any) -> Any:
+    """``aten::ctc_loss.Tensor`` at the autograd keys: plain tensors take PyTorch's fast
+    path (lengths as integer lists, ``ctc_loss.IntList``), as they do without a mode."""
+    func = torch.ops.aten.ctc_loss.Tensor
+    names = ("log_probs", "targets", "input_lengths", "target_lengths")
+    tensors = [_argument(func, args, kwargs, n) for n in names]
+    lengths = tensors[2:]
+    if (
+        all(_plain_tensor(t) for t in tensors) and _guard_alone()
+        and all(t.numel() <= MAX_CTC_BATCH for t in lengths)
+    ):
+        for name, t in zip(names[2:], lengths):
+            if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool:
+                raise RuntimeError(f"{name} must be integral")
+        as_lists = [t.to(torch.device("cpu"), torch.long).contiguous().tolist() for t in lengths]
+        return torch.ops.aten.ctc_loss.IntList(
+            tensors[0], tensors[1], *as_lists,
+            *(_argument(func, args, kwargs, n) for n in ("blank", "reduction", "zero_infinity")),
+        )
+    return func._op_dk(_CIA, *args, **kwargs)
+
+
+#: composite op -> its kernel at the autograd keys while a guard is entered
+_FIDELITY_KERNELS: dict[str, Any] = {
+    "reshape": _reshape_kernel,
+    "ctc_loss.Tensor": _ctc_loss_kernel,
+    "flatten.using_ints": _flatten_kernel,
+    "linear": _linear_kernel,
+}
+_fidelity_library: Any = None
+_fidelity_users = 0
+
+
+def enter_fidelity_kernels() -> None:
+    """Install the kernels above (the first guard entered does; each enter is matched
+    by a :func:`leave_fidelity_kernels`)."""
+    global _fidelity_library, _fidelity_users
+    _fidelity_users += 1
+    if _fidelity_library is not None:
+        return
+    try:
+        library = torch.library.Library("aten", "IMPL")
+    except Exception:  # noqa: BLE001 - a torch without Python kernels: graphs may differ
+        return
+    for op, kernel in _FIDELITY_KERNELS.items():
+        for key in _AUTOGRAD_KEYS:
+            try:
+                library.impl(op, kernel, key)
+            except Exception:  # noqa: BLE001
+                continue
+    _fidelity_library = library
+
+
+def leave_fidelity_kernels() -> None:
+    global _fidelity_library, _fidelity_users
+    _fidelity_users = max(_fidelity_users - 1, 0)
+    if _fidelity_users == 0 and _fidelity_library is not None:
+        library, _fidelity_library = _fidelity_library, None
+        library._destroy()
+
+
 # --- ops whose output size depends on their inputs' values ------------------------------
 #
 # nonzero, masked_select, unique, bincount, repeat_interleave, boolean indexing and a
@@ -1375,6 +1579,17 @@ class OpGuard(TorchDispatchMode):
         #: set while torch.from_numpy/as_tensor(ndarray) runs: their lift shares memory
         self.lifting_shared = False
         install_offset_checks()
+
+    def __enter__(self) -> OpGuard:
+        out = super().__enter__()
+        enter_fidelity_kernels()
+        return out
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            leave_fidelity_kernels()
+        finally:
+            super().__exit__(*exc)
 
     def _refuse(self, func: Any, what: str, amount: int, limit: int, unit: str) -> None:
         name = getattr(func, "__name__", str(func))
@@ -1634,10 +1849,9 @@ class OpGuard(TorchDispatchMode):
         input_storages = set()
         for arg in flat_args:
             if isinstance(arg, torch.Tensor) and arg.device.type != "meta":
-                try:
-                    input_storages.add(arg.untyped_storage().data_ptr())
-                except Exception:
-                    pass
+                found = _storage_of(arg)
+                if found is not None:
+                    input_storages.add(found[0])
 
         out = func(*args, **kwargs)
 
@@ -1661,16 +1875,23 @@ class OpGuard(TorchDispatchMode):
         for t in tree_flatten(out)[0]:
             if not isinstance(t, torch.Tensor) or t.device.type == "meta":
                 continue
-            try:
-                storage = t.untyped_storage()
-            except Exception:
+            found = _storage_of(t)
+            if found is None:
+                # no storage to read: a sparse tensor (none at all), or forward AD's
+                # zero tangent (a ZeroTensor: a storage object over no memory, whose
+                # data pointer PyTorch refuses to give). Nothing to count as new memory.
+                # Any other strided tensor that hides its storage is held to the byte
+                # limit at the size it spans, as if it were new (it was sized before the
+                # op ran too, and its element count just above)
+                if not is_view and t.layout == torch.strided and not _is_zero_tensor(t):
+                    largest = max(largest, _nominal_bytes(t))
                 continue
-            ptr = storage.data_ptr()
+            ptr, nbytes = found
             if ptr in input_storages or ptr in seen or ptr == 0:
                 continue
             seen.add(ptr)
-            new_bytes += storage.nbytes()
-            largest = max(largest, storage.nbytes())
+            new_bytes += nbytes
+            largest = max(largest, nbytes)
         if new_bytes:
             self.counter.allocated_bytes += new_bytes
             name = func.overloadpacket.__name__
@@ -1682,6 +1903,33 @@ class OpGuard(TorchDispatchMode):
         if largest > self.limits.max_op_bytes and not is_view:
             self._refuse(func, "allocate", largest, self.limits.max_op_bytes, "bytes")
         return out
+
+
+def _storage_of(t: torch.Tensor) -> tuple[int, int] | None:
+    """(data pointer, bytes) of ``t``'s storage, or None where it has none that can be
+    read: a sparse tensor has no storage, and forward AD's zero tangents (ZeroTensor,
+    ``torch._efficientzerotensor``) have one over no memory, whose data pointer PyTorch
+    refuses to give ("Attempted to access the data pointer on an invalid python
+    storage"); so does a wrapper tensor subclass."""
+    try:
+        storage = t.untyped_storage()
+        return storage.data_ptr(), storage.nbytes()
+    except Exception:  # noqa: BLE001 - any failure to read it means: no storage known
+        return None
+
+
+def _is_zero_tensor(t: torch.Tensor) -> bool:
+    """Whether ``t`` is a ZeroTensor (forward AD's zero tangent): all zeros, no memory."""
+    try:
+        return bool(t._is_zerotensor())
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _nominal_bytes(t: torch.Tensor) -> int:
+    """Bytes ``t``'s elements would span in a storage of their own."""
+    return _storage_bytes(tuple(int(s) for s in t.shape), tuple(int(s) for s in t.stride()),
+                          t.element_size())
 
 
 class paused:
