@@ -266,6 +266,7 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
     the kernel killed, and the report ends with that statement refused.
     """
     from gradviz.runner import (
+        KernelDied,
         KernelError,
         KernelProcess,
         KernelReplyTooLarge,
@@ -332,6 +333,19 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
         return EXIT_USAGE
     except KernelReplyTooLarge as exc:
         return _failed_report(str(exc), "ReplyTooLarge", statements=streamed, limit="max_reply_bytes")
+    except KernelDied as exc:
+        # the statement the kernel was running when it went: a crash in native code, or
+        # a script that ended the process itself (os._exit)
+        line = exc.phase.get("line") if exc.phase.get("phase") == "statement" else None
+        line = line if isinstance(line, int) and not isinstance(line, bool) else None
+        lines = text.splitlines()
+        where = f" while line {line} ran" if line else ""
+        return _failed_report(
+            f"the script stopped the Python process{where}: {exc}",
+            "KernelDied", line=line,
+            source=lines[line - 1].strip() if line and 0 < line <= len(lines) else "",
+            statements=streamed,
+        )
     except KernelError as exc:
         return _failed_report(f"the kernel stopped: {exc}", "KernelDied", statements=streamed)
     if not reply.get("ok"):

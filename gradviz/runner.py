@@ -27,6 +27,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import site
 import subprocess
 import sys
@@ -158,7 +159,36 @@ def os_layer_missing(confinement: Any) -> str | None:
 
 
 class KernelDied(KernelError):
-    """The kernel exited without answering."""
+    """The kernel exited without answering; ``phase``: the last phase it announced (a
+    statement's names its line), ``code``: its exit status (negative: a signal)."""
+
+    def __init__(self, message: str, phase: dict[str, Any] | None = None,
+                 code: int | None = None):
+        super().__init__(message)
+        self.phase = phase or {}
+        self.code = code
+
+
+def exit_description(code: int | None) -> str:
+    """How a process ended, in words: ``killed by SIGSEGV (a segmentation fault: native
+    code read or wrote memory it does not own)``, ``exited with code 3``."""
+    if code is None:
+        return "ended"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            return f"was killed by signal {-code}"
+        why = {
+            "SIGSEGV": "a segmentation fault: native code read or wrote memory it does not own",
+            "SIGBUS": "a bus error: native code read memory that is not there",
+            "SIGABRT": "an abort: native code gave up (an assertion, a double free)",
+            "SIGKILL": "killed from outside: out of memory, or stopped",
+            "SIGFPE": "an arithmetic fault in native code",
+            "SIGILL": "an illegal instruction in native code",
+        }.get(name)
+        return f"was killed by {name}" + (f" ({why})" if why else "")
+    return f"exited with code {code}"
 
 
 class KernelReplyTooLarge(KernelError):
@@ -578,7 +608,9 @@ class KernelProcess:
                 raise KernelTimeout(phase, limit, now - started) from None
             if message is None:
                 code = self._proc.wait()
-                raise KernelDied(f"the kernel exited with code {code}{self._stderr_hint()}")
+                raise KernelDied(
+                    f"the kernel {exit_description(code)}{self._stderr_hint()}", phase, code
+                )
             event = message.get("event")
             if event == "gradviz.dropped":
                 if message.get("reply_id") == rid:

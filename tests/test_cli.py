@@ -160,3 +160,23 @@ def test_text_report_prints_numbers_and_sizes_as_the_window_does(tmp_path):
     assert allocated >= 4_000_000
     assert f"allocated {fmt_bytes(allocated)}" in proc.stdout
     assert "MiB)" in proc.stdout
+
+
+@pytest.mark.parametrize(("last", "says"), [
+    ("import ctypes\nctypes.string_at(0)\n", "SIGSEGV (a segmentation fault"),
+    ("import os\nos._exit(3)\n", "exited with code 3"),
+])
+def test_a_trusted_script_that_ends_the_process_is_reported_at_its_line(tmp_path, last, says):
+    """A trusted script is real Python: a crash in native code, or os._exit, ends the
+    kernel. The report keeps what ran and names the line and what happened."""
+    script = tmp_path / "crash.py"
+    script.write_text("import torch\nx = torch.ones(2) * 3\n" + last)
+    proc = gradviz("run", str(script), "--json", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    report = json.loads(proc.stdout)
+    ok = [s for s in report["statements"] if s["ok"]]
+    assert [s["source"] for s in ok][:2] == ["import torch", "x = torch.ones(2) * 3"]
+    failed = report["statements"][-1]
+    assert not failed["ok"] and failed["line"] == 4, failed
+    assert failed["error"]["type"] == "KernelDied"
+    assert "while line 4 ran" in failed["error"]["message"] and says in failed["error"]["message"]

@@ -25,6 +25,14 @@ def wait_idle(qtbot, window, condition=None) -> None:
     )
 
 
+def press_f10(qtbot, window, wait: bool = True) -> None:
+    before = window.state["cursor"] if window.state else None
+    window.editor.setFocus()
+    qtbot.keyClick(window.editor, Qt.Key.Key_F10)
+    if wait:
+        wait_idle(qtbot, window, lambda: window.state["cursor"] != before)
+
+
 def run_to_end(qtbot, window) -> None:
     window.editor.setFocus()
     qtbot.keyClick(window.editor, Qt.Key.Key_F5)
@@ -119,3 +127,22 @@ def test_print_in_a_stepped_function_shows_before_the_next_step(qtbot, main_wind
     live = [e for e in window.output_panel.entries() if e.kind == "output"]
     assert live and live[-1].text == "inside f 3.0\n" and live[-1].line == 3
     assert "inside f 3.0" in window.output_panel.text()
+
+
+def test_a_trusted_script_that_ends_the_kernel_keeps_the_window_and_the_text(qtbot, main_window):
+    """os._exit in the user's own script ends the trusted kernel: the window stays, the
+    text stays, the message names the line, and the kernel comes back."""
+    source = "import torch\nx = torch.ones(2) * 3\nimport os\nos._exit(3)\ny = x + 1\n"
+    window = main_window(source=source)
+    assert window.client.trusted
+    for _ in range(3):
+        press_f10(qtbot, window)
+    assert window.state["cursor"] == 3
+    messages = []
+    window.client.crashed.connect(messages.append)
+    press_f10(qtbot, window, wait=False)
+    qtbot.waitUntil(lambda: bool(messages), timeout=TIMEOUT)
+    assert "exited with code 3 while line 4 ran" in messages[0]
+    qtbot.waitUntil(lambda: window.client.is_ready and not window.busy, timeout=TIMEOUT)
+    assert window.editor.toPlainText() == source
+    assert window.isVisible()

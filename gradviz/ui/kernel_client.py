@@ -708,7 +708,15 @@ class KernelClient(QObject):
         self._ready = False
         self._watchdog.stop()
         proc.deleteLater()
-        how = "crashed" if status == QProcess.ExitStatus.CrashExit else f"exited with code {code}"
+        if status == QProcess.ExitStatus.CrashExit:
+            # native code failed (a segmentation fault in a C extension, an abort)
+            how = "crashed (native code in the script or a library failed)"
+        else:
+            how = f"exited with code {code}"  # the script ended the process (os._exit)
+        phase = self._phase or {}
+        line = phase.get("line") if phase.get("phase") == "statement" else None
+        if type(line) is int and 0 < line < 2**31:
+            how += f" while line {line} ran"
         tail = "\n".join(list(self._stderr_tail)[-6:])
         message = f"the kernel {how}" + (f":\n{tail}" if tail else "")
         replay = self._replay_plan()
