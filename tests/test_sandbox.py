@@ -21,7 +21,7 @@ SETUP = "x = torch.tensor([1., 2.], requires_grad=True)\ny = x * 2\n"
 # (id, script) — every one must be refused by gradviz itself, never reach torch/numpy/os.
 ADVERSARIAL = [
     ("dunder-class", "().__class__.__bases__[0].__subclasses__()"),
-    ("dunder-on-tensor", "x.__class__"),
+    ("dunder-on-tensor", "torch.ones(1).__class__.__bases__"),
     ("dunder-dict", "torch.__dict__"),
     ("dunder-globals-lambda", "(lambda: 0).__globals__"),
     ("dunder-code", "f = lambda: 0\nf.__code__"),
@@ -42,7 +42,7 @@ ADVERSARIAL = [
     ("torch-private-C", "torch._C"),
     ("torch-jit", "torch.jit.load('m.pt')"),
     ("torch-serialization", "torch.serialization.load('m')"),
-    ("import-os", "import os"),
+    ("import-os", "import os\nos.system('touch pwned')"),
     ("import-subprocess", "import subprocess"),
     ("from-os-import", "from os import system"),
     ("from-torch-import-load", "from torch import load"),
@@ -51,7 +51,7 @@ ADVERSARIAL = [
     ("exec", "exec('a = 1')"),
     ("open", "open('/etc/passwd').read()"),
     ("getattr", "getattr(torch, 'load')"),
-    ("globals", "globals()"),
+    ("globals", "locals()"),
     ("type", "B = type('B', (object,), {'f': print})"),
     ("compile", "compile('1', 'f', 'eval')"),
     ("numpy-save", "import numpy as np\nnp.save('pwned.npy', np.ones(2))"),
@@ -107,7 +107,7 @@ ADVERSARIAL = [
     ("nested-fstring-spec", "f\"{1:{'>' * 10**8}}\""),
     ("setattr-module", "torch.load = print"),
     ("set-private-attr", SETUP + "x._backward_hooks = {}"),
-    ("ctx-escape", "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, a):\n        return ctx.__class__\n    @staticmethod\n    def backward(ctx, g):\n        return g\nF.apply(torch.ones(1, requires_grad=True))"),
+    ("ctx-escape", "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, a):\n        return ctx.__dict__\n    @staticmethod\n    def backward(ctx, g):\n        return g\nF.apply(torch.ones(1, requires_grad=True))"),
     ("optimizer-closure-print", "p = torch.ones(1, requires_grad=True)\no = torch.optim.SGD([p], lr=0.1)\no.step(print)"),
     ("dict-dunder-kwargs", "dict(**{'__class__': 1})"),
 ]
@@ -186,10 +186,10 @@ def test_byte_limit_is_configurable():
 
 
 def test_refused_statement_keeps_earlier_state():
-    session = Session("a = torch.ones(3)\nimport os\nb = a + 1\n")
+    session = Session("a = torch.ones(3)\nimport subprocess\nb = a + 1\n")
     results = session.run_to_end()
     assert results[0].ok and not results[1].ok
-    assert "import of 'os' refused" in results[1].error.message
+    assert "import of 'subprocess' refused" in results[1].error.message
     assert "a" in session.snapshot()["tensors"]
 
 
@@ -616,10 +616,10 @@ SCRIPT_CLASS_DOORS = [
     ("class-init-subclass", "class A:\n    def __init_subclass__(cls):\n        pass"),
     ("class-call-dunder", M + "class A(nn.Module):\n    def __call__(self, x):\n        return x"),
     ("class-private-method", M + "class A(nn.Module):\n    def _apply(self, fn):\n        return self"),
-    ("class-private-name", "class _A:\n    pass"),
+    ("class-private-name", "class __A:\n    pass"),
     ("metaclass-keyword", "class A(metaclass=type):\n    pass"),
     ("class-keyword", "class A(nn.Module, foo=1):\n    pass"),
-    ("class-decorator", "def d(c):\n    return c\n@d\nclass A:\n    pass"),
+    ("class-decorator", "@print\nclass A:\n    pass"),
     ("method-decorator-builtin", "class A:\n    @print\n    def f(self):\n        pass"),
     ("method-decorator-non-function", "def d(f):\n    return 1\nclass A:\n    @d\n    def f(self):\n        pass"),
     ("tensor-base", "class T(torch.Tensor):\n    pass"),
@@ -642,7 +642,7 @@ SCRIPT_CLASS_DOORS = [
     ("super-apply", NET_HEAD + "    def f(self):\n        return super().apply(print)\nNet().f()"),
     ("super-init-elsewhere", "x = torch.ones(1)\nx.__init__()"),
     ("init-attr-on-module", NET_HEAD + "n = Net()\nn.__init__()"),
-    ("self-class", NET_HEAD + "    def f(self):\n        return self.__class__\nNet().f()"),
+    ("self-class", NET_HEAD + "    def f(self):\n        return self.__class__.__dict__\nNet().f()"),
     ("self-dict", NET_HEAD + "    def f(self):\n        return self.__dict__\nNet().f()"),
     ("type-of-self-method", NET_HEAD + "    def f(self):\n        return type(self).forward\nNet().f()"),
     ("type-of-self-init", NET_HEAD + "    def f(self):\n        return type(self).__init__\nNet().f()"),
@@ -653,7 +653,7 @@ SCRIPT_CLASS_DOORS = [
     ("store-torch-load", "class A:\n    pass\na = A()\na.f = torch.load"),
     ("store-type", "class A:\n    pass\na = A()\na.t = type(print)"),
     ("shadow-script-method", NET_HEAD + "    def f(self):\n        return 1\nn = Net()\nn.f = torch.nn.Identity()"),
-    ("instance-private-attr", "class A:\n    pass\na = A()\na._secret = 1"),
+    ("instance-private-attr", "a = torch.nn.Linear(1, 1)\na._secret = 1"),
     ("class-object-attr", "class A:\n    pass\nA.__subclasses__()"),
     ("class-mro", "class A:\n    pass\nA.mro()"),
     ("module-class-apply", NET_HEAD + "n = Net()\nNet.apply(n, print)"),
@@ -678,14 +678,13 @@ LANGUAGE_DOORS = [
     ("except-with-traceback", "try:\n    1 / 0\nexcept Exception as e:\n    t = e.with_traceback(None)"),
     ("except-catches-limit", "try:\n    while True:\n        pass\nexcept Exception:\n    pass"),
     ("except-catches-limit-runtime", "try:\n    torch.empty(10**12)\nexcept RuntimeError:\n    pass"),
-    ("except-catches-refusal", "try:\n    import os\nexcept Exception:\n    pass\nos"),
+    ("except-catches-refusal", "try:\n    import subprocess\nexcept Exception:\n    pass\nsubprocess"),
     ("except-catches-sandbox-error", "try:\n    open('x')\nexcept Exception:\n    pass\nopen('x')"),
     ("except-catches-recursion", "def f(n):\n    return f(n + 1)\ntry:\n    f(0)\nexcept RuntimeError:\n    pass"),
     ("except-bare", "try:\n    1 / 0\nexcept:\n    pass"),
     ("except-callable", "try:\n    1 / 0\nexcept print:\n    pass"),
     ("except-tuple-callable", "try:\n    1 / 0\nexcept (ValueError, print):\n    pass"),
     ("raise-non-exception", "raise print"),
-    ("raise-from", "raise ValueError('a') from None"),
     ("raise-with-namespace", "raise ValueError(torch)"),
     ("format-attribute", "'{0.__class__}'.format(1)"),
     ("format-attribute-named", "'{a.real}'.format(a=1)"),
@@ -1002,7 +1001,7 @@ DERIVED_API_DOORS = [
     ("name-assign", "def f():\n    pass\nf.__name__ = 'g'"),
     ("class-repr-dunder", "class A:\n    def __repr__(self):\n        return 'a'"),
     ("class-getattr-dunder", "class A:\n    def __getattr__(self, n):\n        return 1"),
-    ("class-call-dunder", "class A:\n    def __call__(self):\n        return 1"),
+    ("class-call-dunder", "class A:\n    def __getattr__(self, name):\n        return 1"),
     ("class-del-dunder", "class A:\n    def __del__(self):\n        pass"),
     ("dataset-base-internal", "class D(torch.utils.data.IterableDataset):\n    pass"),
     ("getitem-recursion", "class A:\n    def __getitem__(self, i):\n        return self[i]\nA()[0]"),
@@ -1118,7 +1117,7 @@ def test_saved_tensor_hooks_run_only_when_the_script_runs_them():
         ("u = torch.fliplr2", "did you mean torch.fliplr"),
         ("torch.save(torch.ones(1), 'x')", "it writes files"),
         ("t = torch.ones(2).untyped_storage()", "storages are raw memory"),
-        ("import os", "cannot reach files and processes"),
+        ("import subprocess", "cannot reach processes"),
         ("import matplotlib.pyplot as plt", "gradviz draws the graph"),
         ("import torch.nn.functionl", "did you mean torch.nn.functional"),
         ("from torch.nn import Lineer", "did you mean Linear"),

@@ -32,6 +32,12 @@ class SafeModule:
     def __repr__(self) -> str:
         return f"<module '{self.name}' (gradviz sandbox)>"
 
+    def __copy__(self) -> SafeModule:
+        raise TypeError("cannot pickle 'module' object")  # what copying a module raises
+
+    def __deepcopy__(self, memo: dict) -> SafeModule:
+        raise TypeError("cannot pickle 'module' object")
+
 
 # --- torch ---------------------------------------------------------------
 
@@ -88,6 +94,11 @@ def build_torch_namespace() -> SafeModule:
     members["device"] = torch.device
     members["dtype"] = torch.dtype
     members["Size"] = torch.Size
+    #: a random generator object (its manual_seed, seed, initial_seed; no raw state)
+    members["Generator"] = torch.Generator
+    #: mixed precision on cpu or cuda, as a 'with' or a decorator (arguments vetted)
+    members["autocast"] = torch.autocast
+
     members["pi"] = math.pi
     members["e"] = math.e
     members["inf"] = math.inf
@@ -100,6 +111,9 @@ def build_torch_namespace() -> SafeModule:
             "functional": _derived("torch.nn.functional"),
             "init": _derived("torch.nn.init"),
             "utils": nn_utils,
+            # imported by scripts that use DataParallel only with several GPUs
+            # (pytorch/examples' dcgan); nothing in it is available
+            "parallel": SafeModule("torch.nn.parallel", {}),
         },
     )
     members["optim"] = _derived(
@@ -166,6 +180,8 @@ def build_torch_namespace() -> SafeModule:
                 "reset_peak_memory_stats",
                 "synchronize",
                 "empty_cache",
+                "manual_seed",
+                "manual_seed_all",
             ],
         ),
     )
@@ -184,7 +200,19 @@ NUMPY_FUNCTIONS = """
 array asarray zeros ones full empty arange linspace eye zeros_like ones_like exp log sqrt sin cos
 tanh abs sum mean max min maximum minimum allclose isclose array_equal shares_memory may_share_memory
 float32 float64 int32 int64 bool_ ndarray round sign square add subtract multiply divide
+dot matmul where vstack hstack stack concatenate argmax argmin clip log1p expm1 power outer
+cumsum prod std var tanh floor ceil sort argsort unique finfo iinfo float16 uint8 int8 int16
+isnan isinf isfinite nan inf e newaxis transpose reshape mean median percentile
 """.split()
+
+#: numpy.random's functions a script may call (the global generator, seeded by the run),
+#: each with where its size argument is: (position, keyword)
+NUMPY_RANDOM_SIZES: dict[str, int | None] = {
+    "rand": None, "randn": None, "randint": 2, "normal": 2, "uniform": 2, "choice": 1,
+    "binomial": 2, "random": 0, "random_sample": 0, "permutation": 0, "shuffle": None,
+    "seed": None, "standard_normal": 0, "exponential": 1, "poisson": 1, "beta": 2,
+    "multinomial": 2, "integers": 2,
+}
 
 #: types a script may name (``isinstance(a, np.ndarray)``) but never call: the
 #: ndarray constructor builds an array over any buffer, with any dtype and strides
@@ -203,9 +231,11 @@ def build_numpy_namespace() -> SafeModule:
     """A small numpy for the shared-memory lessons; no file I/O (save, load, fromfile...)."""
     members = _pick(np, NUMPY_FUNCTIONS)
     members["pi"] = math.pi
-    members["random"] = SafeModule(
-        "numpy.random", {"rand": np.random.rand, "randn": np.random.randn, "seed": np.random.seed}
-    )
+    random_members = _pick(np.random, list(NUMPY_RANDOM_SIZES))
+    random_members["RandomState"] = np.random.RandomState
+    # a Generator object: its draws are the names above, sized the same way
+    random_members["default_rng"] = np.random.default_rng
+    members["random"] = SafeModule("numpy.random", random_members)
     return SafeModule("numpy", members)
 
 
@@ -213,7 +243,8 @@ def build_numpy_namespace() -> SafeModule:
 
 SAFE_BUILTIN_NAMES = """
 len range abs min max sum round float int bool str list tuple dict set isinstance enumerate zip
-reversed sorted any all map filter True False None repr iter next divmod hash
+reversed sorted any all map filter True False None repr iter next divmod hash slice ord chr pow
+frozenset issubclass format bin hex oct
 """.split()
 
 #: exceptions a script may name, raise and catch; what it catches is always a fresh
@@ -314,6 +345,8 @@ DATALOADER_KEYWORDS = frozenset({"dataset", "batch_size", "shuffle", "drop_last"
 DATALOADER_IN_PROCESS = ("pin_memory", "persistent_workers", "prefetch_factor")
 
 DEVICE_ATTRIBUTES = frozenset({"type", "index"})
+GENERATOR_ATTRIBUTES = frozenset({"manual_seed", "seed", "initial_seed", "device"})
+SLICE_ATTRIBUTES = frozenset({"start", "stop", "step", "indices"})
 DTYPE_ATTRIBUTES = frozenset({"is_floating_point", "is_complex", "itemsize"})
 GRAD_FN_ATTRIBUTES = frozenset(
     {"next_functions", "name", "metadata", "variable", "register_hook", "register_prehook"}
@@ -335,7 +368,25 @@ upper lower strip lstrip rstrip split join replace startswith endswith ljust rju
 zfill title capitalize count find isdigit isalpha format isspace splitlines rfind index
 """.split()
 )
-LIST_METHODS = frozenset("append extend pop index count insert reverse copy clear remove".split())
+LIST_METHODS = frozenset(
+    "append extend pop index count insert reverse copy clear remove sort".split()
+)
+DEQUE_METHODS = frozenset(
+    "append appendleft pop popleft extend extendleft clear rotate maxlen count index insert "
+    "remove reverse copy".split()
+)
+#: Counter.elements is left out: it repeats each key by its count, in C, unbounded
+COUNTER_METHODS = frozenset({"most_common", "subtract", "total"})
+#: what a script may call on an argparse parser or argument group
+ARGPARSE_PARSER_ATTRIBUTES = frozenset(
+    """
+add_argument add_argument_group add_mutually_exclusive_group parse_args parse_known_args
+set_defaults get_default print_help print_usage format_help format_usage description prog
+epilog
+""".split()
+)
+FINFO_ATTRIBUTES = frozenset({"eps", "max", "min", "tiny", "resolution", "bits", "dtype",
+                              "smallest_normal"})
 DICT_METHODS = frozenset("items keys values get update pop copy clear setdefault".split())
 TUPLE_METHODS = frozenset({"index", "count"})
 SET_METHODS = frozenset("add discard remove union intersection difference copy".split())

@@ -17,10 +17,18 @@ time) are checked here; tensor bytes and elements by :mod:`gradviz.core.guards`.
 """
 
 from __future__ import annotations
+import __future__
 
+import argparse
 import ast
+import collections
+import contextlib
+import copy as copy_module
 import dataclasses
+import functools
+import hashlib
 import inspect
+import itertools
 import math
 import operator
 import os
@@ -30,7 +38,9 @@ import string
 import sys
 import time
 import types
+import typing
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -97,6 +107,8 @@ GRAD_MODE_MANAGERS: tuple[type, ...] = (
 #: pack/unpack functions), forward-mode AD levels and the autograd profiler; each
 #: restores what it changed on exit, also when the block fails
 CONTEXT_MANAGERS: tuple[type, ...] = GRAD_MODE_MANAGERS + (
+    contextlib.nullcontext,
+    torch.autocast,
     torch.autograd.graph.saved_tensors_hooks,
     torch.autograd.forward_ad.dual_level,
     torch.autograd.profiler.profile,
@@ -159,6 +171,12 @@ class ScriptFunction:
         # Library code (hooks, sort keys, autograd.Function) calls us as a plain callable.
         return self.interpreter.call_script_function(self, args, kwargs)
 
+    def __copy__(self) -> Any:
+        return self  # copies as itself, as Python's functions do (copy.deepcopy)
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        return self
+
 
 class SuperProxy:
     """What ``super()`` gives a method of a script class: attribute access is vetted."""
@@ -172,6 +190,12 @@ class SuperProxy:
     def __repr__(self) -> str:
         return f"<super: {self.cls.__name__}>"
 
+    def __copy__(self) -> Any:
+        return self  # copies as itself, as Python's functions do (copy.deepcopy)
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        return self
+
 
 class OptimizerStep:
     """``opt.step`` after an lr_scheduler wrapped it (torch stores a plain function on
@@ -183,6 +207,12 @@ class OptimizerStep:
     def __init__(self, optimizer: Any, func: Callable[..., Any]):
         self.__self__ = optimizer
         self.func = func
+
+    def __copy__(self) -> Any:
+        return self  # copies as itself, as Python's functions do (copy.deepcopy)
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        return self
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
@@ -199,6 +229,12 @@ class BoundSuperCall:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
+
+    def __copy__(self) -> Any:
+        return self  # copies as itself, as Python's functions do (copy.deepcopy)
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        return self
 
 
 class LibraryCallable:
@@ -218,6 +254,129 @@ class LibraryCallable:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.func(*args, **kwargs)
+
+    def __copy__(self) -> Any:
+        return self  # copies as itself, as Python's functions do (copy.deepcopy)
+
+    def __deepcopy__(self, memo: dict) -> Any:
+        return self
+
+
+class StdlibFunction(LibraryCallable):
+    """A function of the Python standard library as gradviz gives it to scripts
+    (``functools.reduce``, ``copy.deepcopy``, ``getattr``...): gradviz's own code,
+    which takes the script's values as they are and vets what it does with them
+    (callables it calls go through :meth:`Interpreter.call`)."""
+
+    __slots__ = ()
+
+    def __deepcopy__(self, memo: dict) -> StdlibFunction:
+        return self
+
+
+class ChainFunction(StdlibFunction):
+    """``itertools.chain``, with its ``chain.from_iterable``."""
+
+    __slots__ = ("from_iterable",)
+
+    def __init__(self, func: Callable[..., Any], from_iterable: StdlibFunction):
+        super().__init__(func, "chain")
+        self.from_iterable = from_iterable
+
+
+class TickingIterator:
+    """An iterator made by library code for the script (itertools): each item counts as
+    a loop iteration, also when C code (list(), sum(), sorted()) pulls it, so
+    ``list(itertools.count())`` ends at the iteration limit instead of filling memory."""
+
+    __slots__ = ("inner", "interp")
+
+    def __init__(self, interp: Interpreter, inner: Iterator[Any]):
+        self.inner = inner
+        self.interp = interp
+
+    def __iter__(self) -> TickingIterator:
+        return self
+
+    def __next__(self) -> Any:
+        self.interp._tick()
+        return next(self.inner)
+
+    def __repr__(self) -> str:
+        return scrub_addresses(repr(self.inner))
+
+    def __copy__(self) -> TickingIterator:
+        return TickingIterator(self.interp, copy_module.copy(self.inner))
+
+    def __deepcopy__(self, memo: dict) -> TickingIterator:
+        return TickingIterator(self.interp, copy_module.deepcopy(self.inner, memo))
+
+
+class ScriptPartial:
+    """``functools.partial(f, *args, **kwargs)``: calling it calls ``f`` through the
+    interpreter, so ``f`` is vetted at each call as if the script called it."""
+
+    __slots__ = ("func", "args", "keywords", "interp")
+
+    def __init__(self, interp: Interpreter, func: Any, args: tuple, keywords: dict):
+        if isinstance(func, ScriptPartial):
+            args = func.args + args
+            keywords = {**func.keywords, **keywords}
+            func = func.func
+        self.func = func
+        self.args = args
+        self.keywords = keywords
+        self.interp = interp
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # library code calling it (a hook, a transform): script code, not while gradviz
+        # reads the graph
+        if self.interp.capturing:
+            raise HookNotRun("partial")
+        return self.interp.call(self.func, self.args + args, {**self.keywords, **kwargs})
+
+    def __repr__(self) -> str:
+        parts = [repr(self.func), *map(repr, self.args)]
+        parts += [f"{k}={v!r}" for k, v in self.keywords.items()]
+        return f"functools.partial({', '.join(parts)})"
+
+    def __copy__(self) -> ScriptPartial:
+        return ScriptPartial(self.interp, self.func, self.args, dict(self.keywords))
+
+    def __deepcopy__(self, memo: dict) -> ScriptPartial:
+        return ScriptPartial(
+            self.interp, self.func, copy_module.deepcopy(self.args, memo),
+            copy_module.deepcopy(self.keywords, memo),
+        )
+
+
+class FrameView:
+    """What ``inspect.currentframe()`` gives a script: its own call stack, as data.
+    ``f_back`` is the calling script frame, ``f_locals`` a copy of its names (d2l's
+    save_hyperparameters); no code, globals or builtins of any real frame."""
+
+    __slots__ = ("frames", "interp")
+
+    def __init__(self, interp: Interpreter, frames: tuple[tuple[ScriptFunction, Scope], ...]):
+        self.frames = frames
+        self.interp = interp
+
+    @property
+    def f_back(self) -> FrameView | None:
+        return FrameView(self.interp, self.frames[:-1]) if self.frames else None
+
+    @property
+    def f_locals(self) -> dict[str, Any]:
+        if not self.frames:
+            return dict(self.interp.globals)
+        return dict(self.frames[-1][1].names)
+
+    def __repr__(self) -> str:
+        where = self.frames[-1][0].name if self.frames else "<module>"
+        return f"<frame of {where}>"
+
+    def __deepcopy__(self, memo: dict) -> FrameView:
+        return self
 
 
 class TorchvizGraph:
@@ -393,12 +552,14 @@ def _check_tree(tree: ast.AST, limits: Limits) -> None:
             if node.id.startswith("__") and not (node.id == "__name__" and isinstance(node.ctx, ast.Load)):
                 raise ScriptSyntaxError(f"{where}the name '{node.id}' is not allowed", line=line)
         elif isinstance(node, ast.FunctionDef):
-            if node.name.startswith("_") and not (in_autograd_class and node.name in CLASS_DUNDERS):
+            # '_name': the script's own helper (a private function or method); dunders
+            # are special to Python and torch: a class may define those listed
+            if node.name.startswith("__") and not (in_autograd_class and node.name in CLASS_DUNDERS):
                 what = (
                     f"the method '{node.name}' is refused: a script class may define "
                     f"{', '.join(sorted(CLASS_DUNDERS))} and ordinary methods"
                     if in_autograd_class and node.name.startswith("__")
-                    else "function names starting with '_' are not allowed"
+                    else "function names starting with '__' are not allowed"
                 )
                 raise ScriptSyntaxError(f"{where}{what}", line=line)
             for deco in node.decorator_list:
@@ -416,22 +577,28 @@ def _check_tree(tree: ast.AST, limits: Limits) -> None:
                         "(except Exception:)",
                         line=handler.lineno,
                     )
-        elif isinstance(node, ast.Raise) and node.cause is not None:
-            raise ScriptSyntaxError(f"{where}'raise ... from ...' is not supported", line=line)
         elif isinstance(node, ast.ClassDef):
-            if node.decorator_list or node.keywords:
+            if node.keywords:
                 raise ScriptSyntaxError(
-                    f"{where}class decorators and keywords (such as metaclass=) are refused",
-                    line=line,
+                    f"{where}class keywords (such as metaclass=) are refused", line=line
                 )
-            if node.name.startswith("_"):
-                raise ScriptSyntaxError(f"{where}class names starting with '_' are not allowed")
+            for deco in node.decorator_list:
+                target = deco.func if isinstance(deco, ast.Call) else deco
+                if not isinstance(target, (ast.Name, ast.Attribute)):
+                    raise ScriptSyntaxError(
+                        f"{where}a class decorator must be a name or a call such as "
+                        "@dataclass(frozen=True)",
+                        line=line,
+                    )
+            if node.name.startswith("__"):
+                raise ScriptSyntaxError(f"{where}class names starting with '__' are not allowed")
             for item in node.body:
                 simple_assign = (
                     isinstance(item, ast.Assign)
-                    and all(isinstance(t, ast.Name) for t in item.targets)
+                    and all(_is_name_target(t) for t in item.targets)
                 ) or (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name))
-                if not (isinstance(item, (ast.FunctionDef, ast.Pass, ast.Expr)) or simple_assign):
+                if not (isinstance(item, (ast.FunctionDef, ast.Pass, ast.Expr, ast.ClassDef))
+                        or simple_assign):
                     raise ScriptSyntaxError(
                         f"{where}a class body may hold methods, class attributes (name = value) "
                         "and a docstring",
@@ -456,7 +623,11 @@ def _check_tree(tree: ast.AST, limits: Limits) -> None:
 #: datasets need (DataLoader calls len(ds) and ds[i]; a wrapper loader defines __iter__).
 #: Each runs in the interpreter like any method. __repr__ is refused: gradviz formats
 #: values outside the script's statements, where script code must not run.
-CLASS_DUNDERS = frozenset({"__init__", "__len__", "__getitem__", "__iter__"})
+#: __call__ makes instances callable (the script calls them; library code may too, and
+#: the method runs in the interpreter); __post_init__ is what @dataclass's __init__ calls.
+CLASS_DUNDERS = frozenset(
+    {"__init__", "__len__", "__getitem__", "__iter__", "__call__", "__post_init__"}
+)
 
 
 def _is_zero_arg_super(node: ast.AST) -> bool:
@@ -475,6 +646,10 @@ def _check_attribute_name(attr: str, line: int | None) -> None:
         return  # grad_fn._saved_self and friends: allowed on autograd nodes only, at run time
     if attr == "__name__":
         return  # type(x).__name__, f.__name__: read on classes and functions only, at run time
+    if attr == "__class__":
+        return  # x.__class__ reads as type(x); never assigned (see set_attribute)
+    if attr.startswith("_") and not attr.startswith("__"):
+        return  # '_name': the script's own objects only, decided at run time
     if attr.startswith("_") and attr not in ALLOWED_PRIVATE_ATTRIBUTES:
         where = f"line {line}: " if line else ""
         raise ScriptSyntaxError(
@@ -496,6 +671,9 @@ def _describe_node(node: ast.AST) -> str:
 #: the modules a script may import: torch's reviewed namespaces, numpy, math, random
 SAFE_MODULE_PATHS = frozenset(ns.importable_modules(ns.build_torch_namespace())) | {
     "numpy", "math", "random", "torchviz",
+    # the standard library as gradviz gives it (see python_modules)
+    "__future__", "time", "collections", "functools", "itertools", "copy", "dataclasses",
+    "types", "inspect", "argparse", "os", "os.path", "sys", "typing", "contextlib",
 }
 
 
@@ -550,6 +728,8 @@ class Interpreter:
         self.builtins["iter"] = self._iter
         self.builtins["type"] = self._type
         self.builtins["hash"] = self._hash
+        self.builtins["pow"] = self._pow
+        self.builtins["format"] = self._format
         #: (function, its local scope) of each script call in progress
         self._frames: list[tuple[ScriptFunction, Scope]] = []
         #: the exceptions being handled (what a bare 'raise' re-raises)
@@ -619,14 +799,45 @@ class Interpreter:
         self.last_text = ""
         self._allowed_callables: dict[int, Any] = {}
         self._allowed_types: set[type] = set()
+        #: classes library code made for the script (namedtuple): callable, and their
+        #: instances' fields readable
+        self._made_types: set[type] = set()
+        #: ids of the dataclasses.field(...) objects the script made (held by the class)
+        self._fields_made: dict[int, dataclasses.Field] = {}
+        #: per-kernel key of what id() returns (see _id)
+        self._id_key = secrets.token_bytes(16)
+        self.modules.update(python_modules(self))
+        self.builtins.update(
+            getattr=StdlibFunction(self._getattr, "getattr"),
+            hasattr=StdlibFunction(self._hasattr, "hasattr"),
+            setattr=StdlibFunction(self._setattr, "setattr"),
+            id=StdlibFunction(self._id, "id"),
+            vars=StdlibFunction(self._vars, "vars"),
+            callable=StdlibFunction(self._callable, "callable"),
+            object=object,
+            KeyboardInterrupt=KeyboardInterruptName,
+            delattr=StdlibFunction(self._delattr, "delattr"),
+            globals=StdlibFunction(self._globals, "globals"),
+        )
         for module in self.modules.values():
             self._collect_allowed(module)
         for value in self.builtins.values():
             self._allow(value)
+        self._allowed_types.discard(object)  # a base and an isinstance() type only
+        self._allowed_callables.pop(id(object), None)
+        # typing's names annotate; none of them is called (typing.List() would build
+        # a list outside the checks)
+        self.modules["typing"] = typing_module()
         # a name for decorators only: calling it is refused like any other type
         self.builtins["staticmethod"] = staticmethod
         if sys.getrecursionlimit() < 8000:
             sys.setrecursionlimit(8000)
+
+    def __copy__(self) -> Interpreter:
+        return self  # never copied along with a value that reaches it
+
+    def __deepcopy__(self, memo: dict) -> Interpreter:
+        return self
 
     # --- setup -------------------------------------------------------------
 
@@ -712,7 +923,10 @@ class Interpreter:
             self.current_line = stmt.lineno
             self.block_depth += 1
             try:
-                return self._hooked(stmt, None, self.eval, stmt.value, None)
+                value = self._hooked(stmt, None, self.eval, stmt.value, None)
+                if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
+                    return None  # a '''text''' statement (a docstring, a note): not a value
+                return value
             finally:
                 self.block_depth -= 1
         self.exec_block([stmt], None)
@@ -939,8 +1153,9 @@ class Interpreter:
                         "'with' supports torch.no_grad(), torch.enable_grad(), "
                         "torch.inference_mode(), torch.set_grad_enabled(b), "
                         "torch.autograd.graph.saved_tensors_hooks(pack, unpack), "
-                        "torch.autograd.forward_ad.dual_level() and "
-                        "torch.autograd.profiler.profile()",
+                        "torch.autograd.forward_ad.dual_level(), "
+                        "torch.autograd.profiler.profile(), torch.autocast(...) and "
+                        "contextlib.nullcontext()",
                         line=stmt.lineno,
                     )
                 value = manager.__enter__()  # type: ignore[attr-defined]
@@ -985,10 +1200,14 @@ class Interpreter:
         """Decorators a script may use: its own functions and the grad-mode managers."""
         if deco in (torch.no_grad, torch.enable_grad, torch.inference_mode):
             deco = deco()  # @torch.no_grad without parentheses, as PyTorch allows
+        if isinstance(deco, torch.autocast) and isinstance(value, ScriptFunction):
+            return dataclasses.replace(value, grad_mode=_AutocastSpec(deco))
         if isinstance(deco, GRAD_MODE_MANAGERS) and isinstance(value, ScriptFunction):
             return dataclasses.replace(value, grad_mode=deco)
         if isinstance(deco, ScriptFunction):
             return self.call_script_function(deco, (value,), {})
+        if type(deco) is StdlibFunction and deco.name in ("wraps", "cache", "lru_cache"):
+            return self.call(deco, (value,), {})
         raise SandboxError(
             f"the decorator on '{stmt.name}' is refused: decorators may be functions the "
             "script defines, @torch.no_grad(), @torch.enable_grad(), @torch.inference_mode(), "
@@ -1041,6 +1260,15 @@ class Interpreter:
                 raise RuntimeError("No active exception to reraise")
             raise self._handling[-1]
         exc = self.eval(stmt.exc, scope)
+        if stmt.cause is not None:
+            # 'raise X from err': the cause is evaluated (a name error shows) and not kept:
+            # what a script catches is always a fresh exception holding only its message
+            cause = self.eval(stmt.cause, scope)
+            if cause is not None and not (
+                isinstance(cause, BaseException)
+                or (isinstance(cause, type) and cause in _SCRIPT_EXCEPTION_TYPES)
+            ):
+                raise TypeError("exception causes must derive from BaseException")
         if isinstance(exc, type) and exc in _SCRIPT_EXCEPTION_TYPES:
             exc = exc()
         if type(exc) not in _SCRIPT_EXCEPTION_TYPES:
@@ -1066,13 +1294,18 @@ class Interpreter:
         if bases != [torch.autograd.Function]:
             self._make_script_class(stmt, bases, scope)
             return
+        if stmt.decorator_list:
+            raise SandboxError(
+                f"class {stmt.name}: an autograd.Function takes no class decorators",
+                line=stmt.lineno,
+            )
         methods: dict[str, Any] = {}
         for item in stmt.body:
-            _check_class_body_item(item, stmt.name)
+            _check_class_body_item(item, stmt.name, nested=False)
             if isinstance(item, ast.FunctionDef):
-                if item.name not in ("forward", "backward", "setup_context"):
+                if item.name not in ("forward", "backward", "setup_context", "jvp"):
                     raise SandboxError(
-                        f"an autograd.Function may define forward, backward and setup_context, "
+                        f"an autograd.Function may define forward, backward, setup_context and jvp, "
                         f"not '{item.name}'",
                         line=item.lineno,
                     )
@@ -1103,6 +1336,16 @@ class Interpreter:
 
     def _make_script_class(self, stmt: ast.ClassDef, bases: list[Any], scope: Scope | None) -> None:
         """``class Net(nn.Module)`` or a plain helper class: methods run in this interpreter."""
+        bases = [b for b in bases if b is not object]  # class X(object): Python 2's spelling
+        decorators = [self.eval(d, scope) for d in stmt.decorator_list]
+        for deco in decorators:
+            if not (isinstance(deco, ScriptFunction) or getattr(deco, "name", None) == "dataclass"
+                    and isinstance(deco, StdlibFunction)):
+                raise SandboxError(
+                    f"the decorator on class {stmt.name} is refused: a class may take "
+                    "@dataclass (dataclasses.dataclass(...)) and functions the script defines",
+                    line=stmt.lineno,
+                )
         for base in bases:
             allowed = base in self.script_classes or base is torch.utils.data.Dataset or (
                 isinstance(base, type)
@@ -1137,10 +1380,12 @@ class Interpreter:
                         f"'{item.name}': torch calls it outside your code",
                         line=item.lineno,
                     )
-            names = [item.name] if isinstance(item, ast.FunctionDef) else [
-                t.id for t in (item.targets if isinstance(item, ast.Assign) else
-                               [item.target] if isinstance(item, ast.AnnAssign) else [])
-                if isinstance(t, ast.Name)
+            names = [item.name] if isinstance(item, (ast.FunctionDef, ast.ClassDef)) else [
+                n.id
+                for t in (item.targets if isinstance(item, ast.Assign) else
+                          [item.target] if isinstance(item, ast.AnnAssign) else [])
+                for n in (t.elts if isinstance(t, ast.Tuple) else [t])
+                if isinstance(n, ast.Name)
             ]
             for name in names:
                 if is_module and name not in ("forward", "__init__") and hasattr(torch.nn.Module, name):
@@ -1153,7 +1398,6 @@ class Interpreter:
                     )
             if isinstance(item, ast.FunctionDef):
                 fn = self._make_function(f"{stmt.name}.{item.name}", item.args, item.body, scope)
-                functions.append(fn)
                 static = False
                 value: Any = fn
                 for deco in reversed(self._method_decorators(item, scope)):
@@ -1166,26 +1410,59 @@ class Interpreter:
                         f"the decorators on '{item.name}' must give back a function",
                         line=item.lineno,
                     )
+                functions.append(value)  # the decorated one: super() needs its owner
+                if value is not fn:
+                    functions.append(fn)
                 namespace[item.name] = (
                     staticmethod(_host_callable(value)) if static else _host_method(value)
                 )
+            elif isinstance(item, ast.ClassDef):
+                # a nested class (gym's env.spec): made like any script class, kept as
+                # a class attribute
+                inner = Scope({}, scope)
+                self._exec_ClassDef(item, inner)
+                namespace[item.name] = inner.names[item.name]
             elif isinstance(item, (ast.Assign, ast.AnnAssign)) and getattr(item, "value", None):
                 value = self.eval(item.value, scope)
-                if not _is_plain_data(value):
-                    raise SandboxError(
-                        "class attributes must be numbers, strings, tuples, tensors, dtypes "
-                        "or devices",
-                        line=item.lineno,
-                    )
                 targets = item.targets if isinstance(item, ast.Assign) else [item.target]
+                pairs: list[tuple[str, Any]] = []
                 for target in targets:
-                    assert isinstance(target, ast.Name)
-                    namespace[target.id] = value
+                    if isinstance(target, ast.Tuple):
+                        values = list(self._iterate(value))
+                        if len(values) != len(target.elts):
+                            raise ValueError(
+                                f"cannot unpack {len(values)} values into {len(target.elts)} names"
+                            )
+                        pairs += [(e.id, v) for e, v in zip(target.elts, values)]  # type: ignore[attr-defined]
+                    else:
+                        assert isinstance(target, ast.Name)
+                        pairs.append((target.id, value))
+                for name, one in pairs:
+                    if decorators and isinstance(one, dataclasses.Field) and id(one) in self._fields_made:
+                        pass  # dataclasses.field(...) made by the script, its factory vetted
+                    elif not (_is_plain_data(one) or (isinstance(one, type) and one in self.script_classes)):
+                        raise SandboxError(
+                            "class attributes must be numbers, strings, tuples, tensors, dtypes, "
+                            "devices or classes the script defines",
+                            line=item.lineno,
+                        )
+                    namespace[name] = one
+        # annotations as written (never evaluated): what @dataclass reads its fields from
+        namespace["__annotations__"] = {
+            item.target.id: ast.unparse(item.annotation)
+            for item in stmt.body
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+        }
         cls = type(stmt.name, tuple(bases) or (object,), namespace)
         for fn in functions:
             fn.owner = cls
         self.script_classes.add(cls)
-        self.store(stmt.name, cls, scope)
+        result: Any = cls
+        for deco in reversed(decorators):
+            result = self.call(deco, (result,), {})
+        if isinstance(result, type) and result in self.script_classes:
+            result.__module__ = "__main__"  # print(type(x)): <class '__main__.Net'>, as in Python
+        self.store(stmt.name, result, scope)
 
     def _is_script_instance(self, obj: Any) -> bool:
         return any(klass in self.script_classes for klass in type(obj).__mro__)
@@ -1425,7 +1702,7 @@ class Interpreter:
         if kind is ast.Mult:
             for seq, n in ((left, right), (right, left)):
                 count = _index_value(n)
-                if isinstance(seq, (str, list, tuple, bytes)) and count is not None:
+                if isinstance(seq, (str, list, tuple, bytes, collections.deque)) and count is not None:
                     self._check_length(
                         len(seq) * max(count, 0), 1 if isinstance(seq, (str, bytes)) else 8
                     )
@@ -1626,12 +1903,37 @@ class Interpreter:
         wrapped = self._host_wrappers.get(id(func))
         if wrapped is not None and wrapped[0] is func:
             return self.call_script_function(wrapped[1], args, kwargs)
+        if isinstance(func, ScriptPartial):
+            return self.call(func.func, func.args + args, {**func.keywords, **kwargs})
+        if func == self._type and getattr(func, "__self__", None) is self:
+            return self._type(*args, **kwargs)  # type(print): it only looks at its argument
+        if type(func) in (StdlibFunction, ChainFunction):
+            result = func.func(*args, **kwargs)
+            if isinstance(result, (str, list, tuple, dict, set)):
+                self._check_length(len(result), 0)
+            return self._checked_value(result)
+        if func is types.SimpleNamespace or func is argparse.Namespace:
+            if args:
+                raise TypeError(f"{func.__name__}() takes no positional arguments")
+            for value in kwargs.values():
+                self._check_storable(value)
+            return func(**kwargs)
+        if (
+            not isinstance(func, (type, torch.nn.Module))
+            and self._is_script_instance(func)
+            and self._defined_by_script(type(func), "__call__")
+        ):
+            func = type(func).__call__.__get__(func)  # the script's own __call__
+            host_args = tuple(self._host_value(a) for a in args)
+            host_kwargs = {k: self._host_value(v) for k, v in kwargs.items()}
+            return func(*host_args, **host_kwargs)
         self._vet_callable(func)
         if func is isinstance and len(args) == 2 and not kwargs:
             return isinstance(args[0], _isinstance_types(args[1]))
         if id(func) in self._data_sinks and self._data_sinks[id(func)] is func:
             host_args = tuple(
-                a if isinstance(a, torch.autograd.graph.Node) else self._host_value(a)
+                # nodes and classes are data to print, len, str: type(torch) prints
+                a if isinstance(a, (torch.autograd.graph.Node, type)) else self._host_value(a)
                 for a in args
             )
             host_kwargs = {k: self._host_value(v) for k, v in kwargs.items()}
@@ -1644,7 +1946,16 @@ class Interpreter:
         if isinstance(owner, str) and getattr(func, "__name__", "") == "format":
             return scrub_addresses(self._safe_format(owner, args, kwargs))
         host_args = tuple(self._host_value(a) for a in args)
+        key = kwargs.get("key")
+        if (key is len or key is abs) and (
+            func in (sorted, min, max) or (isinstance(owner, list) and func.__name__ == "sort")
+        ):
+            kwargs = {k: v for k, v in kwargs.items() if k != "key"}  # sort(key=len): a measure
+        else:
+            key = None
         host_kwargs = {k: self._host_value(v) for k, v in kwargs.items()}
+        if key is not None:
+            host_kwargs["key"] = key
         self._precheck_call(func, host_args, host_kwargs)
         if func is torch.autograd.graph.saved_tensors_hooks:
             host_args, host_kwargs = _checked_saved_tensor_hooks(host_args, host_kwargs)
@@ -1694,8 +2005,11 @@ class Interpreter:
             )
         if id(func) in self._allowed_callables and self._allowed_callables[id(func)] is func:
             return
-        if isinstance(func, (torch.nn.Module, BoundSuperCall, OptimizerStep, LibraryCallable)):
+        if isinstance(func, (torch.nn.Module, BoundSuperCall, OptimizerStep, LibraryCallable,
+                             ScriptPartial)):
             return
+        if func in self._made_types:
+            return  # a namedtuple class the script made
         wrapped = self._host_wrappers.get(id(func))
         if wrapped is not None and wrapped[0] is func:
             return  # a script function, wrapped when it was handed to library code
@@ -1716,8 +2030,18 @@ class Interpreter:
         """Check a value handed to library code: callables must be the script's own."""
         if isinstance(value, ScriptFunction):
             return _host_callable(value)
-        if isinstance(value, LibraryCallable):
-            return value
+        if isinstance(value, (LibraryCallable, ScriptPartial)):
+            return value  # a partial calls through the interpreter, vetted each call
+        if not isinstance(value, (type, torch.nn.Module)) and self._is_script_instance(value):
+            return value  # the script's object; its __call__ runs in the interpreter
+        if (
+            type(value) is types.MethodType
+            and not isinstance(value.__self__, type)
+            and self._is_script_instance(value.__self__)
+            and self._defined_by_script(type(value.__self__), value.__name__)
+            and getattr(type(value.__self__), value.__name__, None) is value.__func__
+        ):
+            return value  # self.init_weights: the script's method, run by the interpreter
         wrapped = self._host_wrappers.get(id(value))
         if wrapped is not None and wrapped[0] is value:
             return value
@@ -1751,8 +2075,9 @@ class Interpreter:
             items = value.values() if isinstance(value, dict) else value
             for item in items:
                 if callable(item) and not isinstance(
-                    item, (torch.nn.Module, ScriptFunction, LibraryCallable, torch.Tensor)
-                ):
+                    item, (torch.nn.Module, ScriptFunction, LibraryCallable, torch.Tensor,
+                           ScriptPartial)
+                ) and not (not isinstance(item, type) and self._is_script_instance(item)):
                     raise SandboxError(
                         f"passing {_describe_callable(item)} inside a "
                         f"{type(value).__name__} is refused"
@@ -1764,6 +2089,13 @@ class Interpreter:
         max_len = self.limits.max_sequence_length
         if self._is_numpy_callable(func, owner):
             self._precheck_numpy(func, args, kwargs)
+        if isinstance(owner, (np.random.RandomState, np.random.Generator)):
+            self._precheck_numpy(func, args, kwargs)
+            self._precheck_numpy_random(func, args, kwargs)
+        if isinstance(owner, torch.Generator) and getattr(func, "__name__", "") in (
+            "manual_seed",
+        ) and args and not _is_int(args[0]):
+            raise TypeError("manual_seed takes an integer")
         if func is torch.from_numpy or func is torch.as_tensor or func is torch.tensor:
             for a in args:
                 if isinstance(a, (np.ndarray, np.generic)):
@@ -1780,6 +2112,8 @@ class Interpreter:
                 )
         if func is torch.utils.data.DataLoader:
             _check_dataloader_arguments(args, kwargs, self.limits)
+        if func is torch.autocast:
+            _check_autocast_arguments(args, kwargs)
         if isinstance(owner, torch.optim.Optimizer) and getattr(func, "__name__", "") == "step":
             for group in owner.param_groups:
                 _check_optimizer_options(group)
@@ -1789,7 +2123,9 @@ class Interpreter:
                             "refused: a parameter's gradient has another shape than the "
                             "parameter; zero_grad() or set .grad to None first"
                         )
-        if isinstance(owner, (str, list)) or func in (
+        # a str method's numbers are widths (ljust, center, zfill); a list method's are
+        # items or indices (append([15, 5, 13]) is a list, not a shape)
+        if isinstance(owner, str) or func in (
             self.numpy_ns.members.get("ones"),
             self.numpy_ns.members.get("zeros"),
             self.numpy_ns.members.get("full"),
@@ -1838,6 +2174,31 @@ class Interpreter:
                         limit="max_op_elements",
                     )
 
+    def _precheck_numpy_random(self, func: Any, args: tuple, kwargs: dict) -> None:
+        """numpy.random: the size of what a draw builds, before it is built."""
+        name = getattr(func, "__name__", "")
+        where = ns.NUMPY_RANDOM_SIZES.get(name)
+        sizes = [kwargs.get("size")]
+        if name in ("rand", "randn"):
+            sizes = [tuple(args)]
+        elif where is not None and len(args) > where:
+            sizes.append(args[where])
+        if name in ("choice", "permutation") and args and _is_int(args[0]):
+            sizes.append(args[0])  # choice(n, replace=False) and permutation(n) build n items
+        for size in sizes:
+            if size is None:
+                continue
+            dims = size if isinstance(size, (tuple, list)) else (size,)
+            if not all(_is_int(d) for d in dims):
+                continue
+            count = math.prod(max(_index_value(d) or 0, 0) for d in dims)
+            if count > self.limits.max_op_elements:
+                raise LimitExceeded(
+                    f"refused: numpy.random.{name} would create {count:,} elements (gradviz "
+                    "limit max_op_elements)",
+                    limit="max_op_elements",
+                )
+
     def _is_numpy_callable(self, func: Any, owner: Any) -> bool:
         if isinstance(owner, (np.ndarray, np.generic)):
             return True
@@ -1876,6 +2237,31 @@ class Interpreter:
         owner = getattr(func, "__self__", None)
         if isinstance(owner, np.ndarray):
             shapes.append(owner.shape)
+        name = getattr(func, "__name__", "")
+        arrays = [a for a in args if isinstance(a, np.ndarray)]
+        if name in ("dot", "matmul", "outer", "inner") and len(arrays) == 2:
+            a, b = arrays
+            work = a.size * b.size if name == "outer" else a.size * (
+                b.shape[-1] if b.ndim > 1 else 1
+            )
+            if work > self.limits.max_op_macs or (name == "outer" and work > self.limits.max_op_elements):
+                raise LimitExceeded(
+                    f"refused: numpy.{name} would take {work:,} multiply-adds (gradviz limit "
+                    "max_op_macs)",
+                    limit="max_op_macs",
+                )
+        if name in ("vstack", "hstack", "stack", "concatenate") and args and isinstance(
+            args[0], (list, tuple)
+        ):
+            total = 0
+            for item in args[0]:
+                if isinstance(item, np.ndarray):
+                    check_script_array(item, self.limits)
+                    total += item.size
+                elif isinstance(item, torch.Tensor):
+                    total += item.numel()
+            if total > self.limits.max_op_elements:
+                raise _elements_limit("numpy", total, self.limits)
         if len(shapes) > 1:
             try:
                 size = math.prod(np.broadcast_shapes(*shapes))
@@ -1888,6 +2274,30 @@ class Interpreter:
         """Containers and strings: work out the size of what a call builds before it runs."""
         max_len = self.limits.max_sequence_length
         name = getattr(func, "__name__", "")
+        if isinstance(owner, (argparse.ArgumentParser, argparse._ArgumentGroup)):
+            if name == "add_argument":
+                _check_argument(self, args, kwargs)
+            elif name in ("add_argument_group", "add_mutually_exclusive_group"):
+                for value in list(args) + list(kwargs.values()):
+                    if not isinstance(value, (str, bool, type(None))):
+                        raise SandboxError(f"{name} takes a title, a description or required=")
+        if func is collections.defaultdict and args:
+            factory = args[0]
+            if factory is not None and not (
+                self._host_wrappers.get(id(factory), (None,))[0] is factory
+                or isinstance(factory, ScriptPartial)
+                or factory in self.script_classes
+                or factory in (list, dict, set, tuple, int, float, str, bool, collections.deque,
+                               collections.OrderedDict, collections.Counter,
+                               collections.defaultdict)
+            ):
+                raise SandboxError(
+                    "defaultdict(factory) takes a function or class the script defines, or "
+                    "list, dict, set, tuple, int, float, str, bool or a collections type"
+                )
+        if isinstance(owner, collections.deque) and name in ("extend", "extendleft") and args:
+            if hasattr(args[0], "__len__"):
+                self._check_length(len(owner) + len(args[0]))
         if isinstance(owner, list) and name in ("extend", "__iadd__") and args:
             if hasattr(args[0], "__len__"):
                 self._check_length(len(owner) + len(args[0]))
@@ -2066,6 +2476,308 @@ class Interpreter:
         self.dot_requests.append((self.current_line, roots, named))
         return TorchvizGraph(roots, named)
 
+    # --- the standard library's functions, as gradviz gives them -----------------------
+
+    def _sleep(self, seconds: Any) -> None:
+        """``time.sleep``: really waits, within the statement's time limit, and Stop ends it."""
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+            raise TypeError("time.sleep() takes a number of seconds")
+        if seconds < 0 or math.isnan(seconds):
+            raise ValueError("sleep length must be non-negative")
+        end = time.monotonic() + seconds
+        if self.deadline is not None and end > self.deadline:
+            raise LimitExceeded(
+                f"refused: time.sleep({seconds:g}) would pass the statement's time limit of "
+                f"{self.limits.max_statement_seconds:g} s (gradviz limit max_statement_seconds)",
+                limit="max_statement_seconds",
+            )
+        while (left := end - time.monotonic()) > 0:
+            if self.stop_requested:
+                self._stop_now()
+            time.sleep(min(left, 0.05))
+
+    def _namedtuple(self, typename: Any, field_names: Any, *, rename: bool = False,
+                    defaults: Any = None) -> type:
+        """``collections.namedtuple``: the class namedtuple makes (its field names are
+        checked identifiers), callable by the script; no module= (the class says
+        __main__, as in a script)."""
+        if isinstance(field_names, str):
+            field_names = field_names.replace(",", " ").split()
+        if not isinstance(typename, str) or not isinstance(field_names, (list, tuple)) or not all(
+            isinstance(f, str) for f in field_names
+        ):
+            raise TypeError("namedtuple(typename, field_names) takes strings")
+        if len(field_names) > 255 or len(typename) > 200 or any(len(f) > 200 for f in field_names):
+            raise SandboxError("namedtuple takes at most 255 fields of short names")
+        if len(self._made_types) >= _MAX_MADE_TYPES:
+            raise LimitExceeded(
+                f"refused: this script made {_MAX_MADE_TYPES:,} namedtuple classes "
+                "(gradviz limit max_sequence_length)",
+                limit="max_sequence_length",
+            )
+        if defaults is not None:
+            defaults = tuple(self._iterate(defaults))
+            for value in defaults:
+                self._check_storable(value)
+        cls = collections.namedtuple(
+            typename, list(field_names), rename=bool(rename), defaults=defaults, module="__main__"
+        )
+        self._made_types.add(cls)
+        self._allow(cls)
+        return cls
+
+    def _partial(self, func: Any, /, *args: Any, **kwargs: Any) -> ScriptPartial:
+        if not callable(func):
+            raise TypeError("the first argument must be callable")
+        if isinstance(func, (ns.SafeModule, types.ModuleType)):
+            raise SandboxError("modules cannot be called")
+        return ScriptPartial(self, func, args, kwargs)
+
+    def _reduce(self, function: Any, iterable: Any, *initial: Any) -> Any:
+        if len(initial) > 1:
+            raise TypeError("reduce expected at most 3 arguments")
+        items = self._iterate(iterable)
+        if initial:
+            acc = initial[0]
+        else:
+            try:
+                acc = next(items)
+            except StopIteration:
+                raise TypeError("reduce() of empty iterable with no initial value") from None
+        for item in items:
+            acc = self.call(function, (acc, item), {})
+        return acc
+
+    def _wraps(self, wrapped: Any, *args: Any, **kwargs: Any) -> StdlibFunction:
+        """``@functools.wraps(f)``: the wrapper keeps its own code and takes f's name."""
+
+        def update(wrapper: Any) -> Any:
+            if isinstance(wrapper, ScriptFunction) and isinstance(wrapped, ScriptFunction):
+                wrapper.name = wrapped.name
+            return wrapper
+
+        return StdlibFunction(update, "wraps")
+
+    def _copy(self, value: Any) -> Any:
+        result = copy_module.copy(value)
+        self._check_memory()
+        return result
+
+    def _deepcopy(self, value: Any, memo: Any = None) -> Any:
+        """``copy.deepcopy(x)``: what the script holds, copied by Python's own copier.
+        No memo= (its keys are real addresses). gradviz's own objects in ``x``
+        (functions, the interpreter) copy as themselves, as Python's functions do."""
+        if memo is not None:
+            raise SandboxError("copy.deepcopy(x, memo) is refused: the memo is keyed by addresses")
+        result = copy_module.deepcopy(value, {id(self): self})
+        self._check_memory()
+        return result
+
+    def _dataclass(self, cls: Any = None, /, **options: Any) -> Any:
+        """``@dataclass`` / ``@dataclass(frozen=True)`` on a class the script defines: the
+        methods dataclasses generates (__init__, __repr__, __eq__) only store, format
+        and compare the fields; default factories were vetted by field()."""
+        allowed = {"init", "repr", "eq", "order", "frozen", "unsafe_hash", "kw_only", "match_args"}
+        extra = sorted(set(options) - allowed)
+        if extra:
+            raise SandboxError(
+                f"dataclass's '{extra[0]}=' is refused in gradviz scripts; it may take "
+                + ", ".join(sorted(allowed))
+            )
+        if cls is None:
+            return StdlibFunction(lambda c: self._dataclass(c, **options), "dataclass")
+        if not (isinstance(cls, type) and cls in self.script_classes) or issubclass(
+            cls, (torch.autograd.Function, torch.nn.Module)
+        ):
+            raise SandboxError(
+                "@dataclass decorates a class the script defines (not an nn.Module: torch "
+                "keeps modules hashable and makes their __init__)"
+            )
+        return dataclasses.dataclass(cls, **options)
+
+    def _field(self, **options: Any) -> dataclasses.Field:
+        """``dataclasses.field(...)``: default_factory must be the script's own function
+        or class, or a container or number type (list, dict, ...): the generated
+        __init__ calls it."""
+        allowed = {"default", "default_factory", "init", "repr", "compare", "hash", "kw_only"}
+        extra = sorted(set(options) - allowed)
+        if extra:
+            raise SandboxError(
+                f"field's '{extra[0]}=' is refused in gradviz scripts; it may take "
+                + ", ".join(sorted(allowed))
+            )
+        factory = options.get("default_factory", dataclasses.MISSING)
+        if factory is not dataclasses.MISSING:
+            if isinstance(factory, ScriptFunction):
+                factory = _host_callable(factory)
+            elif isinstance(factory, ScriptPartial) or factory in self.script_classes or factory in (
+                list, dict, set, tuple, int, float, str, bool, collections.deque,
+                collections.OrderedDict, collections.Counter,
+            ):
+                pass
+            else:
+                raise SandboxError(
+                    "field(default_factory=...) takes a function or class the script defines, "
+                    "or list, dict, set, tuple, int, float, str, bool, deque, OrderedDict, Counter"
+                )
+            options["default_factory"] = factory
+        if "default" in options:
+            self._check_storable(options["default"])
+        made = dataclasses.field(**options)
+        self._fields_made[id(made)] = made
+        return made
+
+    def _asdict(self, obj: Any) -> dict:
+        if not (dataclasses.is_dataclass(obj) and not isinstance(obj, type)
+                and self._is_script_instance(obj)):
+            raise TypeError("asdict() should be called on dataclass instances")
+        return {f.name: self._deepcopy(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+
+    def _currentframe(self) -> FrameView:
+        return FrameView(self, tuple(self._frames))
+
+    def _getargvalues(self, frame: Any) -> inspect.ArgInfo:
+        """``inspect.getargvalues(frame)`` of a script frame: the argument names and a
+        copy of its local names."""
+        if not isinstance(frame, FrameView):
+            raise TypeError("getargvalues() takes a frame from inspect.currentframe()")
+        if not frame.frames:
+            return inspect.ArgInfo([], None, None, dict(self.globals))
+        fn, local = frame.frames[-1]
+        spec = fn.args
+        names = [a.arg for a in spec.posonlyargs + spec.args + spec.kwonlyargs]
+        return inspect.ArgInfo(
+            names,
+            spec.vararg.arg if spec.vararg else None,
+            spec.kwarg.arg if spec.kwarg else None,
+            dict(local.names),
+        )
+
+    def _signature(self, func: Any) -> inspect.Signature:
+        """``inspect.signature`` of a library callable the script may call (its
+        ``parameters`` can be searched by name)."""
+        if isinstance(func, ScriptFunction):
+            raise SandboxError("inspect.signature takes library functions and classes")
+        self._vet_callable(func)
+        return inspect.signature(func)
+
+    def _sys_exit(self, status: Any = None) -> None:
+        raise SandboxError(
+            f"the script called sys.exit({'' if status is None else repr(status)[:80]}): gradviz "
+            "stops the statement instead of ending the program"
+        )
+
+    def _getattr(self, obj: Any, name: Any, *default: Any) -> Any:
+        """``getattr(obj, name[, default])``: the same rules as ``obj.name``."""
+        if not isinstance(name, str):
+            raise TypeError("attribute name must be string")
+        if len(default) > 1:
+            raise TypeError("getattr expected at most 3 arguments")
+        if name.startswith("__") and name not in ("__name__", "__class__"):
+            raise SandboxError(
+                f"the attribute '{name[:60]}' is not allowed (names starting with '_' are "
+                "private or special)"
+            )
+        try:
+            if isinstance(obj, SuperProxy):
+                return self._super_attribute(obj, name)
+            try:
+                return self.get_attribute(obj, name)
+            except SandboxError:
+                if isinstance(obj, ns.SafeModule) or _has_static(obj, name):
+                    raise  # there, and refused: the refusal says why
+                raise AttributeError(
+                    f"'{type(obj).__name__}' object has no attribute '{name}'"
+                ) from None
+        except AttributeError:
+            if default:
+                return default[0]
+            raise
+
+    def _hasattr(self, obj: Any, name: Any) -> bool:
+        try:
+            self._getattr(obj, name)
+        except AttributeError:
+            return False
+        return True
+
+    def _setattr(self, obj: Any, name: Any, value: Any) -> None:
+        """``setattr(obj, name, value)``: the same rules as ``obj.name = value``."""
+        if not isinstance(name, str):
+            raise TypeError("attribute name must be string")
+        if name.startswith("__") or not name.isidentifier():
+            raise SandboxError(f"cannot set the attribute '{name[:60]}'")
+        self.set_attribute(obj, name, value)
+
+    def _delattr(self, obj: Any, name: Any) -> None:
+        """``delattr(obj, name)``: an attribute the script set on its own object or
+        namespace, or a parameter, buffer or submodule of a module (the functional
+        style: del the parameter, then set a plain tensor in its place)."""
+        if not isinstance(name, str):
+            raise TypeError("attribute name must be string")
+        if name.startswith("__") or (name.startswith("_") and not self._private_allowed(obj, name)):
+            raise SandboxError(f"cannot delete the attribute '{name[:60]}'")
+        if isinstance(obj, torch.nn.Module):
+            tables = (obj._parameters, obj._buffers, obj._modules)
+            if any(name in t for t in tables) or (
+                self._is_script_instance(obj) and name in obj.__dict__
+                and _class_attribute(type(obj), name) is _MISSING
+            ):
+                delattr(obj, name)
+                return
+        elif isinstance(obj, (types.SimpleNamespace, argparse.Namespace)) or (
+            not isinstance(obj, type) and self._is_script_instance(obj)
+        ):
+            if name in getattr(obj, "__dict__", {}):
+                delattr(obj, name)
+                return
+            raise AttributeError(name)
+        raise SandboxError(f"cannot delete the attribute '{name[:60]}' of {_type_name(obj)}")
+
+    def _globals(self) -> dict[str, Any]:
+        """``globals()``: a copy of the script's module-level names (nanoGPT lists its
+        config this way); writing to it changes nothing."""
+        return dict(self.globals)
+
+    def _id(self, value: Any) -> int:
+        """``id(x)``: a number that is the same for one object while it lives and
+        differs between live objects, as Python's; a keyed hash of the real id, so it
+        gives away no address."""
+        digest = hashlib.blake2b(
+            id(value).to_bytes(8, "little"), key=self._id_key, digest_size=7
+        ).digest()
+        return int.from_bytes(digest, "little")
+
+    def _vars(self, obj: Any) -> dict:
+        """``vars(x)`` of a namespace or the script's own object: a copy of its
+        attributes (never library state)."""
+        if isinstance(obj, (types.SimpleNamespace, argparse.Namespace)) or (
+            not isinstance(obj, (type, torch.nn.Module)) and self._is_script_instance(obj)
+            and _library_private(type(obj), "", self.script_classes) is not True
+        ):
+            return {k: v for k, v in obj.__dict__.items() if not k.startswith("__")}
+        raise SandboxError("vars() takes a namespace or an object of a script class")
+
+    def _pow(self, base: Any, exp: Any, mod: Any = None) -> Any:
+        """pow(): the ** operator's size checks; the three-argument form within the
+        integer limit (its work grows with the exponent's bits only)."""
+        if mod is None:
+            return self._binary(operator.pow, base, exp, ast.Pow)
+        for value in (base, exp, mod):
+            if _is_int(value) and abs(_index_value(value) or 0).bit_length() > self.limits.max_int_bits:
+                raise self._int_limit()
+        return pow(base, exp, mod)
+
+    def _format(self, value: Any, spec: Any = "") -> str:
+        if not isinstance(spec, str):
+            raise TypeError("format() argument 2 must be str")
+        self._check_format_widths(spec)
+        with self._formatting():
+            return scrub_addresses(format(value, spec))
+
+    def _callable(self, value: Any) -> bool:
+        return callable(value)
+
     def _hash(self, value: Any) -> int:
         """hash() of strings, numbers and tuples of them: other objects hash by their
         address, which would give away the memory layout."""
@@ -2086,7 +2798,21 @@ class Interpreter:
         nothing; the three-argument form (making classes) is refused."""
         if len(args) != 1:
             raise SandboxError("type() takes one value in gradviz scripts (write a class statement)")
-        return type(args[0])
+        value = args[0]
+        # gradviz's stand-ins print as what they stand for (<class 'function'>, ...)
+        if isinstance(value, (ScriptFunction, LibraryCallable)):
+            return types.FunctionType
+        if isinstance(value, ns.SafeModule):
+            return types.ModuleType
+        if isinstance(value, ScriptPartial):
+            return functools.partial
+        if isinstance(value, TickingIterator):
+            return type(value.inner)
+        if isinstance(value, FrameView):
+            return types.FrameType
+        if isinstance(value, types.MethodType) and value.__self__ is self:
+            return types.BuiltinFunctionType  # print, range: Python's builtins
+        return type(value)
 
     def _iter(self, *args: Any) -> Any:
         """iter(x) only: the two-argument form calls a callable until a sentinel, in C,
@@ -2107,6 +2833,8 @@ class Interpreter:
 
     def get_attribute(self, obj: Any, name: str) -> Any:
         _check_attribute_name(name, self.current_line)
+        if name == "__class__":
+            return self._type(obj)  # what type(x) gives, vetted like it wherever it goes
         if name == "__name__":
             if isinstance(obj, (type, ScriptFunction, LibraryCallable)):
                 return obj.__name__ if isinstance(obj, type) else obj.name.rsplit(".", 1)[-1]
@@ -2123,6 +2851,15 @@ class Interpreter:
             value = self._ctx_attribute(obj, name)
         else:
             if not self._attribute_allowed(obj, name):
+                if (
+                    isinstance(obj, (types.SimpleNamespace, argparse.Namespace))
+                    or (not isinstance(obj, type) and self._is_script_instance(obj))
+                ) and _class_attribute(type(obj), name) is _MISSING and name not in getattr(
+                    obj, "__dict__", {}
+                ):
+                    raise AttributeError(
+                        f"'{type(obj).__name__}' object has no attribute '{name}'"
+                    )
                 if isinstance(obj, torch.Tensor) and not name.startswith("_"):
                     raise SandboxError(suggest.unavailable_tensor_attribute(name))
                 raise SandboxError(
@@ -2162,6 +2899,11 @@ class Interpreter:
                 f"the method '{name}' of {_type_name(module)} is not available in gradviz scripts"
             )
         inst = module.__dict__.get(name, _MISSING)
+        if name.startswith("_") and not self._private_allowed(module, name):
+            raise SandboxError(
+                f"the attribute '{name}' of {_type_name(module)} is not available in gradviz "
+                "scripts (names starting with '_' are the script's own only)"
+            )
         if inst is not _MISSING:
             if _is_plain_data(inst) or self._is_script_instance(module):
                 return inst  # a script class's own attributes were set by the script
@@ -2188,7 +2930,9 @@ class Interpreter:
         if isinstance(obj, torch.autograd.graph.Node) and name.startswith("_saved_"):
             return hasattr(obj, name)  # what the node saved for backward, as data
         if name.startswith("_") and name not in ALLOWED_PRIVATE_ATTRIBUTES:
-            return False
+            return self._private_allowed(obj, name)
+        if isinstance(obj, (types.SimpleNamespace, argparse.Namespace)):
+            return name in obj.__dict__
         if not isinstance(obj, (type, torch.nn.Module)) and self._is_script_instance(obj):
             by_script = self._defined_by_script(type(obj), name)
             if by_script is not None:
@@ -2231,9 +2975,47 @@ class Interpreter:
         if isinstance(obj, BaseException):
             return name in ns.EXCEPTION_ATTRIBUTES
         if isinstance(obj, type) and obj in self.script_classes:
-            # autograd.Function.apply; a script class's other class-level names
-            # (unbound methods, nn.Module's own functions) stay out of reach
-            return name == "apply" and issubclass(obj, torch.autograd.Function)
+            # autograd.Function.apply, and the data a script class holds (Config.n_embd,
+            # a nested class); its other class-level names (unbound methods, nn.Module's
+            # own functions) stay out of reach
+            if name == "apply" and issubclass(obj, torch.autograd.Function):
+                return True
+            value = _class_attribute(obj, name)
+            return bool(self._defined_by_script(obj, name)) and (
+                _is_plain_data(value) or (isinstance(value, type) and value in self.script_classes)
+            )
+        if isinstance(obj, type) and obj in self._made_types:
+            return False
+        if type(obj) in self._made_types:  # a namedtuple the script made
+            return name in type(obj)._fields or name in ns.TUPLE_METHODS
+        if isinstance(obj, inspect.ArgInfo):
+            return name in obj._fields
+        if isinstance(obj, FrameView):
+            return name in ("f_back", "f_locals")
+        if isinstance(obj, ScriptPartial):
+            return name in ("func", "args", "keywords")
+        if isinstance(obj, ChainFunction):
+            return name == "from_iterable"
+        if isinstance(obj, (argparse.ArgumentParser, argparse._ArgumentGroup)):
+            return name in ns.ARGPARSE_PARSER_ATTRIBUTES
+        if isinstance(obj, inspect.Signature):
+            return name == "parameters"
+        if isinstance(obj, np.finfo | np.iinfo):
+            return name in ns.FINFO_ATTRIBUTES
+        if isinstance(obj, collections.deque):
+            return name in ns.DEQUE_METHODS
+        if isinstance(obj, torch.Generator):
+            return name in ns.GENERATOR_ATTRIBUTES
+        if isinstance(obj, slice):
+            return name in ns.SLICE_ATTRIBUTES
+        if isinstance(obj, (np.random.RandomState, np.random.Generator)):
+            return name in ns.NUMPY_RANDOM_SIZES and hasattr(type(obj), name)
+        if isinstance(obj, collections.Counter):
+            return name in ns.DICT_METHODS or name in ns.COUNTER_METHODS
+        if isinstance(obj, collections.OrderedDict):
+            return name in ns.DICT_METHODS or name in ("move_to_end", "popitem")
+        if isinstance(obj, collections.defaultdict):
+            return name in ns.DICT_METHODS or name == "default_factory"
         if type(obj).__name__ == "RemovableHandle":
             return name == "remove"
         if isinstance(obj, torch.Size):
@@ -2267,8 +3049,20 @@ class Interpreter:
 
     def set_attribute(self, obj: Any, name: str, value: Any) -> None:
         _check_attribute_name(name, self.current_line)
-        if name.startswith("_"):
-            raise SandboxError(f"cannot set the attribute '{name}'")
+        if name == "__class__":
+            raise SandboxError("cannot set the attribute '__class__'")
+        if name.startswith("_") and not self._private_allowed(obj, name):
+            raise SandboxError(
+                f"cannot set the attribute '{name}' (names starting with '_' may be set on "
+                "the script's own objects only)"
+            )
+        if isinstance(obj, (types.SimpleNamespace, argparse.Namespace)):
+            self._check_storable(value)
+            setattr(obj, name, value)
+            return
+        if isinstance(obj, type) and obj in self.script_classes:
+            self._set_class_attribute(obj, name, value)
+            return
         if isinstance(obj, torch.Tensor) and name in ("data", "grad", "requires_grad"):
             if name == "data" and isinstance(value, torch.Tensor) and (
                 value.shape != obj.shape or value.dtype != obj.dtype or value.device != obj.device
@@ -2304,7 +3098,12 @@ class Interpreter:
             setattr(obj, name, value)
             return
         if not isinstance(obj, type) and self._is_script_instance(obj):
-            if self._defined_by_script(type(obj), name) is not None:
+            if self._defined_by_script(type(obj), name) is not None and not (
+                self._defined_by_script(type(obj), name)
+                and _is_plain_data(_class_attribute(type(obj), name))
+            ):
+                # a method or a library class's name; a script class's data attribute
+                # (a dataclass default, a counter) is shadowed per instance as in Python
                 raise SandboxError(
                     f"cannot assign to '{name}': it is a method or class attribute of "
                     f"{type(obj).__name__}; pick another name"
@@ -2313,6 +3112,56 @@ class Interpreter:
             setattr(obj, name, value)
             return
         raise SandboxError(f"cannot set the attribute '{name}' of {_type_name(obj)}")
+
+    def _private_allowed(self, obj: Any, name: str) -> bool:
+        """'_name' (never a dunder) on what the script made: its own instances and
+        classes, and the namespaces it built; never on a library object, and never a
+        name a library class in the object's MRO keeps (nn.Module's _parameters,
+        _forward_hooks, ...)."""
+        if name.startswith("__") or not name.startswith("_"):
+            return False
+        if isinstance(obj, (types.SimpleNamespace, argparse.Namespace)):
+            return True
+        if obj in self._made_types if isinstance(obj, type) else type(obj) in self._made_types:
+            # a namedtuple's documented API (its generated code only builds tuples)
+            return name in (("_make", "_fields", "_field_defaults") if isinstance(obj, type)
+                            else ("_asdict", "_replace", "_fields"))
+        if isinstance(obj, type):
+            return obj in self.script_classes and not _library_private(obj, name, self.script_classes)
+        if not self._is_script_instance(obj):
+            return False
+        if self._defined_by_script(type(obj), name):
+            return True
+        return not _library_private(type(obj), name, self.script_classes)
+
+    def _set_class_attribute(self, cls: type, name: str, value: Any) -> None:
+        """``setattr(Class, name, fn)`` on a script class (d2l's add_to_class): a script
+        function becomes a method, plain data a class attribute; a name a library class
+        in the MRO defines (a torch internal, nn.Module's API) stays the library's."""
+        if name.startswith("__"):
+            raise SandboxError(f"cannot set the attribute '{name}' of a class")
+        library = [k for k in cls.__mro__ if k not in self.script_classes]
+        # as in a class statement: a module may define forward, nothing else of nn.Module's
+        if name != "forward" and (
+            any(name in k.__dict__ for k in library)
+            or (issubclass(cls, torch.nn.Module) and hasattr(torch.nn.Module, name))
+        ):
+            raise SandboxError(
+                f"class {cls.__name__} may not redefine the library's '{name}'"
+            )
+        if issubclass(cls, torch.autograd.Function):
+            raise SandboxError("an autograd.Function's methods are set in its class statement")
+        if isinstance(value, ScriptFunction):
+            fn = dataclasses.replace(value)
+            fn.owner = cls
+            setattr(cls, name, _host_method(fn))
+            return
+        if not _is_plain_data(value):
+            raise SandboxError(
+                "a class attribute set from outside the class must be a function the script "
+                "defined or plain data (numbers, strings, tuples, tensors, dtypes, devices)"
+            )
+        setattr(cls, name, value)
 
     def _check_storable(self, value: Any) -> None:
         """What a script may keep on its own objects: what it could hold in a variable."""
@@ -2332,10 +3181,16 @@ _FORMAT_FIELD = re.compile(r"\d*|[A-Za-z][A-Za-z0-9_]*")
 _SCRIPT_EXCEPTION_TYPES = frozenset(ns.SCRIPT_EXCEPTIONS.values())
 
 
+class KeyboardInterruptName(Exception):  # noqa: N818 - named as the builtin it stands for
+    """What ``KeyboardInterrupt`` names in a script: ``except KeyboardInterrupt:`` (a
+    training loop's Ctrl-C exit) is accepted and catches nothing, since gradviz's Stop
+    is not the script's to catch; a script cannot raise it."""
+
+
 def _is_exception_spec(value: Any) -> bool:
     if isinstance(value, tuple):
-        return bool(value) and all(v in _SCRIPT_EXCEPTION_TYPES for v in value)
-    return value in _SCRIPT_EXCEPTION_TYPES
+        return bool(value) and all(_is_exception_spec(v) for v in value)
+    return value in _SCRIPT_EXCEPTION_TYPES or value is KeyboardInterruptName
 
 
 def script_exception(exc: BaseException) -> BaseException:
@@ -2367,6 +3222,50 @@ def _class_attribute(cls: type, name: str) -> Any:
         if name in klass.__dict__:
             return klass.__dict__[name]
     return _MISSING
+
+
+_LIBRARY_PRIVATE_CACHE: weakref.WeakKeyDictionary[type, frozenset[str] | None] = (
+    weakref.WeakKeyDictionary()
+)
+#: the instance attributes nn.Module.__init__ makes (its hook tables, _parameters, ...)
+_MODULE_INSTANCE_NAMES = frozenset(vars(torch.nn.Module()))
+
+
+def _library_private(cls: type, name: str, script_classes: set[type]) -> bool:
+    """Whether library code may keep ``name`` on instances of ``cls``: a library class
+    in the MRO defines it, or nn.Module's __init__ makes it; on a class deriving from a
+    library layer (whose __init__ keeps private state we do not list), every private
+    instance name is the library's."""
+    names = _LIBRARY_PRIVATE_CACHE.get(cls, _MISSING)
+    if names is _MISSING:
+        library = [k for k in cls.__mro__ if k not in script_classes]
+        plain = {object, torch.nn.Module, torch.utils.data.Dataset, typing.Generic}
+        if any(k not in plain for k in library):
+            names = None
+        else:
+            found: set[str] = set()
+            for k in library:
+                found.update(k.__dict__)
+            if issubclass(cls, torch.nn.Module):
+                found.update(_MODULE_INSTANCE_NAMES)
+            names = frozenset(found)
+        _LIBRARY_PRIVATE_CACHE[cls] = names
+    return names is None or name in names  # type: ignore[operator]
+
+
+def _has_static(obj: Any, name: str) -> bool:
+    """Whether ``obj`` has ``name``, found without running any of its code (no
+    properties, no __getattr__)."""
+    try:
+        inspect.getattr_static(obj, name)
+    except AttributeError:
+        return False
+    return True
+
+
+#: the module script classes name while @dataclass makes their methods: an empty one
+#: (dataclasses looks the class's module up in sys.modules for its globals)
+_SCRIPT_MODULE = sys.modules.setdefault("gradviz.script", types.ModuleType("gradviz.script"))
 
 
 def _is_plain_data(value: Any) -> bool:
@@ -2422,6 +3321,43 @@ def _isinstance_types(spec: Any) -> Any:
 
 #: optimizer implementations that run multi-tensor native kernels without the op guard
 _OPTIMIZER_KERNEL_OPTIONS = ("fused", "foreach", "capturable", "differentiable")
+
+
+class _AutocastSpec:
+    """``@torch.autocast(...)`` on a script function: each call enters a fresh autocast
+    with the same settings (what autocast's own decorator does)."""
+
+    __slots__ = ("device", "dtype", "enabled", "cache_enabled")
+
+    def __init__(self, manager: torch.autocast):
+        self.device = manager.device
+        self.dtype = manager.fast_dtype
+        self.enabled = manager._enabled
+        self.cache_enabled = manager._cache_enabled
+
+    def clone(self) -> torch.autocast:
+        return torch.autocast(
+            device_type=self.device, dtype=self.dtype, enabled=self.enabled,
+            cache_enabled=self.cache_enabled,
+        )
+
+
+def _check_autocast_arguments(args: tuple, kwargs: dict) -> None:
+    """torch.autocast on the devices gradviz runs (cpu, cuda), with a dtype and flags."""
+    extra = sorted(set(kwargs) - {"device_type", "dtype", "enabled", "cache_enabled"})
+    if extra or len(args) > 1:
+        raise SandboxError(
+            "torch.autocast takes device_type, dtype, enabled and cache_enabled in gradviz scripts"
+        )
+    device = args[0] if args else kwargs.get("device_type")
+    if device not in ("cpu", "cuda"):
+        raise SandboxError("torch.autocast(device_type=...) takes 'cpu' or 'cuda' in gradviz scripts")
+    dtype = kwargs.get("dtype")
+    if dtype is not None and not isinstance(dtype, torch.dtype):
+        raise SandboxError("torch.autocast(dtype=...) takes a torch dtype")
+    for key in ("enabled", "cache_enabled"):
+        if kwargs.get(key) is not None and not isinstance(kwargs[key], bool):
+            raise SandboxError(f"torch.autocast({key}=...) takes True or False")
 
 
 def _check_optimizer_options(options: Any) -> None:
@@ -2568,10 +3504,20 @@ def _elements_limit(what: str, size: int, limits: Limits) -> LimitExceeded:
     )
 
 
-def _check_class_body_item(item: ast.stmt, class_name: str) -> None:
-    """A class body holds methods, class attributes, ``pass`` and a docstring: other
-    statements (a loop, a call, a yield) would run at class creation."""
+def _is_name_target(target: ast.expr) -> bool:
+    """``name`` or ``a, b`` (a class body's attributes)."""
+    if isinstance(target, ast.Name):
+        return True
+    return isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts)
+
+
+def _check_class_body_item(item: ast.stmt, class_name: str, nested: bool = True) -> None:
+    """A class body holds methods, class attributes, ``pass``, a docstring and (in a
+    plain class) nested classes: other statements (a loop, a call, a yield) would run
+    at class creation."""
     if isinstance(item, (ast.FunctionDef, ast.Assign, ast.AnnAssign, ast.Pass)):
+        return
+    if nested and isinstance(item, ast.ClassDef):
         return
     if isinstance(item, ast.Expr) and isinstance(item.value, ast.Constant):
         return
@@ -2723,6 +3669,340 @@ def iter_statement_lines(stmt: ast.stmt) -> tuple[int, int]:
 
 def is_simple_value(value: Any) -> bool:
     return isinstance(value, (int, float, bool, str, type(None)))
+
+
+# --- the Python standard library a script may use -----------------------------------
+#
+# Each module is a SafeModule of reviewed members. Functions that take callables or
+# build things (functools.partial, copy.deepcopy, itertools, argparse) are gradviz's
+# own wrappers (StdlibFunction): callables they are handed run through the
+# interpreter or are refused, iterators they make tick the iteration limit, sizes
+# are checked before anything is built.
+
+#: argparse keywords: what a parser and an argument may be given
+_PARSER_KEYWORDS = frozenset(
+    {"prog", "usage", "description", "epilog", "formatter_class", "prefix_chars",
+     "argument_default", "conflict_handler", "add_help", "allow_abbrev", "exit_on_error",
+     "parents"}
+)
+_ARGUMENT_KEYWORDS = frozenset(
+    {"action", "nargs", "const", "default", "type", "choices", "required", "help", "metavar",
+     "dest", "version"}
+)
+_ARGUMENT_ACTIONS = frozenset(
+    {"store", "store_const", "store_true", "store_false", "append", "append_const", "count",
+     "help", "version", "extend"}
+)
+_ARGUMENT_TYPES = (int, float, str, bool, complex)
+_FORMATTERS = (
+    argparse.HelpFormatter, argparse.ArgumentDefaultsHelpFormatter,
+    argparse.RawTextHelpFormatter, argparse.RawDescriptionHelpFormatter,
+    argparse.MetavarTypeHelpFormatter,
+)
+#: most items a combinatoric itertools call may hold at once (pools, r, repeat)
+_ITERTOOLS_MAX_ITEMS = 1_000_000
+#: most classes collections.namedtuple may make in one run
+_MAX_MADE_TYPES = 100_000
+
+
+class ScriptArgumentParser(argparse.ArgumentParser):
+    """argparse as scripts use it: ``parse_args()`` reads no command line (gradviz's
+    own argv is not the script's: an empty one, so the defaults apply), help and errors
+    print to the script's output, and exiting (a bad argument, ``-h``) stops the
+    statement with argparse's message instead of ending the process."""
+
+    def __init__(self, interp: Interpreter, **kwargs: Any):
+        self._gradviz = interp
+        kwargs.setdefault("prog", "script.py")
+        super().__init__(**kwargs)
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if message:
+            self._gradviz.output.write(message, self._gradviz.limits.max_str_length)
+
+    def exit(self, status: int = 0, message: str | None = None) -> Any:
+        if message:
+            self._print_message(message)
+        raise SandboxError(
+            f"the script's argparse parser exited (status {status}): a script's parser ends "
+            "the program here; gradviz stops the statement instead"
+        )
+
+    def error(self, message: str) -> Any:
+        raise SandboxError(
+            f"{self.prog}: error: {message} (argparse would exit the program here; gradviz "
+            "stops the statement)"
+        )
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        if args is None:
+            args = []  # gradviz's own command line is not the script's
+        if not isinstance(args, (list, tuple)) or not all(isinstance(a, str) for a in args):
+            raise TypeError("parse_args takes a list of strings")
+        if namespace is not None and type(namespace) is not argparse.Namespace:
+            raise SandboxError("parse_args(namespace=...) takes an argparse.Namespace")
+        return super().parse_known_args(list(args), namespace)
+
+    def print_help(self, file: Any = None) -> None:
+        if file is not None:
+            raise SandboxError("print_help() prints to the script's output only")
+        super().print_help()
+
+    def print_usage(self, file: Any = None) -> None:
+        if file is not None:
+            raise SandboxError("print_usage() prints to the script's output only")
+        super().print_usage()
+
+    def __deepcopy__(self, memo: dict) -> ScriptArgumentParser:
+        return self
+
+
+def _check_argument(interp: Interpreter, args: tuple, kwargs: dict) -> None:
+    """``add_argument(...)`` of a parser or group: only what configures parsing."""
+    if not all(isinstance(a, str) and len(a) < 200 for a in args):
+        raise SandboxError("add_argument takes option strings such as '--lr'")
+    extra = sorted(set(kwargs) - _ARGUMENT_KEYWORDS)
+    if extra:
+        raise SandboxError(
+            f"add_argument's '{extra[0]}=' is refused in gradviz scripts; it may take "
+            + ", ".join(sorted(_ARGUMENT_KEYWORDS))
+        )
+    action = kwargs.get("action", "store")
+    if not (action in _ARGUMENT_ACTIONS or action is argparse.BooleanOptionalAction):
+        raise SandboxError(
+            "add_argument(action=...) takes one of " + ", ".join(sorted(_ARGUMENT_ACTIONS))
+            + " or argparse.BooleanOptionalAction"
+        )
+    kind = kwargs.get("type")
+    if kind is not None and not (
+        kind in _ARGUMENT_TYPES
+        or interp._host_wrappers.get(id(kind), (None,))[0] is kind
+        or kind in interp.script_classes
+    ):
+        raise SandboxError(
+            "add_argument(type=...) takes int, float, str, bool, complex or a function the "
+            "script defines (argparse calls it on the command-line string)"
+        )
+    nargs = kwargs.get("nargs")
+    if nargs is not None and nargs not in ("?", "*", "+") and not (
+        _is_int(nargs) and 0 <= _index_value(nargs) <= 100  # type: ignore[operator]
+    ):
+        raise SandboxError("add_argument(nargs=...) takes '?', '*', '+' or a number up to 100")
+    for key in ("help", "metavar", "dest", "version"):
+        value = kwargs.get(key)
+        if value is None:
+            continue
+        if key == "metavar" and isinstance(value, tuple):
+            value = " ".join(map(str, value))
+        if not isinstance(value, str) or len(value) > 10_000:
+            raise SandboxError(f"add_argument({key}=...) takes a string")
+        interp._check_format_widths(" ".join(_PERCENT_SPEC.findall(value)))
+    dest = kwargs.get("dest")
+    names = [dest] if dest else [a.lstrip("-").replace("-", "_") for a in args]
+    if any(n.startswith("_") for n in names):
+        raise SandboxError("argument names starting with '_' are refused")
+
+
+def _check_parser_keywords(kwargs: dict) -> None:
+    extra = sorted(set(kwargs) - _PARSER_KEYWORDS)
+    if extra:
+        raise SandboxError(
+            f"ArgumentParser's '{extra[0]}=' is refused in gradviz scripts (fromfile_prefix_chars "
+            "reads files); it may take " + ", ".join(sorted(_PARSER_KEYWORDS))
+        )
+    formatter = kwargs.get("formatter_class")
+    if formatter is not None and formatter not in _FORMATTERS:
+        raise SandboxError("ArgumentParser(formatter_class=...) takes one of argparse's formatters")
+    for parent in kwargs.get("parents", ()):
+        if not isinstance(parent, ScriptArgumentParser):
+            raise SandboxError("ArgumentParser(parents=...) takes parsers the script made")
+    for key in ("prog", "usage", "description", "epilog", "prefix_chars"):
+        value = kwargs.get(key)
+        if value is not None and (not isinstance(value, str) or len(value) > 100_000):
+            raise SandboxError(f"ArgumentParser({key}=...) takes a string")
+    if not kwargs.get("prefix_chars", "-"):
+        raise SandboxError("ArgumentParser(prefix_chars=...) takes at least one character")
+
+
+def _typing_names() -> dict[str, Any]:
+    names = (
+        "Any List Dict Tuple Set FrozenSet Optional Union Callable Iterable Iterator Sequence "
+        "Mapping MutableMapping Type Literal Final ClassVar Generator Deque DefaultDict "
+        "OrderedDict Counter NoReturn TYPE_CHECKING"
+    ).split()
+    return {n: getattr(typing, n) for n in names if hasattr(typing, n)}
+
+
+def typing_module() -> ns.SafeModule:
+    """``typing``: names for annotations (gradviz never evaluates annotations) and
+    ``cast``, which gives back its value."""
+    members = _typing_names()
+    members["cast"] = StdlibFunction(lambda kind, value: value, "cast")
+    return ns.SafeModule("typing", members)
+
+
+def python_modules(interp: Interpreter) -> dict[str, ns.SafeModule]:
+    """The standard-library modules a script may import, bound to ``interp``."""
+    F = StdlibFunction
+
+    def ticking(make: Callable[..., Any], name: str) -> StdlibFunction:
+        def run(*args: Any, **kwargs: Any) -> TickingIterator:
+            args = tuple(interp._host_value(a) for a in args)
+            kwargs = {k: interp._host_value(v) for k, v in kwargs.items()}
+            return TickingIterator(interp, make(*args, **kwargs))
+
+        return F(run, name)
+
+    def pools(args: tuple) -> list[tuple]:
+        out = []
+        total = 0
+        for a in args:
+            pool = tuple(interp._iterate(a))
+            total += len(pool)
+            interp._check_length(total)
+            out.append(pool)
+        return out
+
+    def product(*args: Any, repeat: int = 1) -> TickingIterator:
+        if not _is_int(repeat):
+            raise TypeError("product() repeat must be an integer")
+        items = pools(args)
+        if len(items) * max(_index_value(repeat) or 0, 0) > _ITERTOOLS_MAX_ITEMS:
+            raise LimitExceeded(
+                f"refused: product() of {len(items)} iterables repeated {repeat} times is over "
+                f"{_ITERTOOLS_MAX_ITEMS:,} per item (gradviz limit max_sequence_length)",
+                limit="max_sequence_length",
+            )
+        return TickingIterator(interp, itertools.product(*items, repeat=repeat))
+
+    def choose(make: Callable[..., Any], name: str) -> StdlibFunction:
+        def run(iterable: Any, r: Any = None) -> TickingIterator:
+            (pool,) = pools((iterable,))
+            if r is not None and (not _is_int(r) or (_index_value(r) or 0) > _ITERTOOLS_MAX_ITEMS):
+                raise LimitExceeded(
+                    f"refused: {name}() with r={r!r} (at most {_ITERTOOLS_MAX_ITEMS:,}; gradviz "
+                    "limit max_sequence_length)",
+                    limit="max_sequence_length",
+                )
+            return TickingIterator(interp, make(pool) if r is None else make(pool, r))
+
+        return F(run, name)
+
+    def tee(iterable: Any, n: int = 2) -> tuple:
+        if not _is_int(n) or not 0 <= (_index_value(n) or 0) <= 64:
+            raise SandboxError("tee() makes at most 64 iterators in gradviz scripts")
+        return tuple(TickingIterator(interp, t) for t in itertools.tee(iterable, n))
+
+    chain_from = ticking(itertools.chain.from_iterable, "from_iterable")
+    itertools_members: dict[str, Any] = {
+        name: ticking(getattr(itertools, name), name)
+        for name in (
+            "accumulate compress count cycle dropwhile filterfalse groupby islice pairwise "
+            "repeat starmap takewhile zip_longest"
+        ).split()
+    }
+    itertools_members.update(
+        chain=ChainFunction(ticking(itertools.chain, "chain").func, chain_from),
+        product=F(product, "product"),
+        permutations=choose(itertools.permutations, "permutations"),
+        combinations=choose(itertools.combinations, "combinations"),
+        combinations_with_replacement=choose(
+            itertools.combinations_with_replacement, "combinations_with_replacement"
+        ),
+        tee=F(tee, "tee"),
+    )
+
+    def argument_parser(*args: Any, **kwargs: Any) -> ScriptArgumentParser:
+        if args:
+            raise SandboxError("ArgumentParser takes its settings by name (prog=..., description=...)")
+        _check_parser_keywords(kwargs)
+        kwargs["exit_on_error"] = True  # errors reach error(), which stops the statement
+        return ScriptArgumentParser(interp, **kwargs)
+
+    os_path = ns.SafeModule(
+        "os.path",
+        {name: getattr(os.path, name) for name in ("join", "basename", "dirname", "splitext", "split")}
+        | {"sep": os.sep},
+    )
+    return {
+        "__future__": ns.SafeModule(
+            "__future__", {n: getattr(__future__, n) for n in __future__.all_feature_names}
+        ),
+        "time": ns.SafeModule(
+            "time",
+            {
+                "time": time.time, "perf_counter": time.perf_counter, "monotonic": time.monotonic,
+                "time_ns": time.time_ns, "perf_counter_ns": time.perf_counter_ns,
+                "monotonic_ns": time.monotonic_ns, "process_time": time.process_time,
+                "sleep": F(interp._sleep, "sleep"),
+            },
+        ),
+        "collections": ns.SafeModule(
+            "collections",
+            {
+                "namedtuple": F(interp._namedtuple, "namedtuple"),
+                "deque": collections.deque, "Counter": collections.Counter,
+                "defaultdict": collections.defaultdict, "OrderedDict": collections.OrderedDict,
+            },
+        ),
+        "functools": ns.SafeModule(
+            "functools",
+            {
+                "partial": F(interp._partial, "partial"), "reduce": F(interp._reduce, "reduce"),
+                "wraps": F(interp._wraps, "wraps"),
+            },
+        ),
+        "itertools": ns.SafeModule("itertools", itertools_members),
+        "copy": ns.SafeModule(
+            "copy", {"copy": F(interp._copy, "copy"), "deepcopy": F(interp._deepcopy, "deepcopy")}
+        ),
+        "dataclasses": ns.SafeModule(
+            "dataclasses",
+            {
+                "dataclass": F(interp._dataclass, "dataclass"), "field": F(interp._field, "field"),
+                "asdict": F(interp._asdict, "asdict"),
+            },
+        ),
+        "types": ns.SafeModule("types", {"SimpleNamespace": types.SimpleNamespace}),
+        "inspect": ns.SafeModule(
+            "inspect",
+            {
+                "currentframe": F(interp._currentframe, "currentframe"),
+                "getargvalues": F(interp._getargvalues, "getargvalues"),
+                "signature": F(interp._signature, "signature"),
+            },
+        ),
+        "argparse": ns.SafeModule(
+            "argparse",
+            {
+                "ArgumentParser": F(argument_parser, "ArgumentParser"),
+                "Namespace": argparse.Namespace,
+                "BooleanOptionalAction": argparse.BooleanOptionalAction,
+                "SUPPRESS": argparse.SUPPRESS,
+                **{k.__name__: k for k in _FORMATTERS},
+            },
+        ),
+        # os and sys: only string helpers and facts, so that a script importing them
+        # for a path join or a version check opens; files, the environment and
+        # processes stay out (each use says why)
+        "os": ns.SafeModule("os", {"path": os_path, "sep": os.sep}),
+        "os.path": os_path,
+        "sys": ns.SafeModule(
+            "sys",
+            {
+                "version": sys.version, "version_info": tuple(sys.version_info),
+                "maxsize": sys.maxsize, "byteorder": sys.byteorder,
+                "exit": F(interp._sys_exit, "exit"),
+            },
+        ),
+        "typing": typing_module(),
+        "contextlib": ns.SafeModule("contextlib", {"nullcontext": F(_nullcontext, "nullcontext")}),
+    }
+
+
+def _nullcontext(enter_result: Any = None) -> contextlib.nullcontext:
+    """``contextlib.nullcontext()``: a 'with' that does nothing (nanoGPT's ctx on cpu)."""
+    return contextlib.nullcontext(enter_result)
 
 
 __all__ = [
