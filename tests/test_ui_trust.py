@@ -146,3 +146,25 @@ def test_a_trusted_script_that_ends_the_kernel_keeps_the_window_and_the_text(qtb
     qtbot.waitUntil(lambda: window.client.is_ready and not window.busy, timeout=TIMEOUT)
     assert window.editor.toPlainText() == source
     assert window.isVisible()
+
+
+def test_going_back_by_a_replay_says_what_it_repeats_outside_the_script(qtbot, main_window, tmp_path):
+    """Trusted: a replay from the start writes the script's files again; the window says
+    so, naming the line."""
+    log = tmp_path / "log.txt"
+    source = (
+        "import torch\n"
+        f"with open({str(log)!r}, 'a') as f:\n"
+        "    f.write('ran\\n')\n"
+        "x = torch.ones(2) * 3\n"
+        "y = x + 1\n"
+    )
+    window = main_window(source=source)
+    for _ in range(3):
+        press_f10(qtbot, window)
+    assert log.read_text() == "ran\n"
+    window.stepper._replay_to_step(len(window.stepper.timeline) - 1)  # a replay to here
+    wait_idle(qtbot, window)
+    assert log.read_text() == "ran\nran\n"  # what the note warns of
+    assert "line 2 writes a file (open)" in window.output_panel.text()
+    assert window.state["cursor"] == 3

@@ -28,6 +28,7 @@ from gradviz.app.guide import (
 from gradviz.app.guide import first_line as _first_line
 from gradviz.app.guide import top_level_backward as _top_level_backward
 from gradviz.app.models import AppState
+from gradviz.app.replay import replay_note
 from gradviz.app.timeline import MAX_KEPT_NODES, Timeline, TimelineStep, describe_step
 
 from .text import plain_tooltip
@@ -68,6 +69,8 @@ class Stepper(QObject):
         self.w = window
         self.client = window.client
         self._sent_source: str | None = None
+        #: what the last replay repeated outside the script (trusted), to say after it
+        self._replay_note: str | None = None
         self._device = "cpu"
         #: every step the user took, with the state it left (see gradviz.app.timeline)
         self.timeline = Timeline()
@@ -206,6 +209,9 @@ class Stepper(QObject):
             self._timeline_at = None
             self.w.apply_state(state, reply.get("changes"))
             self.w.set_status(reply_status(cmd, self.w.model, self.w.pause()))
+            note, self._replay_note = self._replay_note, None
+            if note is not None:
+                self.w.output_panel.add_note(note, None, "warning")
             if not replayed:
                 self._record_step(cmd, state)
             if self.w.freeze_heap:
@@ -572,6 +578,8 @@ class Stepper(QObject):
             self.load_into_kernel(max(self.w.cursor_index() - 1, 0))
             return
         self._stopped = None
+        cursor = (self.w.state or {}).get("cursor") or 0
+        self._note_replay(max(cursor - 1, 0))
         self._send("step_back", "Stepping back…")
 
     @_when_idle
@@ -791,6 +799,22 @@ class Stepper(QObject):
         self._pending.append(action)
         return True
 
+    def _note_replay(self, upto: int) -> None:
+        """Before the kernel replays the script's first ``upto`` statements (trusted:
+        real Python), say what that repeats outside the script (files, programs)."""
+        if not self.client.trusted:
+            return  # restricted mode reaches nothing outside the kernel
+        statements = [
+            (int(st.get("line") or 0), int(st.get("end_line") or st.get("line") or 0))
+            for st in (self.w.state or {}).get("statements") or []
+        ]
+        source = self._sent_source if self._sent_source is not None else self.client.source
+        note = replay_note(source or "", statements, upto)
+        if note is not None:
+            self.w.output_panel.add_note(note, None, "warning")
+            self.w.set_status(note)
+            self._replay_note = note  # said again once the replay's state is shown
+
     def _replay_to_step(self, index: int) -> None:
         """Bring the kernel to timeline step ``index``: run its statements again from a
         fresh start, then repeat the debug requests that paused it (same seed, same run)."""
@@ -799,6 +823,7 @@ class Stepper(QObject):
         self._timeline_at = None
         source = self._sent_source if self._sent_source is not None else self.client.source
         zero_points = [z for z in self.w.model.zero_points if z <= step.cursor]
+        self._note_replay(step.cursor + (1 if step.path else 0))
         self._stopped = None
         self._unrecorded += 1 + len(step.path)
         self._send(
