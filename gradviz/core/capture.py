@@ -649,7 +649,12 @@ def capture(*args: Any, deadline: float | None = None, **kwargs: Any) -> GraphCa
     own = time.monotonic() + MAX_CAPTURE_SECONDS
     _WALK.left, _WALK.cut = MAX_CAPTURE_NODES, None
     _WALK.deadline = own if deadline is None else min(deadline, own)
+    threads = torch.get_num_threads()
     try:
+        # the value summaries' reductions on one thread: torch's pool stalls waiting for
+        # busy cores (ResNet-50's capture 35 ms on one thread, 308 ms on the default
+        # threads of a loaded 2-core machine); restored for the script's next statement
+        torch.set_num_threads(1)
         with paused_gc():  # a dict or two per node, kept or freed by reference counting
             cap = _capture(*args, **kwargs)
         cap.cut = _WALK.cut
@@ -660,6 +665,8 @@ def capture(*args: Any, deadline: float | None = None, **kwargs: Any) -> GraphCa
             cache.last = None
         return cap
     finally:
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
         _STATS.left, _STATS.memo = None, {}
         _WALK.left, _WALK.deadline, _WALK.cut = None, None, None
 
