@@ -255,7 +255,35 @@ def _load_source(args: argparse.Namespace) -> tuple[str | bytes, str]:
         demo = find_demo(args.demo)
         return demo.source, str(demo.path)
     path = Path(args.file)
-    return path.read_bytes(), str(path)
+    data = path.read_bytes()
+    if path.suffix == ".ipynb":
+        return notebook_source(data, str(path)), str(path)
+    return data, str(path)
+
+
+def notebook_source(data: bytes, label: str) -> str:
+    """A Jupyter notebook's code cells, in order, as one script (what "Run All" runs).
+    IPython's own lines (``%magic``, ``!shell``) are kept as comments: they are not
+    Python. Raises OSError with what is wrong for a file that is no notebook."""
+    import json
+
+    try:
+        notebook = json.loads(data.decode("utf-8"))
+        cells = notebook["cells"]
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+        raise OSError(f"{label} is not a Jupyter notebook ({type(exc).__name__}: {exc})") from None
+    parts = []
+    for number, cell in enumerate(cells if isinstance(cells, list) else [], 1):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        text = cell.get("source", "")
+        text = "".join(text) if isinstance(text, list) else str(text)
+        lines = [
+            f"# (IPython, not run) {line}" if line.lstrip().startswith(("%", "!")) else line
+            for line in text.splitlines()
+        ]
+        parts.append(f"# --- cell {number} ---\n" + "\n".join(lines))
+    return "\n\n".join(parts) + "\n"
 
 
 def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any] | int:
@@ -613,8 +641,16 @@ def app_main() -> int:
     return main(["window", *sys.argv[1:]])
 
 
+COMMANDS = ("run", "export", "demos", "window", "open")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] not in COMMANDS and not argv[0].startswith("-") and (
+        Path(argv[0]).suffix in (".py", ".json") or Path(argv[0]).exists()
+    ):
+        argv = ["open", *argv]  # `gradviz script.py` opens it, as editors do
     args = parser.parse_args(argv)
     if args.command is None:
         return cmd_window(argparse.Namespace(command=None, file=None, demo=None))

@@ -183,3 +183,30 @@ def test_a_trusted_script_that_ends_the_process_is_reported_at_its_line(tmp_path
     assert not failed["ok"] and failed["line"] == 4, failed
     assert failed["error"]["type"] == "KernelDied"
     assert "while line 4 ran" in failed["error"]["message"] and says in failed["error"]["message"]
+
+
+def test_a_notebook_runs_its_code_cells(tmp_path):
+    """`gradviz run x.ipynb` runs the code cells in order (IPython's %/! lines kept as
+    comments), not the notebook's JSON as Python."""
+    nb = {"cells": [
+        {"cell_type": "markdown", "source": ["# notes"]},
+        {"cell_type": "code", "source": ["%matplotlib inline\n", "import torch\n",
+                                         "x = torch.ones(2, requires_grad=True)"]},
+        {"cell_type": "code", "source": "y = (x * 3).sum()\ny.backward()"},
+    ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "lesson.ipynb"
+    path.write_text(json.dumps(nb))
+    for mode in ("--trust", "--restricted"):
+        proc = gradviz("run", mode, str(path), "--json", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stdout[-1000:] + proc.stderr[-1000:]
+        report = json.loads(proc.stdout)
+        assert [s["source"] for s in report["statements"]][-2:] == ["y = (x * 3).sum()", "y.backward()"]
+        assert report["tensors"]["x"]["grad"] == [3.0, 3.0]
+    (tmp_path / "not.ipynb").write_text('{"a": 1}')
+    proc = gradviz("run", str(tmp_path / "not.ipynb"))
+    assert proc.returncode == 2 and "not a Jupyter notebook" in proc.stderr
+
+
+def test_a_bare_file_argument_opens_it(tmp_path):
+    proc = gradviz(str(tmp_path / "missing.py"))
+    assert proc.returncode == 2 and "no such file" in proc.stderr  # routed to `open`
