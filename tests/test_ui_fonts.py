@@ -48,3 +48,4 @@ def test_installed_fonts_cover_korean_where_setup_ran(qapp):
     if not QFontDatabase.families(QFontDatabase.WritingSystem.Korean):
         pytest.skip("no Korean font installed here (scripts/setup.sh installs fonts-nanum)")
     assert fonts.missing_fonts(KOREAN) == []
+

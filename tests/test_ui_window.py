@@ -434,3 +434,13 @@ def test_the_watchdog_stops_native_work_and_keeps_the_place(qtbot, main_window):
     wait_idle(qtbot, window, lambda: window.state["cursor"] == 6)
     assert "Skipped line 7 (it hit the time limit)" in window.status_text()
     assert set(window.tensors_panel.names()) == {"a", "b"}
+
+
+def test_f7_before_any_backward_says_why_it_does_nothing(qtbot, main_window):
+    from PySide6.QtCore import Qt
+
+    window = main_window(source="import torch\nx = torch.ones(2, requires_grad=True)\n")
+    assert not window.actions_by_key["bw_step"].isEnabled()
+    window.editor.setFocus()
+    qtbot.keyClick(window.editor, Qt.Key.Key_F7)
+    assert "No backward pass to step through yet" in window.status_text()

@@ -382,6 +382,19 @@ class MainWindow(QMainWindow):
             else:
                 self.actions_by_key[key].setEnabled(on)
 
+    def keyPressEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        """A key no widget took: F7 while there is no backward pass to show says why
+        (its action is disabled, so the key would do nothing and say nothing)."""
+        if event.key() in (Qt.Key.Key_F7,) and not self.actions_by_key["bw_step"].isEnabled():
+            self.set_status(
+                "No backward pass to step through yet: F7 shows backward() node by node "
+                "once a statement has called backward() or torch.autograd.grad (F10 steps "
+                "to it)"
+            )
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
     def _on_editor_text_changed(self) -> None:
         self.update_actions()
         if not self._font_note_given:
