@@ -29,6 +29,7 @@ import math
 import os
 import re
 import sys
+import threading
 import time
 import types
 from dataclasses import dataclass, field
@@ -1317,6 +1318,49 @@ def _has_tangent(t: torch.Tensor) -> bool:
         return True
 
 
+#: factories whose kernel fills the fresh tensor in place (``empty`` then ``fill_`` or
+#: ``zero_``): one version bump, made at the ADInplaceOrView key
+_FILLED_FACTORIES = frozenset({"full", "zeros", "ones"})
+
+
+class _InComposite(threading.local):
+    #: how many of the composites below are running on this thread (under a guard)
+    depth = 0
+
+
+_IN_COMPOSITE = _InComposite()
+
+
+def _made_by_a_factory_kernel(op: str) -> Any:
+    """A composite that makes its output with a factory (``at::zeros`` in one_hot,
+    ``at::full`` in pad_sequence and _pad_packed_sequence) and fills it in place.
+    Called from C++ without a mode, the factory's own fill bumps the fresh tensor's
+    version; under a mode the factory reaches the mode whole and runs with every key
+    above Python excluded, so that bump is lost (the output's ``_version`` read one
+    less). While such a composite runs under a guard, the guard bumps what these
+    factories make, right when they make it (before any view of it is taken)."""
+    name, _, overload = op.partition(".")
+    func = getattr(getattr(torch.ops.aten, name), overload or "default")
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        if not _guard_alone():
+            return func._op_dk(_CIA, *args, **kwargs)
+        _IN_COMPOSITE.depth += 1
+        try:
+            return func._op_dk(_CIA, *args, **kwargs)
+        finally:
+            _IN_COMPOSITE.depth -= 1
+
+    return kernel
+
+
+def _bump_version(t: torch.Tensor) -> None:
+    try:
+        torch._C._autograd._unsafe_set_version_counter((t,), (t._version + 1,))
+    except Exception:  # noqa: BLE001 - an inference tensor has no version counter
+        pass
+
+
 def _ctc_loss_kernel(*args: Any, **kwargs: Any) -> Any:
     """``aten::ctc_loss.Tensor`` at the autograd keys: plain tensors take PyTorch's fast
     path (lengths as integer lists, ``ctc_loss.IntList``), as they do without a mode."""
@@ -1345,6 +1389,9 @@ _FIDELITY_KERNELS: dict[str, Any] = {
     "ctc_loss.Tensor": _ctc_loss_kernel,
     "flatten.using_ints": _flatten_kernel,
     "linear": _linear_kernel,
+    "one_hot": _made_by_a_factory_kernel("one_hot"),
+    "pad_sequence": _made_by_a_factory_kernel("pad_sequence"),
+    "_pad_packed_sequence": _made_by_a_factory_kernel("_pad_packed_sequence"),
 }
 _fidelity_library: Any = None
 _fidelity_users = 0
@@ -1853,7 +1900,17 @@ class OpGuard(TorchDispatchMode):
                 if found is not None:
                     input_storages.add(found[0])
 
+        foreach_written = _foreach_written(func, args, kwargs)
         out = func(*args, **kwargs)
+        if _IN_COMPOSITE.depth and func.overloadpacket.__name__ in _FILLED_FACTORIES:
+            if isinstance(out, torch.Tensor):
+                _bump_version(out)  # see _made_by_a_factory_kernel
+        for t, version in foreach_written:
+            if t._version == version:
+                # the CPU kernels of in-place foreach ops (and CUDA's slow path) apply
+                # an in-place op to each tensor, whose version bump a mode loses; the
+                # fast CUDA kernels bump it themselves (see _foreach_written)
+                _bump_version(t)
 
         record = _RECORDS.get(func)
         if record is not None and func not in _INSTALLED:
@@ -1903,6 +1960,26 @@ class OpGuard(TorchDispatchMode):
         if largest > self.limits.max_op_bytes and not is_view:
             self._refuse(func, "allocate", largest, self.limits.max_op_bytes, "bytes")
         return out
+
+
+def _foreach_written(func: Any, args: tuple, kwargs: dict) -> list[tuple[torch.Tensor, int]]:
+    """(tensor, version) of each tensor an in-place foreach op (``torch._foreach_mul_``,
+    used by clip_grad_norm_ and foreach optimizers) writes. Without a mode, each is
+    bumped once (the CPU kernel runs ``t.mul_(...)`` on each, which bumps it at the
+    ADInplaceOrView key); under a mode those inner ops run with that key excluded
+    (the mode runs an op with every key above Python excluded), so PyTorch would miss
+    a later in-place change of a tensor autograd saved, and ``_version`` reads 0."""
+    if not func._schema.is_mutable or not func.overloadpacket.__name__.startswith("_foreach_"):
+        return []
+    written = []
+    for arg in func._schema.arguments:
+        if arg.alias_info is None or not arg.alias_info.is_write or arg.is_out:
+            continue
+        value = _argument(func, args, kwargs, arg.name)
+        for t in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(t, torch.Tensor) and not t.is_inference():
+                written.append((t, t._version))
+    return written
 
 
 def _storage_of(t: torch.Tensor) -> tuple[int, int] | None:
