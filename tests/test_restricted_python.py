@@ -365,6 +365,69 @@ FIDELITY = {
         "import os, sys\n"
         "print(os.path.join('data', 'names.txt'), sys.version_info >= (3, 8))\n"
     ),
+    "training-loop-helpers": (
+        "from torch.utils.data.dataloader import DataLoader\n"
+        "from torch.utils.data import TensorDataset, RandomSampler\n"
+        "import numpy as np\n"
+        "torch.manual_seed(0)\n"
+        "ds = TensorDataset(torch.arange(10.0))\n"
+        "sampler = RandomSampler(ds, replacement=True, num_samples=int(1e10))\n"
+        "loader = DataLoader(ds, sampler=sampler, batch_size=4)\n"
+        "batch = next(iter(loader))\n"
+        "print(batch)\n"
+        "model = torch.nn.Linear(2, 1)\n"
+        "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "scaler = torch.amp.GradScaler('cpu', enabled=False)\n"
+        "loss = model(torch.ones(3, 2)).sum()\n"
+        "scaler.scale(loss).backward()\n"
+        "scaler.step(opt)\n"
+        "scaler.update()\n"
+        "print(model.weight, scaler.is_enabled())\n"
+        "tokens = np.arange(5).astype(np.uint16)\n"
+        "print(tokens.dtype, tokens.sum())\n"
+        "x = torch.ones(2, requires_grad=True)\n"
+        "with torch.autograd.detect_anomaly():\n"
+        "    (x * 2).sum().backward()\n"
+        "with torch.autograd.set_detect_anomaly(True):\n"
+        "    (x * 3).sum().backward()\n"
+        "print(x.grad)\n"
+    ),
+    "forward-mode-and-del": (
+        "import torch.autograd.forward_ad as fwAD\n"
+        "import functools\n"
+        "import functorch as ft\n"
+        "class Fn(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, foo):\n"
+        "        result = torch.exp(foo)\n"
+        "        ctx.result = result\n"
+        "        return result\n"
+        "    @staticmethod\n"
+        "    def jvp(ctx, gI):\n"
+        "        gO = gI * ctx.result\n"
+        "        del ctx.result\n"
+        "        return gO\n"
+        "primal = torch.randn(3, dtype=torch.double)\n"
+        "tangent = torch.randn(3, dtype=torch.double)\n"
+        "with fwAD.dual_level():\n"
+        "    dual_out = Fn.apply(fwAD.make_dual(primal, tangent))\n"
+        "    jvp_out = fwAD.unpack_dual(dual_out).tangent\n"
+        "print(torch.allclose(jvp_out, tangent * primal.exp()))\n"
+        "def f(x, y):\n"
+        "    return x * y\n"
+        "out, tan = ft.jvp(functools.partial(f, y=torch.ones(3)), (primal,), (tangent,))\n"
+        "print(torch.allclose(tan, tangent))\n"
+        "m = torch.nn.Linear(2, 2)\n"
+        "del m.bias\n"
+        "m.bias = torch.zeros(2)\n"
+        "print(m(torch.ones(1, 2)).shape, dict(m.named_parameters()).keys())\n"
+        "class Box:\n"
+        "    pass\n"
+        "b = Box()\n"
+        "b.v = 1\n"
+        "del b.v\n"
+        "print(hasattr(b, 'v'))\n"
+    ),
 }
 
 
@@ -561,6 +624,38 @@ ATTACKS = {
         "x = torch.ones(2, requires_grad=True)\nx.register_hook(H())\nx.sum().backward()\n"
     ),
     "id-of-nothing": "id()\n",
+    "globals-builtins": "globals()['__builtins__']\n",
+    "globals-write": "globals()['torch'] = 1\ntorch.zeros(1).__class__.__mro__\n",
+    # training-loop helpers: only their no-op or checked forms
+    "grad-scaler-enabled": "s = torch.amp.GradScaler('cpu')\n",
+    "grad-scaler-step-bad-grad": (
+        "p = torch.nn.Parameter(torch.ones(2))\nopt = torch.optim.SGD([p], lr=0.1)\n"
+        "p.grad = torch.ones(2)\np.grad.data = torch.ones(3)\n"
+        "torch.amp.GradScaler('cpu', enabled=False).step(opt)\n"
+    ),
+    "grad-scaler-step-closure": (
+        "p = torch.nn.Parameter(torch.ones(2))\nopt = torch.optim.SGD([p], lr=0.1)\n"
+        "torch.amp.GradScaler('cpu', enabled=False).step(opt, print)\n"
+    ),
+    "grad-scaler-private": "s = torch.amp.GradScaler('cpu', enabled=False)\ns._scale\n",
+    "del-ctx-api": (
+        "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+        "        del ctx.save_for_backward\n        return x\n"
+        "    @staticmethod\n    def backward(ctx, g):\n        return g\n"
+        "F.apply(torch.ones(1, requires_grad=True))\n"
+    ),
+    "del-tensor-grad": "x = torch.ones(1)\ndel x.grad\n",
+    "del-module-private": "m = torch.nn.Linear(1, 1)\ndel m._parameters\n",
+    "del-module-method": "m = torch.nn.Linear(1, 1)\ndel m.forward\n",
+    "functorch-internal": "import functorch\nfunctorch._C\n",
+    "sampler-other": (
+        "from torch.utils.data import TensorDataset, DataLoader\nds = TensorDataset(torch.ones(3))\n"
+        "DataLoader(ds, sampler=[0, 1, 2])\n"
+    ),
+    "sampler-generator-print": (
+        "from torch.utils.data import TensorDataset, RandomSampler\nds = TensorDataset(torch.ones(3))\n"
+        "RandomSampler(ds, generator=print)\n"
+    ),
 }
 
 #: ordinary Python errors a construct may stop with (what plain Python raises too)
@@ -617,3 +712,31 @@ def test_script_frames_expose_copies_only():
     assert failure is None
     assert session.globals["a"] == 1
     assert session.globals["back"] is not None
+
+
+def test_an_error_raised_in_a_script_function_is_on_its_own_line():
+    """As in Python's traceback (the deepest line of the script): also when the autograd
+    engine called the function (a custom backward), with anomaly mode on or off."""
+    source = (
+        "class F(torch.autograd.Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        return x.clone()\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        raise RuntimeError('boom')\n"
+        "def helper(v):\n"
+        "    return v + undefined_name\n"
+        "x = torch.ones(2, requires_grad=True)\n"
+        "y = F.apply(x).sum()\n"
+    )
+    for tail in ("y.backward()\n", "with torch.autograd.detect_anomaly():\n    y.backward()\n",
+                 "z = helper(1)\n"):
+        _, _, failure = _restricted(source + tail)
+        assert failure.error.line == (9 if "helper" in tail else 7), failure.error
+
+
+def test_refused_imports_list_only_the_main_module_names():
+    _, _, failure = _restricted("import torch.utils.cpp_extension\n")
+    assert "utils.data.dataloader" not in failure.error.message
+    assert len(failure.error.message) < 400

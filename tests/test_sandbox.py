@@ -970,7 +970,7 @@ DERIVED_API_DOORS = [
     ("profiler-trace", "with torch.autograd.profiler.profile(with_stack=True) as p:\n    y = torch.ones(2)"),
     ("profiler-export", "with torch.autograd.profiler.profile() as p:\n    y = torch.ones(2)\np.export_chrome_trace('trace.json')"),
     ("profiler-use-kineto-positional", "with torch.autograd.profiler.profile(True, False, True) as p:\n    y = torch.ones(2)"),
-    ("anomaly-mode", "with torch.autograd.detect_anomaly():\n    y = torch.ones(2)"),
+    ("anomaly-mode", "with torch.autograd.detect_anomaly(check_nan=print):\n    y = torch.ones(2)"),
     ("with-open", "with open('x') as f:\n    pass"),
     # distributions
     ("dist-callable-param", "d = torch.distributions.Normal(print, 1.0)"),

@@ -98,6 +98,9 @@ def build_torch_namespace() -> SafeModule:
     members["Generator"] = torch.Generator
     #: mixed precision on cpu or cuda, as a 'with' or a decorator (arguments vetted)
     members["autocast"] = torch.autocast
+    members["amp"] = SafeModule(
+        "torch.amp", {"autocast": torch.autocast, "GradScaler": torch.amp.GradScaler}
+    )
 
     members["pi"] = math.pi
     members["e"] = math.e
@@ -128,6 +131,13 @@ def build_torch_namespace() -> SafeModule:
                     "TensorDataset": tud.TensorDataset,
                     "DataLoader": tud.DataLoader,
                     "Dataset": tud.Dataset,
+                    # index samplers (makemore's infinite loader draws with replacement)
+                    "RandomSampler": tud.RandomSampler,
+                    "SequentialSampler": tud.SequentialSampler,
+                    # the module DataLoader is defined in (makemore imports it from there)
+                    "dataloader": SafeModule(
+                        "torch.utils.data.dataloader", {"DataLoader": tud.DataLoader}
+                    ),
                 },
             ),
             "checkpoint": _derived("torch.utils.checkpoint"),
@@ -161,6 +171,9 @@ def build_torch_namespace() -> SafeModule:
                 "torch.autograd.forward_ad",
                 _pick(torch.autograd.forward_ad, ["dual_level", "make_dual", "unpack_dual"]),
             ),
+            # anomaly mode as a 'with' (or turned on for the run): checks backward for nan
+            "detect_anomaly": torch.autograd.detect_anomaly,
+            "set_detect_anomaly": torch.autograd.set_detect_anomaly,
             "profiler": SafeModule(
                 "torch.autograd.profiler", {"profile": torch.autograd.profiler.profile}
             ),
@@ -202,7 +215,8 @@ tanh abs sum mean max min maximum minimum allclose isclose array_equal shares_me
 float32 float64 int32 int64 bool_ ndarray round sign square add subtract multiply divide
 dot matmul where vstack hstack stack concatenate argmax argmin clip log1p expm1 power outer
 cumsum prod std var tanh floor ceil sort argsort unique finfo iinfo float16 uint8 int8 int16
-isnan isinf isfinite nan inf e newaxis transpose reshape mean median percentile
+isnan isinf isfinite nan inf e newaxis transpose reshape mean median percentile uint16 uint32
+uint64
 """.split()
 
 #: numpy.random's functions a script may call (the global generator, seeded by the run),
@@ -338,6 +352,7 @@ TENSOR_DATASET_ATTRIBUTES = frozenset({"tensors"})
 #: what the autograd profiler may be given (no traces written, no stacks recorded)
 PROFILER_KEYWORDS = frozenset({"enabled", "use_cuda", "record_shapes", "profile_memory"})
 DATALOADER_KEYWORDS = frozenset({"dataset", "batch_size", "shuffle", "drop_last", "collate_fn",
+                                 "sampler",
                                  "num_workers", "pin_memory", "persistent_workers",
                                  "prefetch_factor"})
 #: what the kernel takes out of a DataLoader call and loads without: worker processes and
@@ -346,6 +361,8 @@ DATALOADER_IN_PROCESS = ("pin_memory", "persistent_workers", "prefetch_factor")
 
 DEVICE_ATTRIBUTES = frozenset({"type", "index"})
 GENERATOR_ATTRIBUTES = frozenset({"manual_seed", "seed", "initial_seed", "device"})
+GRAD_SCALER_ATTRIBUTES = frozenset({"scale", "step", "update", "unscale_", "is_enabled",
+                                    "get_scale"})
 SLICE_ATTRIBUTES = frozenset({"start", "stop", "step", "indices"})
 DTYPE_ATTRIBUTES = frozenset({"is_floating_point", "is_complex", "itemsize"})
 GRAD_FN_ATTRIBUTES = frozenset(

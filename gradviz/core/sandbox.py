@@ -109,6 +109,8 @@ GRAD_MODE_MANAGERS: tuple[type, ...] = (
 CONTEXT_MANAGERS: tuple[type, ...] = GRAD_MODE_MANAGERS + (
     contextlib.nullcontext,
     torch.autocast,
+    torch.autograd.detect_anomaly,
+    torch.autograd.set_detect_anomaly,
     torch.autograd.graph.saved_tensors_hooks,
     torch.autograd.forward_ad.dual_level,
     torch.autograd.profiler.profile,
@@ -674,7 +676,10 @@ SAFE_MODULE_PATHS = frozenset(ns.importable_modules(ns.build_torch_namespace()))
     # the standard library as gradviz gives it (see python_modules)
     "__future__", "time", "collections", "functools", "itertools", "copy", "dataclasses",
     "types", "inspect", "argparse", "os", "os.path", "sys", "typing", "contextlib",
+    "functorch",
 }
+#: importable, but not listed when an import is refused (aliases of listed modules)
+_UNLISTED_MODULES = frozenset({"torch.amp", "torch.utils.data.dataloader"})
 
 
 def _check_import(node: ast.Import | ast.ImportFrom, line: int | None) -> None:
@@ -683,14 +688,17 @@ def _check_import(node: ast.Import | ast.ImportFrom, line: int | None) -> None:
         for alias in node.names:
             if alias.name not in SAFE_MODULE_PATHS:
                 raise SandboxError(
-                    where + suggest.refused_import(alias.name, sorted(SAFE_MODULE_PATHS)),
+                    where + suggest.refused_import(
+                        alias.name, sorted(SAFE_MODULE_PATHS - _UNLISTED_MODULES)
+                    ),
                     line=line,
                 )
     else:
         if node.level or node.module not in SAFE_MODULE_PATHS:
             raise SandboxError(
                 where + suggest.refused_import(
-                    ("." * node.level) + (node.module or ""), sorted(SAFE_MODULE_PATHS)
+                    ("." * node.level) + (node.module or ""),
+                    sorted(SAFE_MODULE_PATHS - _UNLISTED_MODULES),
                 ),
                 line=line,
             )
@@ -1080,8 +1088,12 @@ class Interpreter:
             elif isinstance(target, ast.Subscript):
                 obj = self.eval(target.value, scope)
                 del obj[self.eval(target.slice, scope)]
+            elif isinstance(target, ast.Attribute):
+                # del obj.name: delattr's rules (the script's own attributes, a module's
+                # parameters, buffers and submodules)
+                self._delattr(self.eval(target.value, scope), target.attr)
             else:
-                raise SandboxError("only names and items can be deleted", line=stmt.lineno)
+                raise SandboxError("only names, items and attributes can be deleted", line=stmt.lineno)
 
     def _exec_If(self, stmt: ast.If, scope: Scope | None) -> None:
         if self.eval(stmt.test, scope):
@@ -1325,9 +1337,10 @@ class Interpreter:
                             line=item.lineno,
                         )
                 methods[item.name] = staticmethod(host)
-        if "forward" not in methods or "backward" not in methods:
+        if "forward" not in methods or not ({"backward", "jvp"} & set(methods)):
             raise SandboxError(
-                f"class {stmt.name} needs both forward and backward", line=stmt.lineno
+                f"class {stmt.name} needs forward and backward (or jvp, for forward mode)",
+                line=stmt.lineno,
             )
         methods["__module__"] = "gradviz.script"
         cls = type(stmt.name, (torch.autograd.Function,), methods)
@@ -2114,8 +2127,31 @@ class Interpreter:
             _check_dataloader_arguments(args, kwargs, self.limits)
         if func is torch.autocast:
             _check_autocast_arguments(args, kwargs)
-        if isinstance(owner, torch.optim.Optimizer) and getattr(func, "__name__", "") == "step":
-            for group in owner.param_groups:
+        if func is torch.amp.GradScaler and (
+            len(args) > 1 or set(kwargs) - {"enabled", "device"}
+            or kwargs.get("enabled", True) is not False
+            or (args[0] if args else kwargs.get("device", "cuda")) not in ("cpu", "cuda")
+        ):
+            raise SandboxError(
+                "torch.amp.GradScaler is available disabled only (GradScaler(enabled=False), "
+                "what float32 and bfloat16 training pass): its enabled step unscales and skips "
+                "steps outside gradviz's checks"
+            )
+        if func is torch.utils.data.RandomSampler:
+            generator = kwargs.get("generator")
+            if generator is not None and not isinstance(generator, torch.Generator):
+                raise SandboxError("RandomSampler(generator=...) takes a torch.Generator")
+        stepped = owner
+        if (
+            isinstance(owner, torch.amp.GradScaler) and getattr(func, "__name__", "") == "step"
+            and args
+        ):
+            # scaler.step(opt) calls opt.step() itself: the same checks first
+            if not isinstance(args[0], torch.optim.Optimizer) or len(args) > 1 or kwargs:
+                raise SandboxError("GradScaler.step takes the optimizer only in gradviz scripts")
+            stepped, func = args[0], args[0].step
+        if isinstance(stepped, torch.optim.Optimizer) and getattr(func, "__name__", "") == "step":
+            for group in stepped.param_groups:
                 _check_optimizer_options(group)
                 for p in group.get("params", []):
                     if isinstance(p, torch.Tensor) and p.grad is not None and p.grad.shape != p.shape:
@@ -2391,13 +2427,20 @@ class Interpreter:
         if fn.is_generator:
             yielded: list[Any] = []
             self._yields.append((local, yielded))
+        failed = False
         try:
             self.exec_block(fn.body, local)
         except _Return as ret:
             if not fn.is_generator:
                 return ret.value
+        except BaseException:
+            # the error's line is where it was raised, deepest in the script (as in
+            # Python's traceback), also when library code (backward) called the function
+            failed = True
+            raise
         finally:
-            self.current_line = saved_line
+            if not failed:
+                self.current_line = saved_line
             if fn.is_generator:
                 self._yields.pop()
         return iter(yielded) if fn.is_generator else None
@@ -2725,10 +2768,12 @@ class Interpreter:
             ):
                 delattr(obj, name)
                 return
-        elif isinstance(obj, (types.SimpleNamespace, argparse.Namespace)) or (
+        elif isinstance(obj, (types.SimpleNamespace, argparse.Namespace,
+                              torch.autograd.function.FunctionCtx)) or (
             not isinstance(obj, type) and self._is_script_instance(obj)
         ):
-            if name in getattr(obj, "__dict__", {}):
+            # (ctx: what the Function stored on it, `del ctx.result`; never its API)
+            if name in getattr(obj, "__dict__", {}) and _class_attribute(type(obj), name) is _MISSING:
                 delattr(obj, name)
                 return
             raise AttributeError(name)
@@ -3006,6 +3051,8 @@ class Interpreter:
             return name in ns.DEQUE_METHODS
         if isinstance(obj, torch.Generator):
             return name in ns.GENERATOR_ATTRIBUTES
+        if isinstance(obj, torch.amp.GradScaler):
+            return name in ns.GRAD_SCALER_ATTRIBUTES
         if isinstance(obj, slice):
             return name in ns.SLICE_ATTRIBUTES
         if isinstance(obj, (np.random.RandomState, np.random.Generator)):
@@ -3442,6 +3489,13 @@ def _check_dataloader_arguments(args: tuple, kwargs: dict, limits: Limits | None
         raise SandboxError(
             f"DataLoader's '{extra[0]}=' is refused in gradviz scripts: it may take "
             + ", ".join(sorted(ns.DATALOADER_KEYWORDS))
+        )
+    sampler = kwargs.get("sampler")
+    if sampler is not None and type(sampler) not in (
+        torch.utils.data.RandomSampler, torch.utils.data.SequentialSampler
+    ):
+        raise SandboxError(
+            "DataLoader(sampler=...) takes a torch.utils.data.RandomSampler or SequentialSampler"
         )
     workers = kwargs.get("num_workers", 0)
     if not _is_int(workers) or isinstance(workers, bool) or (_index_value(workers) or 0) < 0:
@@ -3997,6 +4051,8 @@ def python_modules(interp: Interpreter) -> dict[str, ns.SafeModule]:
         ),
         "typing": typing_module(),
         "contextlib": ns.SafeModule("contextlib", {"nullcontext": F(_nullcontext, "nullcontext")}),
+        # functorch: torch.func's former name (the same transforms, vetted the same way)
+        "functorch": ns.SafeModule("functorch", dict(interp.torch_ns.members["func"].members)),
     }
 
 
