@@ -1069,6 +1069,9 @@ def test_linear_output_version_matches_plain() -> None:
         fused = lin(x.transpose(1, 2).contiguous())
         flat = lin(torch.randn(3, 4))
         nobias = F.linear(x.transpose(1, 2), lin.weight)
+        strided = lin(torch.randn(8)[::2])
+        vector = lin(torch.randn(4))
+        deep = lin(torch.randn(2, 2, 4, 3).transpose(-1, -2))
         with torch.no_grad():
             quiet = lin(x.transpose(1, 2))
     """

@@ -20,6 +20,11 @@ is read again whenever the ops since the last reading allocated
 ``PROCESS_SAMPLE_BYTES``, and before an op that would take the process past its cap.
 The integer tensors that native kernels use as memory offsets are checked below the
 guard, on every call (:func:`install_offset_checks`).
+
+The guard must not change the graph it shows: a few composite ops decide differently
+while any dispatch mode is enabled (reshape picks view over _reshape_alias), so while
+a guard is entered they decide as plain PyTorch does (:func:`enter_fidelity_kernels`),
+and what the mode hides from autograd's version counters is put back.
 """
 
 from __future__ import annotations
@@ -1294,20 +1299,32 @@ def _flatten_kernel(self: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
 
 def _linear_kernel(input: Any, weight: Any, bias: Any = None) -> Any:
     """``aten::linear`` at the autograd keys. Where linear does not fuse the bias into
-    an addmm (an input of 3 or more dimensions that is not contiguous), plain PyTorch
-    adds the bias in place, ``output.add_(bias)``: the output's version counter reads 1.
-    Under a mode it adds out of place (Linear.cpp), the same graph with a version of 0;
-    the counter is set to what plain PyTorch leaves."""
-    out = torch.ops.aten.linear.default._op_dk(_CIA, input, weight, bias)
+    an addmm (an input other than a matrix, not contiguous), plain PyTorch computes
+    ``output = at::matmul(input, weight.t())`` and adds the bias in place,
+    ``output.add_(bias)`` (the output's version counter reads one more); under a mode
+    it adds out of place (Linear.cpp). The same ops are called here, in that order."""
     if (
-        isinstance(out, torch.Tensor) and _plain_tensor(bias) and _plain_tensor(input)
-        and input.dim() > 2 and out._base is None and _guard_alone()
-        and not _has_tangent(bias)
+        _plain_tensor(bias) and _plain_tensor(input) and _plain_tensor(weight)
+        and input.dim() not in (0, 2) and not input.is_mkldnn and _guard_alone()
+        and not _has_tangent(bias) and not _linear_fuses(input, weight, bias)
     ):
-        # the fused paths return a view of the addmm result (``_base`` set): this is
-        # the matmul-then-add path, whose output the add just made (version 0)
-        torch._C._autograd._unsafe_set_version_counter((out,), (out._version + 1,))
-    return out
+        output = torch.ops.aten.linear.default(input, weight)  # at::matmul, no bias
+        return output.add_(bias)
+    return torch.ops.aten.linear.default._op_dk(_CIA, input, weight, bias)
+
+
+def _linear_fuses(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> bool:
+    """Whether linear takes a fused path (an addmm on the input flattened to a matrix)
+    for these tensors: asked of linear itself, on meta tensors of their geometry (its
+    choice depends on their shapes and strides alone; a fused path returns a view)."""
+    try:
+        with torch._C._DisableTorchDispatch():
+            metas = [torch.empty_strided(tuple(t.shape), tuple(t.stride()), dtype=t.dtype,
+                                         device="meta") for t in (input, weight, bias)]
+            out = torch.ops.aten.linear.default._op_dk(_CIA, *metas)
+        return out._base is not None
+    except Exception:  # noqa: BLE001 - linear raises its own error on the real tensors
+        return True
 
 
 def _has_tangent(t: torch.Tensor) -> bool:
