@@ -392,6 +392,23 @@ FIDELITY = {
         "    (x * 3).sum().backward()\n"
         "print(x.grad)\n"
     ),
+    "module-train-method": (
+        "class Net(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = torch.nn.Linear(2, 1)\n"
+        "        self.opt = torch.optim.SGD(self.fc.parameters(), lr=0.1)\n"
+        "    def train(self, x, y):\n"
+        "        loss = ((self.fc(x) - y) ** 2).mean()\n"
+        "        self.opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        self.opt.step()\n"
+        "        return loss.item()\n"
+        "net = Net()\n"
+        "torch.manual_seed(0)\n"
+        "print(net.train(torch.ones(4, 2), torch.zeros(4, 1)))\n"
+        "print(net.training)\n"
+    ),
     "forward-mode-and-del": (
         "import torch.autograd.forward_ad as fwAD\n"
         "import functools\n"
@@ -552,6 +569,33 @@ ATTACKS = {
     "argparse-help-width": (
         "import argparse\np = argparse.ArgumentParser()\np.add_argument('--a', help='%(default)999999999s')\n"
     ),
+    "argparse-huge-choices": (
+        "import argparse\np = argparse.ArgumentParser()\np.add_argument('--a', type=int, choices=range(10**9))\n"
+        "p.parse_args(['--a', '-1'])\n"
+    ),
+    "argparse-choices-iterator": (
+        "import argparse, itertools\np = argparse.ArgumentParser()\n"
+        "p.add_argument('--a', choices=itertools.count())\n"
+    ),
+    "ctx-private": (
+        "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+        "        return ctx._forward_cls\n"
+        "    @staticmethod\n    def backward(ctx, g):\n        return g\n"
+        "F.apply(torch.ones(1, requires_grad=True))\n"
+    ),
+    "ctx-set-private": (
+        "class F(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+        "        ctx._x = 1\n        return x\n"
+        "    @staticmethod\n    def backward(ctx, g):\n        return g\n"
+        "F.apply(torch.ones(1, requires_grad=True))\n"
+    ),
+    "module-override-named-parameters": (
+        "class M(torch.nn.Module):\n    def named_parameters(self):\n        return print\n"
+    ),
+    "module-override-extra-repr": (
+        "class M(torch.nn.Module):\n    def extra_repr(self):\n        return 'x'\n"
+    ),
+    "module-setattr-train-lib-class": "setattr(torch.nn.Linear, 'train', 1)\n",
     "argparse-exit": "import argparse\np = argparse.ArgumentParser()\np.exit(0)\n",
     "argparse-private": "import argparse\np = argparse.ArgumentParser()\np._gradviz\n",
     "argparse-actions": "import argparse\np = argparse.ArgumentParser()\np._actions\n",

@@ -632,6 +632,10 @@ CLASS_DUNDERS = frozenset(
 )
 
 
+#: the nn.Module names a script module class may define itself
+_MODULE_OVERRIDABLE = frozenset({"forward", "__init__", "train", "eval"})
+
+
 def _is_zero_arg_super(node: ast.AST) -> bool:
     """``super()`` or the older ``super(Class, self)`` spelling (two plain names)."""
     return (
@@ -1401,7 +1405,9 @@ class Interpreter:
                 if isinstance(n, ast.Name)
             ]
             for name in names:
-                if is_module and name not in ("forward", "__init__") and hasattr(torch.nn.Module, name):
+                # train/eval too: only the script calls them (model.eval() calls self.train),
+                # inside its statements; gradviz reads modules through nn.Module's own functions
+                if is_module and name not in _MODULE_OVERRIDABLE and hasattr(torch.nn.Module, name):
                     # gradviz and torch call these on every module (capture walks
                     # named_parameters, printing calls extra_repr): outside the statement
                     raise SandboxError(
@@ -1918,7 +1924,7 @@ class Interpreter:
             return self.call_script_function(wrapped[1], args, kwargs)
         if isinstance(func, ScriptPartial):
             return self.call(func.func, func.args + args, {**func.keywords, **kwargs})
-        if func == self._type and getattr(func, "__self__", None) is self:
+        if getattr(func, "__self__", None) is self and getattr(func, "__func__", None) is Interpreter._type:
             return self._type(*args, **kwargs)  # type(print): it only looks at its argument
         if type(func) in (StdlibFunction, ChainFunction):
             result = func.func(*args, **kwargs)
@@ -1961,7 +1967,8 @@ class Interpreter:
         host_args = tuple(self._host_value(a) for a in args)
         key = kwargs.get("key")
         if (key is len or key is abs) and (
-            func in (sorted, min, max) or (isinstance(owner, list) and func.__name__ == "sort")
+            func is sorted or func is min or func is max
+            or (isinstance(owner, list) and getattr(func, "__name__", "") == "sort")
         ):
             kwargs = {k: v for k, v in kwargs.items() if k != "key"}  # sort(key=len): a measure
         else:
@@ -2322,10 +2329,10 @@ class Interpreter:
             if factory is not None and not (
                 self._host_wrappers.get(id(factory), (None,))[0] is factory
                 or isinstance(factory, ScriptPartial)
-                or factory in self.script_classes
-                or factory in (list, dict, set, tuple, int, float, str, bool, collections.deque,
-                               collections.OrderedDict, collections.Counter,
-                               collections.defaultdict)
+                or (isinstance(factory, type) and factory in self.script_classes)
+                or any(factory is t for t in (list, dict, set, tuple, int, float, str, bool,
+                                              collections.deque, collections.OrderedDict,
+                                              collections.Counter, collections.defaultdict))
             ):
                 raise SandboxError(
                     "defaultdict(factory) takes a function or class the script defines, or "
@@ -2653,10 +2660,11 @@ class Interpreter:
         if factory is not dataclasses.MISSING:
             if isinstance(factory, ScriptFunction):
                 factory = _host_callable(factory)
-            elif isinstance(factory, ScriptPartial) or factory in self.script_classes or factory in (
-                list, dict, set, tuple, int, float, str, bool, collections.deque,
-                collections.OrderedDict, collections.Counter,
-            ):
+            elif isinstance(factory, ScriptPartial) or (
+                isinstance(factory, type) and factory in self.script_classes
+            ) or any(factory is t for t in (list, dict, set, tuple, int, float, str, bool,
+                                            collections.deque, collections.OrderedDict,
+                                            collections.Counter)):
                 pass
             else:
                 raise SandboxError(
@@ -2960,6 +2968,9 @@ class Interpreter:
 
     def _ctx_attribute(self, ctx: Any, name: str) -> Any:
         """``ctx.name`` in an autograd.Function: its documented API, or data the script stored."""
+        if name.startswith("_") and not name.startswith("_saved_"):
+            # never private: the script cannot set one (set_attribute), torch may keep one
+            raise SandboxError(f"the attribute '{name}' of ctx is not available in gradviz scripts")
         if _class_attribute(type(ctx), name) is not _MISSING:
             if name in ns.CTX_ATTRIBUTES:
                 return getattr(ctx, name)
@@ -3188,8 +3199,9 @@ class Interpreter:
         if name.startswith("__"):
             raise SandboxError(f"cannot set the attribute '{name}' of a class")
         library = [k for k in cls.__mro__ if k not in self.script_classes]
-        # as in a class statement: a module may define forward, nothing else of nn.Module's
-        if name != "forward" and (
+        # as in a class statement: a module may define forward (train, eval), nothing else
+        # of nn.Module's
+        if name not in _MODULE_OVERRIDABLE and (
             any(name in k.__dict__ for k in library)
             or (issubclass(cls, torch.nn.Module) and hasattr(torch.nn.Module, name))
         ):
@@ -3837,6 +3849,13 @@ def _check_argument(interp: Interpreter, args: tuple, kwargs: dict) -> None:
             "add_argument(type=...) takes int, float, str, bool, complex or a function the "
             "script defines (argparse calls it on the command-line string)"
         )
+    choices = kwargs.get("choices")
+    if choices is not None and (
+        not isinstance(choices, (list, tuple, set, frozenset, range, dict, str))
+        or len(choices) > 10_000
+    ):
+        # argparse joins every choice into its usage and error messages, in C
+        raise SandboxError("add_argument(choices=...) takes a list, tuple, set or range of up to 10,000")
     nargs = kwargs.get("nargs")
     if nargs is not None and nargs not in ("?", "*", "+") and not (
         _is_int(nargs) and 0 <= _index_value(nargs) <= 100  # type: ignore[operator]
