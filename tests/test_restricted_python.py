@@ -784,3 +784,49 @@ def test_refused_imports_list_only_the_main_module_names():
     _, _, failure = _restricted("import torch.utils.cpp_extension\n")
     assert "utils.data.dataloader" not in failure.error.message
     assert len(failure.error.message) < 400
+
+
+# --- through the real, confined kernel -----------------------------------------------
+
+KERNEL_ATTACKS = (
+    "import itertools, copy, sys, argparse, functools, collections\n"
+    "a = sorted(itertools.cycle([1, 2]))\n"
+    "b = []\n"
+    "for i in range(100000):\n"
+    "    b = [b]\n"
+    "c = copy.deepcopy(b)\n"
+    "p = argparse.ArgumentParser()\n"
+    "p.parse_args(['-h'])\n"
+    "p.parse_args(['--nope'])\n"
+    "sys.exit(0)\n"
+    "f = functools.partial(np.ndarray, (2,), dtype=object)\n"
+    "g = f()\n"
+    "d = collections.deque(itertools.count())\n"
+    "x = torch.ones(2, requires_grad=True)\n"
+    "x.register_hook(f)\n"
+    "x.sum().backward()\n"
+    "print('alive', id(x) == id(x))\n"
+)
+
+
+def test_attacks_through_the_real_kernel_leave_it_alive(tmp_path):
+    import json
+    import subprocess
+
+    script = tmp_path / "attacks.py"
+    script.write_text("import numpy as np\n" + KERNEL_ATTACKS)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradviz", "run", "--restricted", "--json", "--keep-going",
+         str(script)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    report = json.loads(proc.stdout)
+    statements = report["statements"]
+    failed = [s for s in statements if not s["ok"]]
+    # each attack stopped on its own line, as a refusal or an ordinary error; the last
+    # statement still ran in the same kernel
+    assert len(failed) >= 8, [(s.get("line"), s.get("error")) for s in statements]
+    for s in failed:
+        assert s["error"]["type"] in REFUSALS + ORDINARY, s["error"]
+    assert statements[-1]["ok"] and "alive True" in statements[-1].get("output", ""), statements[-1]
+    assert sorted(os.listdir(tmp_path)) == ["attacks.py"]
