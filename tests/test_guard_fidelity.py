@@ -12,6 +12,12 @@ trusted mode (real Python, no guard) and compares, for every tensor the script l
 the grad_fn multiset of the whole graph, values, shapes, strides, version counters and
 flags, and the gradients of its leaves.
 
+Under a mode, the ops a kernel runs inside itself run with every dispatch key above
+Python excluded, so the version bumps of their in-place ops were lost: in-place foreach
+ops (clip_grad_norm_) left ``_version`` at 0 and missed an in-place change of a saved
+tensor that PyTorch reports, and the factories inside one_hot, pad_sequence and
+_pad_packed_sequence lost one bump.
+
 The guard also read the data pointer of forward AD's zero tangents (ZeroTensor), whose
 storage PyTorch refuses to read: ``d ** 2`` on a dual tensor, ``jacfwd`` through
 ``F.linear``, ``jvp``, ``hessian`` stopped with "Attempted to access the data pointer
