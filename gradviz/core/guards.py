@@ -144,8 +144,9 @@ def arm_disable_dynamo_wrappers() -> int:
     return armed
 
 
-#: what a shared script may hold in all, torch's own ~0.5 GB (0.8 with CUDA) included.
-#: The largest lesson (the in-place one: three 400 MB tensors) needs 1.7 GB; a shared
+#: what a shared script may hold, on top of what the process held when its session
+#: began (torch and gradviz: ~0.25 GB in the kernel, 0.8 GB with CUDA). The largest
+#: lesson (the in-place one: three 400 MB tensors) needs 1.2 GB of it; a shared
 #: script holding more than this is taking the reader's machine, not teaching (the red
 #: team's 60 lists of 80 MB held 4.8 GB under the item caps). The user's own scripts run
 #: in trusted mode, which has no such cap.
@@ -177,11 +178,19 @@ class Limits:
     #: less (Linux), so the machine never starts swapping
     max_process_bytes: int | None = None
 
+    #: the process's resident memory when these limits were first read (torch and
+    #: gradviz themselves): the script's RESTRICTED_PROCESS_BYTES come on top of it
+    _baseline: int | None = field(default=None, init=False, repr=False, compare=False)
+
     def process_cap(self) -> int | None:
         if self.max_process_bytes is not None:
             return self.max_process_bytes
         total = physical_memory()
-        return min(int(total * 0.6), RESTRICTED_PROCESS_BYTES) if total else None
+        if not total:
+            return None
+        if self._baseline is None:
+            self._baseline = resident_bytes() or 0
+        return min(int(total * 0.6), self._baseline + RESTRICTED_PROCESS_BYTES)
 
 
 def physical_memory() -> int | None:
