@@ -465,6 +465,17 @@ def test_id_is_stable_distinct_and_not_the_address():
     assert ns["ia"] - ns["ib"] != id(ns["a"]) - id(ns["b"])
 
 
+def test_hasattr_of_a_name_gradviz_leaves_out_of_a_module_is_false():
+    session, _, failure = _restricted(
+        "a = hasattr(torch, 'compile')\nb = hasattr(torch.nn.functional, 'relu')\n"
+        "c = hasattr(torch, 'load')\n"
+    )
+    assert failure is None
+    assert session.globals["a"] is False and session.globals["b"] is True
+    assert session.globals["c"] is False
+    _refused("hasattr(torch, '__builtins__')\n")
+
+
 def test_argparse_reads_no_command_line(monkeypatch):
     monkeypatch.setattr(sys, "argv", ["gradviz", "--lr", "9", "--secret"])
     session, _, failure = _restricted(
