@@ -1095,17 +1095,26 @@ def _has_autograd_kernel(op: str) -> bool:
 def test_fidelity_kernels_exist_only_inside_the_guard() -> None:
     """Trusted mode, the autograd engine (run outside the guard) and anything else in the
     process run PyTorch's own composites: the kernels live while a guard is entered."""
+    from gradviz.core import guards as guards_module
+
     ops = ("aten::reshape", "aten::flatten.using_ints", "aten::linear", "aten::ctc_loss.Tensor")
-    assert not any(_has_autograd_kernel(op) for op in ops)
+    # a restricted statement an earlier test left paused (its debugger thread parked
+    # inside its guard) holds the kernels for as long as it is paused, as it should
+    outside = guards_module._fidelity_users > 0
+
+    def installed() -> list[bool]:
+        return [_has_autograd_kernel(op) for op in ops]
+
+    assert installed() == [outside] * len(ops)
     guard = OpGuard(Limits(), AllocationCounter())
     with guard:
-        assert all(_has_autograd_kernel(op) for op in ops)
+        assert all(installed())
         with OpGuard(Limits(), AllocationCounter()):
-            assert all(_has_autograd_kernel(op) for op in ops)
-        assert all(_has_autograd_kernel(op) for op in ops)
-    assert not any(_has_autograd_kernel(op) for op in ops)
+            assert all(installed())
+        assert all(installed())
+    assert installed() == [outside] * len(ops)
     Session("import torch\nx = torch.randn(3, 4).t().reshape(12)\n").run_to_end()
-    assert not any(_has_autograd_kernel(op) for op in ops)
+    assert installed() == [outside] * len(ops)
 
 
 def test_another_mode_inside_the_guard_gets_pytorchs_own_choice() -> None:

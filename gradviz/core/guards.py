@@ -1328,6 +1328,28 @@ def _linear_fuses(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor)
     choice depends on their shapes and strides alone; a fused path returns a view)."""
     try:
         with torch._C._DisableTorchDispatch():
+            # Asked on tiny CPU tensors of the same rank, contiguity and layout (what
+            # linear's choice reads), not meta tensors: linear on meta runs Python
+            # decompositions that import sympy (a second, and memory, in a lesson that
+            # never needed it: tests/test_cold_start.py)
+            n = input.dim()
+            small = torch.zeros([2] * max(n, 1), dtype=input.dtype)
+            if n == 0:
+                small = torch.zeros((), dtype=input.dtype)
+            elif not input.is_contiguous():
+                small = torch.zeros([2] * (n - 1) + [4], dtype=input.dtype)[..., ::2]
+            w = torch.zeros(3, 2, dtype=weight.dtype)
+            if weight.dim() == 2 and not weight.is_contiguous():
+                w = torch.zeros(2, 3, dtype=weight.dtype).t()
+            b = torch.zeros([3] * bias.dim(), dtype=bias.dtype) if bias.dim() <= 1 else None
+            if b is None or weight.dim() != 2:
+                raise ValueError("an unusual geometry: ask linear on meta tensors")
+            out = torch.ops.aten.linear.default._op_dk(_CIA, small, w, b)
+        return out._base is not None
+    except Exception:  # noqa: BLE001 - an unusual geometry: ask on meta tensors
+        pass
+    try:
+        with torch._C._DisableTorchDispatch():
             metas = [torch.empty_strided(tuple(t.shape), tuple(t.stride()), dtype=t.dtype,
                                          device="meta") for t in (input, weight, bias)]
             out = torch.ops.aten.linear.default._op_dk(_CIA, *metas)
