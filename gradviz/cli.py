@@ -348,12 +348,9 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
                 **({"filename": str(script)} if trusted and script is not None else {}),
             )
     except KernelTimeout as exc:
-        line = exc.phase.get("line")
-        line = line if isinstance(line, int) and not isinstance(line, bool) else None
-        lines = text.splitlines()
+        line, source = _phase_line(exc.phase.get("line"), text)
         return _failed_report(
-            str(exc), "LimitExceeded", line=line,
-            source=lines[line - 1] if line and 0 < line <= len(lines) else "",
+            str(exc), "LimitExceeded", line=line, source=source,
             statements=streamed, limit="max_run_seconds" if exc.whole else "max_statement_seconds",
         )
     except KernelUnconfined as exc:
@@ -364,15 +361,13 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
     except KernelDied as exc:
         # the statement the kernel was running when it went: a crash in native code, or
         # a script that ended the process itself (os._exit)
-        line = exc.phase.get("line") if exc.phase.get("phase") == "statement" else None
-        line = line if isinstance(line, int) and not isinstance(line, bool) else None
-        lines = text.splitlines()
+        line, source = _phase_line(
+            exc.phase.get("line") if exc.phase.get("phase") == "statement" else None, text
+        )
         where = f" while line {line} ran" if line else ""
         return _failed_report(
             f"the script stopped the Python process{where}: {exc}",
-            "KernelDied", line=line,
-            source=lines[line - 1].strip() if line and 0 < line <= len(lines) else "",
-            statements=streamed,
+            "KernelDied", line=line, source=source.strip(), statements=streamed,
         )
     except KernelError as exc:
         return _failed_report(f"the kernel stopped: {exc}", "KernelDied", statements=streamed)
@@ -394,6 +389,13 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
             for key in ("applied", "skipped", "notes", "device_rights")
         }
     return report
+
+
+def _phase_line(line: Any, text: str) -> tuple[int | None, str]:
+    """The script line a kernel phase named (the kernel's word: checked), and its text."""
+    line = line if isinstance(line, int) and not isinstance(line, bool) else None
+    lines = text.splitlines()
+    return line, lines[line - 1] if line and 0 < line <= len(lines) else ""
 
 
 def _short(text: Any) -> str:
