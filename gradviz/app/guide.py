@@ -4,7 +4,8 @@ The guide over the canvas has a title (the demo or file and a hint) and a note:
 a coloured tag (``Next · line 7``) followed by parts (plain text, code, bold
 text, an error line). These functions decide the words; the window only turns a
 :class:`GuideNote` into rich text, so every sentence here is testable without Qt
-and ready for translation (each literal is one whole sentence or phrase).
+and translated (each literal is one whole sentence or phrase, looked up with
+:func:`gradviz.i18n.translate` in the language the window speaks).
 
 Leaves are named by their variable everywhere (``0.6 → x.grad``), never by an
 internal node id.
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 
 from gradviz.core.debugger import calls_backward
 from gradviz.core.fmt import fmt_value
+from gradviz.i18n import translate
 
 from .models import AppState, ErrorInfo, PassInfo, ResultInfo, StatementInfo
 
@@ -150,8 +152,9 @@ def _strip_line_prefix(message: str, line: Any) -> str:
     return message
 
 
-def _s(n: int) -> str:
-    return "" if n == 1 else "s"
+def _count(n: int, one: str, many: str) -> str:
+    """``one`` or ``many`` (already translated templates with ``{n}``) for ``n``."""
+    return (one if n == 1 else many).format(n=n)
 
 
 # --- the title ------------------------------------------------------------------------------
@@ -160,34 +163,49 @@ def _s(n: int) -> str:
 def guide_title(demo: Any = None, name: str | None = None) -> GuideTitle:
     """A demo's title and what it is about, or the file's name and how to start."""
     if demo is not None:
-        return GuideTitle(f"Demo: {demo.title}", demo.about)
+        return GuideTitle(
+            translate("Guide", "Demo: {title}").format(title=translate("Demos", demo.title)),
+            translate("Demos", demo.about),
+        )
     return GuideTitle(
-        name or "untitled script",
-        "F10 steps over, F11 steps into, F7 steps the backward pass; click a node to inspect it",
+        name or translate("Guide", "untitled script"),
+        translate(
+            "Guide",
+            "F10 steps over, F11 steps into, F7 steps the backward pass; click a node to inspect it",
+        ),
     )
 
 
 def read_only_banner(name: str | None, nodes: int, passes: int) -> str:
     """``Read-only snapshot of run.gradviz.json: 136 nodes · 1 backward pass — …``."""
-    return (
-        f"Read-only snapshot of {name}: {nodes} node{_s(nodes)} · "
-        f"{passes} backward pass{'es' if passes != 1 else ''} — open a script to step"
+    return translate(
+        "Guide", "Read-only snapshot of {name}: {nodes} · {passes} — open a script to step"
+    ).format(
+        name=name,
+        nodes=_count(nodes, translate("Guide", "{n} node"), translate("Guide", "{n} nodes")),
+        passes=_count(
+            passes,
+            translate("Guide", "{n} backward pass"),
+            translate("Guide", "{n} backward passes"),
+        ),
     )
 
 
 def read_only_note(backward_available: bool) -> GuideNote:
     if backward_available:
-        text = (
+        text = translate(
+            "Guide",
             "press F7 to replay the recorded backward pass one engine step at a time. "
             "Click a node to inspect it; collapse modules in the Modules panel; "
-            "Ctrl+F finds a node."
+            "Ctrl+F finds a node.",
         )
     else:
-        text = (
+        text = translate(
+            "Guide",
             "click a node to inspect it; collapse modules in the Modules panel; "
-            "Ctrl+F finds a node. Open a script (Ctrl+O) or a demo to step again."
+            "Ctrl+F finds a node. Open a script (Ctrl+O) or a demo to step again.",
         )
-    return GuideNote(Tag("Snapshot", "snapshot"), (("text", text),))
+    return GuideNote(Tag(translate("Guide", "Snapshot"), "snapshot"), (("text", text),))
 
 
 # --- the note -------------------------------------------------------------------------------
@@ -201,39 +219,54 @@ def guide_note(ctx: GuideContext) -> GuideNote:
     if ctx.syntax_error is not None:
         line, message = ctx.syntax_error
         return GuideNote(
-            Tag(f"Fix · line {line}", "error"),
+            Tag(translate("Guide", "Fix · line {line}").format(line=line), "error"),
             (
                 (
                     "text",
-                    f"{message}. Nothing ran and the state is kept: fix this line and Step again.",
+                    translate(
+                        "Guide",
+                        "{message}. Nothing ran and the state is kept: fix this line and Step "
+                        "again.",
+                    ).format(message=message),
                 ),
             ),
         )
     if ctx.timeline is not None:
         shown, total = ctx.timeline
         return GuideNote(
-            Tag(f"Timeline · step {shown + 1} of {total}", "timeline"),
+            Tag(
+                translate("Guide", "Timeline · step {n} of {total}").format(
+                    n=shown + 1, total=total
+                ),
+                "timeline",
+            ),
             (
                 (
                     "text",
-                    "a kept snapshot of that moment. Step, Run or Step into continue from here"
-                    " (the kernel replays to it); click the last step to come back.",
+                    translate(
+                        "Guide",
+                        "a kept snapshot of that moment. Step, Run or Step into continue from "
+                        "here (the kernel replays to it); click the last step to come back.",
+                    ),
                 ),
             ),
         )
     pause = ctx.pause
     if pause is not None:
-        where = f"Paused · line {pause.line}"
+        where = translate("Guide", "Paused · line {line}").format(line=pause.line)
         if pause.iteration_text:
-            where += f" · {pause.iteration_text}"
+            where += f" · {iteration_text(pause)}"
         return GuideNote(
             Tag(where, "paused"),
             (
                 ("code", ctx.paused_code),
                 (
                     "text",
-                    " runs next. F10 steps over it, F11 steps into it, Shift+F11 finishes the "
-                    "loop or call, F5 runs to the next breakpoint, Shift+F5 stops here.",
+                    translate(
+                        "Guide",
+                        " runs next. F10 steps over it, F11 steps into it, Shift+F11 finishes the "
+                        "loop or call, F5 runs to the next breakpoint, Shift+F5 stops here.",
+                    ),
                 ),
             ),
         )
@@ -242,41 +275,75 @@ def guide_note(ctx: GuideContext) -> GuideNote:
         message = _strip_line_prefix(pe.message, pe.line)
         kind = pe.type or "SyntaxError"
         return GuideNote(
-            Tag(f"Fix · line {pe.line}" if pe.line else "Fix", "error"),
-            (("text", f"{kind}: {message}. Nothing ran: fix this line and Step again."),),
+            Tag(
+                translate("Guide", "Fix · line {line}").format(line=pe.line)
+                if pe.line
+                else translate("Guide", "Fix"),
+                "error",
+            ),
+            (
+                (
+                    "text",
+                    translate(
+                        "Guide", "{kind}: {message}. Nothing ran: fix this line and Step again."
+                    ).format(kind=kind, message=message),
+                ),
+            ),
         )
     err = failed.error if failed is not None else None
     if failed is not None and err is not None and err.type in STOPPED_TYPES:
         return GuideNote(
-            Tag(f"Stopped · line {failed_line(failed)}", "stopped"),
+            Tag(
+                translate("Guide", "Stopped · line {line}").format(line=failed_line(failed)),
+                "stopped",
+            ),
             (
                 (
                     "text",
-                    f"{first_line(err.message)}. Nothing was rewound. Step skips the "
-                    "rest of this statement; edit it and Step to run it again.",
+                    translate(
+                        "Guide",
+                        "{message}. Nothing was rewound. Step skips the rest of this "
+                        "statement; edit it and Step to run it again.",
+                    ).format(message=translate("Errors", first_line(err.message))),
                 ),
             ),
         )
     if failed is not None:
-        why = (err.explanation or first_line(err.message)) if err is not None else "it failed"
+        why = (
+            translate("Explain", err.explanation)
+            if err is not None and err.explanation
+            else first_line(err.message)
+            if err is not None
+            else translate("Guide", "it failed")
+        )
         return GuideNote(
-            Tag(f"Line {failed_line(failed)} failed", "error"),
+            Tag(translate("Guide", "Line {line} failed").format(line=failed_line(failed)), "error"),
             (("text", why),),
         )
     stopped = ctx.stopped
     if stopped and stopped.get("index") == cursor and cursor < len(statements):
         who = (
-            f"it ran past the {stopped['seconds']:g} s time limit and gradviz stopped it"
+            translate(
+                "Guide", "it ran past the {seconds} s time limit and gradviz stopped it"
+            ).format(seconds=f"{stopped['seconds']:g}")
             if stopped.get("message")
-            else f"you stopped it after {stopped['seconds']:.1f} s"
+            else translate("Guide", "you stopped it after {seconds} s").format(
+                seconds=f"{stopped['seconds']:.1f}"
+            )
         )
         return GuideNote(
-            Tag(f"Stopped · line {statements[cursor].line}", "stopped"),
+            Tag(
+                translate("Guide", "Stopped · line {line}").format(line=statements[cursor].line),
+                "stopped",
+            ),
             (
                 (
                     "text",
-                    f"{who}; everything before it is kept. Step skips it; edit it first to run "
-                    "it again.",
+                    translate(
+                        "Guide",
+                        "{who}; everything before it is kept. Step skips it; edit it first to "
+                        "run it again.",
+                    ).format(who=who),
                 ),
             ),
         )
@@ -285,34 +352,62 @@ def guide_note(ctx: GuideContext) -> GuideNote:
         s = statements[cursor]
         note = note_for(notes, s)
         if note:
-            return GuideNote(Tag(f"Next · line {s.line}", "note"), (("text", note),))
+            return GuideNote(Tag(_next_tag(s.line), "note"), (("text", note),))
         prev = statements[cursor - 1] if cursor > 0 else None
         prev_note = note_for(notes, prev) if prev else None
         if prev and prev_note:
-            return GuideNote(
-                Tag(f"Just ran · line {prev.line}", "just_ran"), (("text", prev_note),)
-            )
-        return GuideNote(Tag(f"Next · line {s.line}", "next"), (("code", first_line(s.source)),))
+            return GuideNote(Tag(_just_ran_tag(prev.line), "just_ran"), (("text", prev_note),))
+        return GuideNote(Tag(_next_tag(s.line), "next"), (("code", first_line(s.source)),))
     if statements:
         prev_note = note_for(notes, statements[-1])
         if ctx.backward_available:
             return GuideNote(
-                Tag("End", "end"),
+                Tag(translate("Guide", "End"), "end"),
                 (
                     (
                         "text",
-                        "every statement ran. Press F7 to step through the backward pass, "
-                        "one engine step at a time (pick any pass in the Backward passes panel).",
+                        translate(
+                            "Guide",
+                            "every statement ran. Press F7 to step through the backward pass, "
+                            "one engine step at a time (pick any pass in the Backward passes "
+                            "panel).",
+                        ),
                     ),
                 ),
             )
         if prev_note:
             return GuideNote(
-                Tag(f"Just ran · line {statements[-1].line}", "just_ran"), (("text", prev_note),)
+                Tag(_just_ran_tag(statements[-1].line), "just_ran"), (("text", prev_note),)
             )
-        extra = "" if ctx.has_passes else " Reset (Ctrl+R) to start over."
-        return GuideNote(Tag("End", "end"), (("text", "every statement ran." + extra),))
-    return GuideNote(None, (("text", "Type PyTorch code in the editor, then press Step (F10)."),))
+        text = (
+            translate("Guide", "every statement ran.")
+            if ctx.has_passes
+            else translate("Guide", "every statement ran. Reset (Ctrl+R) to start over.")
+        )
+        return GuideNote(Tag(translate("Guide", "End"), "end"), (("text", text),))
+    return GuideNote(
+        None,
+        (("text", translate("Guide", "Type PyTorch code in the editor, then press Step (F10).")),),
+    )
+
+
+def _next_tag(line: int) -> str:
+    return translate("Guide", "Next · line {line}").format(line=line)
+
+
+def _just_ran_tag(line: int) -> str:
+    return translate("Guide", "Just ran · line {line}").format(line=line)
+
+
+def iteration_text(pause: Any) -> str:
+    """``iteration 2 of 3`` (``iteration 4`` when the loop's length is unknown), in the
+    current language."""
+    if getattr(pause, "iteration", None) is None:
+        return str(getattr(pause, "iteration_text", "") or "")
+    iterations = getattr(pause, "iterations", None)
+    if iterations is None:
+        return translate("Guide", "iteration {n}").format(n=pause.iteration)
+    return translate("Guide", "iteration {n} of {total}").format(n=pause.iteration, total=iterations)
 
 
 # --- the status bar -------------------------------------------------------------------------
@@ -324,49 +419,68 @@ def reply_status(cmd: str, state: AppState, pause: Any = None) -> str:
     failed = [r for r in new if not r.ok]
     if state.parse_error is not None:
         pe = state.parse_error
-        return (
-            f"The script does not parse (line {pe.line}): {_strip_line_prefix(pe.message, pe.line)}"
+        return translate("Guide", "The script does not parse (line {line}): {message}").format(
+            line=pe.line, message=_strip_line_prefix(pe.message, pe.line)
         )
     if pause is not None:
-        where = f"Paused before line {pause.line}"
+        where = translate("Guide", "Paused before line {line}").format(line=pause.line)
         if pause.iteration_text:
-            where += f" ({pause.iteration_text})"
+            where += f" ({iteration_text(pause)})"
         if pause.frame:
-            where += f" in {pause.frame}"
-        return where + ": F10 over, F11 into, Shift+F11 out, F5 continue, Shift+F5 stop"
+            where += translate("Guide", " in {frame}").format(frame=pause.frame)
+        return where + translate(
+            "Guide", ": F10 over, F11 into, Shift+F11 out, F5 continue, Shift+F5 stop"
+        )
     if failed:
         r = failed[-1]
         err = r.error or ErrorInfo("Error", "")
         if err.type in STOPPED_TYPES:
-            return f"{first_line(err.message)}; Step skips the rest of line {r.line}"
-        return f"Line {failed_line(r)} failed: {err.type}: {first_line(err.message)}"
+            return translate("Guide", "{message}; Step skips the rest of line {line}").format(
+                message=translate("Errors", first_line(err.message)), line=r.line
+            )
+        return translate("Guide", "Line {line} failed: {type}: {message}").format(
+            line=failed_line(r), type=err.type, message=first_line(err.message)
+        )
     if cmd == "zero_grad":
         zeroed = state.zeroed or ()
-        return f"Zeroed .grad of {', '.join(zeroed)}" if zeroed else "No leaf has a .grad to zero"
+        return (
+            translate("Guide", "Zeroed .grad of {names}").format(names=", ".join(zeroed))
+            if zeroed
+            else translate("Guide", "No leaf has a .grad to zero")
+        )
     if cmd == "reset":
-        return "Reset: nothing has run yet. Step (F10) runs the first statement."
+        return translate("Guide", "Reset: nothing has run yet. Step (F10) runs the first statement.")
     if cmd == "load" and not new:
-        return "Loaded: nothing has run yet. Step (F10) runs the first statement."
+        return translate(
+            "Guide", "Loaded: nothing has run yet. Step (F10) runs the first statement."
+        )
     if len(new) == 1:
-        extra = " — backward() ran: press F7 to step through it" if new[0].passes else ""
-        return f"Ran line {new[0].line}{extra}"
+        if new[0].passes:
+            return translate(
+                "Guide", "Ran line {line} — backward() ran: press F7 to step through it"
+            ).format(line=new[0].line)
+        return translate("Guide", "Ran line {line}").format(line=new[0].line)
     if new:
-        return f"Ran {len(new)} statements (lines {new[0].line}–{new[-1].line})"
+        return translate("Guide", "Ran {n} statements (lines {first}–{last})").format(
+            n=len(new), first=new[0].line, last=new[-1].line
+        )
     if state.at_end:
-        return "At the end of the script"
-    return "Ready"
+        return translate("Guide", "At the end of the script")
+    return translate("Guide", "Ready")
 
 
 def position_text(statements: int, cursor: int, pause: Any = None) -> str:
     """``statement 3 of 8 run`` / ``paused at line 9, iteration 2 of 3``."""
     if pause is not None:
-        return f"paused at line {pause.line}" + (
-            f", {pause.iteration_text}" if pause.iteration_text else ""
+        return translate("Guide", "paused at line {line}").format(line=pause.line) + (
+            f", {iteration_text(pause)}" if pause.iteration_text else ""
         )
     return (
-        f"statement {min(cursor, statements)} of {statements} run"
+        translate("Guide", "statement {n} of {total} run").format(
+            n=min(cursor, statements), total=statements
+        )
         if statements
-        else "no statements"
+        else translate("Guide", "no statements")
     )
 
 
@@ -389,7 +503,7 @@ def node_titles(bpass: PassInfo, graph_nodes: Sequence[Mapping[str, Any]]) -> di
 
 def _title(label: str, names: Sequence[str]) -> str:
     if label == "AccumulateGrad" and names:
-        return " and ".join(f"{n}.grad" for n in names)
+        return translate("Guide", " and ").join(f"{n}.grad" for n in names)
     return f"{label} ({', '.join(names)})" if names else label
 
 
@@ -421,28 +535,40 @@ def backward_step_note(
         line = statements[bpass.statement].line
     where = []
     if line:
-        where.append(f"line {line}")
+        where.append(translate("Guide", "line {line}").format(line=line))
     if bpass.iteration is not None:
-        where.append(f"iteration {bpass.iteration}")
+        where.append(translate("Guide", "iteration {n}").format(n=bpass.iteration))
     place = f" ({', '.join(where)})" if where else ""
-    parts: list[tuple[str, str]] = [("bold", name), ("text", f" receives {received or '–'}")]
+    parts: list[tuple[str, str]] = [
+        ("bold", name),
+        ("text", translate("Guide", " receives {grads}").format(grads=received or "–")),
+    ]
     if sent:
-        parts.append(("text", " and passes " + "; ".join(sent)))
+        parts.append(("text", translate("Guide", " and passes {sent}").format(sent="; ".join(sent))))
     elif step.is_accumulate:
         into = ", ".join(f"{v}.grad" for v in step.vars) or ".grad"
-        parts.append(("text", f" and adds it into {into}"))
+        parts.append(("text", translate("Guide", " and adds it into {into}").format(into=into)))
     if shown == len(steps) and bpass.error:
-        parts.append(("error", first_line(bpass.error)))
+        parts.append(("error", translate("Errors", first_line(bpass.error))))
     elif last:
-        parts.append(("text", ". That was the last recorded step: F7 ends the replay."))
-    tag = Tag(f"Backward #{pass_index + 1}{place} · step {shown} of {len(steps)}", "backward")
+        parts.append(
+            ("text", translate("Guide", ". That was the last recorded step: F7 ends the replay."))
+        )
+    tag = Tag(
+        translate("Guide", "Backward #{n}{place} · step {step} of {total}").format(
+            n=pass_index + 1, place=place, step=shown, total=len(steps)
+        ),
+        "backward",
+    )
     return GuideNote(tag, tuple(parts))
 
 
 def backward_step_status(bpass: PassInfo, pass_index: int, shown: int) -> str:
     steps = bpass.steps
     label = steps[shown - 1].label if 0 < shown <= len(steps) else ""
-    return f"Backward pass #{pass_index + 1}: step {shown} of {len(steps)} ({label})"
+    return translate("Guide", "Backward pass #{n}: step {step} of {total} ({label})").format(
+        n=pass_index + 1, step=shown, total=len(steps), label=label
+    )
 
 
 # --- reading scripts ------------------------------------------------------------------------

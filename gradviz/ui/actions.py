@@ -28,6 +28,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gradviz import i18n
+from gradviz.i18n import QT_TRANSLATE_NOOP
+
+from .i18n import translate
 from .icons import icon
 from .text import menu_text, plain_label, plain_tooltip
 
@@ -56,80 +60,50 @@ class ActionSpec:
 
 A = ActionSpec
 ACTIONS: tuple[ActionSpec, ...] = (
-    A("step", "Step over", "stepper.step", ("F10",),
-      "Run the next statement (inside a paused loop or call: the next one at this level)",
-      "step", icon_text="Step", help="Step over (the next statement at this level)"),
-    A("step_into", "Step into", "stepper.step_into", ("F11",),
-      "Stop at the next statement at any depth: loop and if bodies, script functions,"
-      " a module's forward", "into",
-      help="Step into (loop, if, with and try bodies; script functions, forward)"),
-    A("step_out", "Step out", "stepper.step_out", ("Shift+F11",),
-      "Finish the current loop or call and stop in the code around it", "out"),
-    A("run_to_end", "Run", "stepper.continue_run", ("F5",),
-      "Run to the next breakpoint (to the end when there is none)", "run",
-      help="Run / continue to the next breakpoint (to the end when there is none)"),
-    A("run_to_backward", "Run to backward()", "stepper.run_to_backward", ("Ctrl+F11",),
-      "Run until just before the next statement that calls backward()", "tobw"),
-    A("toggle_breakpoint", "Toggle breakpoint", "stepper.toggle_breakpoint", ("F9",),
-      "Set or clear a breakpoint on the editor's cursor line",
-      help="Toggle a breakpoint on the cursor line (or click the line number)"),
-    A("run_to_cursor", "Run to cursor", "stepper.run_to_cursor", ("Ctrl+F10",),
-      "Run through the statement on the editor's cursor line", "cursor"),
-    A("step_back", "Step back", "stepper.step_back", ("Shift+F10",),
-      "Undo the last statement (replays the ones before it)", "back",
-      help="Step back (the previous step on the timeline)"),
-    A("reset", "Reset", "stepper.reset", ("Ctrl+R", "Ctrl+Shift+F5"),
-      "Back to before the first statement", "reset"),
-    A("bw_step", "Backward step", "replay.backward_step", ("F7",),
-      "Show the next engine step of the backward pass", "bwstep"),
-    A("bw_end", "Backward to end", "replay.backward_to_end", ("Shift+F7",),
-      "Show the backward pass to its last step", "bwend"),
-    A("zero_grad", "Zero grad", "stepper.zero_grad", ("Ctrl+Shift+G",),
-      "Set every leaf's .grad to zero", "zero"),
-    A("stop", "Stop", "stepper.stop", ("Shift+F5",),
-      "Stop the statement that is running or paused (its work so far is kept)", "stop",
-      help="Stop (the statement ends where it stands and keeps its work; one stuck in "
-      "native code is killed)"),
-    A("new", "&New", "files.new_file", ("std:New",), "Start an empty script"),
-    A("open", "&Open…", "files.open_file_dialog", ("std:Open",),
-      "Open a script or a gradviz snapshot"),
-    A("save", "&Save", "files.save", ("std:Save",), "Save the script"),
-    A("save_as", "Save &As…", "files.save_as", ("Ctrl+Shift+S",), "Save the script as a new file"),
-    A("export", "Export graph image…", "graph_view.export_graph", (),
-      "Write the graph as PNG or SVG"),
-    A("quit", "&Quit", "close", ("Ctrl+Q",), "Quit gradviz"),
-    A("zoom_in", "Zoom in", "canvas.zoom_in", ("Ctrl++", "Ctrl+="), "Zoom the graph in"),
-    A("zoom_out", "Zoom out", "canvas.zoom_out", ("Ctrl+-",), "Zoom the graph out"),
-    A("fit", "Fit graph", "canvas.fit_to_view", ("Ctrl+0",),
-      "Show the graph at a readable zoom (all of it when it fits)"),
-    A("fit_whole", "Show whole graph", "canvas.fit_whole", ("Ctrl+Shift+0",),
-      "Zoom out until the whole graph is in view, however small"),
-    A("find", "Find node…", "graph_view.focus_search", ("Ctrl+F",),
-      "Find a node by name, op, shape or module"),
-    A("chains", "Collapse linear chains", "graph_view._on_chains_toggled", (),
-      "Draw each run of three or more one-to-one ops as one box", checkable=True),
-    A("collapse_all", "Collapse all modules", "modules_panel.collapse_all", (),
-      "Draw every top-level module as one box"),
-    A("expand_all", "Expand all", "graph_view.expand_all", (), "Show every node again"),
-    A("legend", "Show legend", "canvas.set_legend_visible", (),
-      "What the node colours and shapes mean", checkable=True, checked=True),
-    A("reset_layout", "Reset panel layout", "reset_layout", (),
-      "Put every panel back where it started"),
-    A("shortcuts", "Keyboard shortcuts", "show_shortcuts", ("F1",), "List every shortcut"),
-    A("about", "About gradviz", "show_about", (), "What gradviz is"),
+    A("step", QT_TRANSLATE_NOOP("Actions", "Step over"), "stepper.step", ("F10",), QT_TRANSLATE_NOOP("Actions", "Run the next statement (inside a paused loop or call: the next one at this level)"), "step", icon_text=QT_TRANSLATE_NOOP("Actions", "Step"), help=QT_TRANSLATE_NOOP("Actions", "Step over (the next statement at this level)")),
+    A("step_into", QT_TRANSLATE_NOOP("Actions", "Step into"), "stepper.step_into", ("F11",), QT_TRANSLATE_NOOP("Actions", "Stop at the next statement at any depth: loop and if bodies, script functions, a module's forward"), "into", help=QT_TRANSLATE_NOOP("Actions", "Step into (loop, if, with and try bodies; script functions, forward)")),
+    A("step_out", QT_TRANSLATE_NOOP("Actions", "Step out"), "stepper.step_out", ("Shift+F11",), QT_TRANSLATE_NOOP("Actions", "Finish the current loop or call and stop in the code around it"), "out"),
+    A("run_to_end", QT_TRANSLATE_NOOP("Actions", "Run"), "stepper.continue_run", ("F5",), QT_TRANSLATE_NOOP("Actions", "Run to the next breakpoint (to the end when there is none)"), "run", help=QT_TRANSLATE_NOOP("Actions", "Run / continue to the next breakpoint (to the end when there is none)")),
+    A("run_to_backward", QT_TRANSLATE_NOOP("Actions", "Run to backward()"), "stepper.run_to_backward", ("Ctrl+F11",), QT_TRANSLATE_NOOP("Actions", "Run until just before the next statement that calls backward()"), "tobw"),
+    A("toggle_breakpoint", QT_TRANSLATE_NOOP("Actions", "Toggle breakpoint"), "stepper.toggle_breakpoint", ("F9",), QT_TRANSLATE_NOOP("Actions", "Set or clear a breakpoint on the editor's cursor line"), help=QT_TRANSLATE_NOOP("Actions", "Toggle a breakpoint on the cursor line (or click the line number)")),
+    A("run_to_cursor", QT_TRANSLATE_NOOP("Actions", "Run to cursor"), "stepper.run_to_cursor", ("Ctrl+F10",), QT_TRANSLATE_NOOP("Actions", "Run through the statement on the editor's cursor line"), "cursor"),
+    A("step_back", QT_TRANSLATE_NOOP("Actions", "Step back"), "stepper.step_back", ("Shift+F10",), QT_TRANSLATE_NOOP("Actions", "Undo the last statement (replays the ones before it)"), "back", help=QT_TRANSLATE_NOOP("Actions", "Step back (the previous step on the timeline)")),
+    A("reset", QT_TRANSLATE_NOOP("Actions", "Reset"), "stepper.reset", ("Ctrl+R", "Ctrl+Shift+F5"), QT_TRANSLATE_NOOP("Actions", "Back to before the first statement"), "reset"),
+    A("bw_step", QT_TRANSLATE_NOOP("Actions", "Backward step"), "replay.backward_step", ("F7",), QT_TRANSLATE_NOOP("Actions", "Show the next engine step of the backward pass"), "bwstep"),
+    A("bw_end", QT_TRANSLATE_NOOP("Actions", "Backward to end"), "replay.backward_to_end", ("Shift+F7",), QT_TRANSLATE_NOOP("Actions", "Show the backward pass to its last step"), "bwend"),
+    A("zero_grad", QT_TRANSLATE_NOOP("Actions", "Zero grad"), "stepper.zero_grad", ("Ctrl+Shift+G",), QT_TRANSLATE_NOOP("Actions", "Set every leaf's .grad to zero"), "zero"),
+    A("stop", QT_TRANSLATE_NOOP("Actions", "Stop"), "stepper.stop", ("Shift+F5",), QT_TRANSLATE_NOOP("Actions", "Stop the statement that is running or paused (its work so far is kept)"), "stop", help=QT_TRANSLATE_NOOP("Actions", "Stop (the statement ends where it stands and keeps its work; one stuck in native code is killed)")),
+    A("new", QT_TRANSLATE_NOOP("Actions", "&New"), "files.new_file", ("std:New",), QT_TRANSLATE_NOOP("Actions", "Start an empty script")),
+    A("open", QT_TRANSLATE_NOOP("Actions", "&Open…"), "files.open_file_dialog", ("std:Open",), QT_TRANSLATE_NOOP("Actions", "Open a script or a gradviz snapshot")),
+    A("save", QT_TRANSLATE_NOOP("Actions", "&Save"), "files.save", ("std:Save",), QT_TRANSLATE_NOOP("Actions", "Save the script")),
+    A("save_as", QT_TRANSLATE_NOOP("Actions", "Save &As…"), "files.save_as", ("Ctrl+Shift+S",), QT_TRANSLATE_NOOP("Actions", "Save the script as a new file")),
+    A("export", QT_TRANSLATE_NOOP("Actions", "Export graph image…"), "graph_view.export_graph", (), QT_TRANSLATE_NOOP("Actions", "Write the graph as PNG or SVG")),
+    A("quit", QT_TRANSLATE_NOOP("Actions", "&Quit"), "close", ("Ctrl+Q",), QT_TRANSLATE_NOOP("Actions", "Quit gradviz")),
+    A("zoom_in", QT_TRANSLATE_NOOP("Actions", "Zoom in"), "canvas.zoom_in", ("Ctrl++", "Ctrl+="), QT_TRANSLATE_NOOP("Actions", "Zoom the graph in")),
+    A("zoom_out", QT_TRANSLATE_NOOP("Actions", "Zoom out"), "canvas.zoom_out", ("Ctrl+-",), QT_TRANSLATE_NOOP("Actions", "Zoom the graph out")),
+    A("fit", QT_TRANSLATE_NOOP("Actions", "Fit graph"), "canvas.fit_to_view", ("Ctrl+0",), QT_TRANSLATE_NOOP("Actions", "Show the graph at a readable zoom (all of it when it fits)")),
+    A("fit_whole", QT_TRANSLATE_NOOP("Actions", "Show whole graph"), "canvas.fit_whole", ("Ctrl+Shift+0",), QT_TRANSLATE_NOOP("Actions", "Zoom out until the whole graph is in view, however small")),
+    A("find", QT_TRANSLATE_NOOP("Actions", "Find node…"), "graph_view.focus_search", ("Ctrl+F",), QT_TRANSLATE_NOOP("Actions", "Find a node by name, op, shape or module")),
+    A("chains", QT_TRANSLATE_NOOP("Actions", "Collapse linear chains"), "graph_view._on_chains_toggled", (), QT_TRANSLATE_NOOP("Actions", "Draw each run of three or more one-to-one ops as one box"), checkable=True),
+    A("collapse_all", QT_TRANSLATE_NOOP("Actions", "Collapse all modules"), "modules_panel.collapse_all", (), QT_TRANSLATE_NOOP("Actions", "Draw every top-level module as one box")),
+    A("expand_all", QT_TRANSLATE_NOOP("Actions", "Expand all"), "graph_view.expand_all", (), QT_TRANSLATE_NOOP("Actions", "Show every node again")),
+    A("legend", QT_TRANSLATE_NOOP("Actions", "Show legend"), "canvas.set_legend_visible", (), QT_TRANSLATE_NOOP("Actions", "What the node colours and shapes mean"), checkable=True, checked=True),
+    A("reset_layout", QT_TRANSLATE_NOOP("Actions", "Reset panel layout"), "reset_layout", (), QT_TRANSLATE_NOOP("Actions", "Put every panel back where it started")),
+    A("shortcuts", QT_TRANSLATE_NOOP("Actions", "Keyboard shortcuts"), "show_shortcuts", ("F1",), QT_TRANSLATE_NOOP("Actions", "List every shortcut")),
+    A("about", QT_TRANSLATE_NOOP("Actions", "About gradviz"), "show_about", (), QT_TRANSLATE_NOOP("Actions", "What gradviz is")),
 )  # fmt: skip
 del A
 
 #: menu title -> action keys; "-" is a separator, "@name" a submenu the window fills
 MENUS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("&File", ("new", "open", "@recent", "save", "save_as", "-", "export", "-", "quit")),
-    ("&Run", ("step", "step_into", "step_out", "run_to_end", "run_to_backward", "run_to_cursor",
+    (QT_TRANSLATE_NOOP("Actions", "&File"), ("new", "open", "@recent", "save", "save_as", "-", "export", "-", "quit")),
+    (QT_TRANSLATE_NOOP("Actions", "&Run"), ("step", "step_into", "step_out", "run_to_end", "run_to_backward", "run_to_cursor",
               "step_back", "reset", "toggle_breakpoint", "-", "bw_step", "bw_end", "zero_grad",
               "-", "stop", "@device")),
-    ("&Demos", ("@demos",)),
-    ("&View", ("zoom_in", "zoom_out", "fit", "fit_whole", "find", "legend", "-", "chains", "collapse_all",
-               "expand_all", "-", "@docks", "reset_layout")),
-    ("&Help", ("shortcuts", "about")),
+    (QT_TRANSLATE_NOOP("Actions", "&Demos"), ("@demos",)),
+    (QT_TRANSLATE_NOOP("Actions", "&View"), ("zoom_in", "zoom_out", "fit", "fit_whole", "find", "legend", "-", "chains", "collapse_all",
+               "expand_all", "-", "@docks", "reset_layout", "-", "@language")),
+    (QT_TRANSLATE_NOOP("Actions", "&Help"), ("shortcuts", "about")),
 )  # fmt: skip
 
 #: the toolbar, left to right: "!key" is an icon-only button, "@device" and "@search" widgets
@@ -140,7 +114,10 @@ TOOLBAR: tuple[str, ...] = (
 )  # fmt: skip
 
 #: shortcuts that are not actions (the search box's own keys)
-EXTRA_SHORTCUTS = (("Next / previous search hit (in the search box)", "Enter / Shift+Enter"),)
+EXTRA_SHORTCUTS = (
+    (QT_TRANSLATE_NOOP("Actions", "Next / previous search hit (in the search box)"),
+     "Enter / Shift+Enter"),
+)  # fmt: skip
 
 
 def _resolve(window: Any, path: str) -> Callable[..., Any]:
@@ -164,20 +141,21 @@ def build_actions(window: QMainWindow) -> dict[str, QAction]:
     """Make every action of :data:`ACTIONS` as ``window.act_<key>``; returns them by key."""
     actions: dict[str, QAction] = {}
     for spec in ACTIONS:
-        action = QAction(spec.text, window)
+        action = QAction(translate("Actions", spec.text), window)
         action.setObjectName(f"act_{spec.key}")
         keys = _keys(spec)
         if keys:
             action.setShortcuts(keys)
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         if spec.tip:
+            tip = translate("Actions", spec.tip)
             shown = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-            action.setToolTip(f"{spec.tip} ({shown})" if shown else spec.tip)
-            action.setStatusTip(spec.tip)
+            action.setToolTip(f"{tip} ({shown})" if shown else tip)
+            action.setStatusTip(tip)
         if spec.icon:
             action.setIcon(icon(spec.icon))
         if spec.icon_text:
-            action.setIconText(spec.icon_text)
+            action.setIconText(translate("Actions", spec.icon_text))
         if spec.checkable:
             action.setCheckable(True)
             action.setChecked(spec.checked)
@@ -200,29 +178,31 @@ def shortcut_rows(actions: dict[str, QAction]) -> list[tuple[str, str]]:
             s.toString(QKeySequence.SequenceFormat.NativeText)
             for s in actions[spec.key].shortcuts()
         )
-        rows.append((spec.help or spec.tip, keys))
-    return rows + list(EXTRA_SHORTCUTS)
+        rows.append((translate("Actions", spec.help or spec.tip), keys))
+    return rows + [(translate("Actions", text), keys) for text, keys in EXTRA_SHORTCUTS]
 
 
 def build_menus(window: Any, actions: dict[str, QAction]) -> None:
     """The menu bar as :data:`MENUS` says; fills the device, demos, recent and docks submenus."""
     bar = window.menuBar()
     for title, keys in MENUS:
-        menu = bar.addMenu(title)
+        menu = bar.addMenu(translate("Actions", title))
         menu.setObjectName(f"menu{title.strip('&')}")
         for key in keys:
             if key == "-":
                 menu.addSeparator()
             elif key == "@recent":
-                window.recent_menu = menu.addMenu("Open &recent")
+                window.recent_menu = menu.addMenu(translate("Actions", "Open &recent"))
             elif key == "@device":
-                _device_menu(window, menu.addMenu("Device"))
+                _device_menu(window, menu.addMenu(translate("Actions", "Device")))
             elif key == "@demos":
                 window.demos_menu = menu
                 _demos_menu(window, menu)
             elif key == "@docks":
                 for dock in window.docks:
                     menu.addAction(dock.toggleViewAction())
+            elif key == "@language":
+                _language_menu(window, menu.addMenu(translate("Actions", "&Language")))
             else:
                 menu.addAction(actions[key])
 
@@ -237,18 +217,34 @@ def _device_menu(window: Any, menu: QMenu) -> None:
         menu.addAction(act)
 
 
+def _language_menu(window: Any, menu: QMenu) -> None:
+    """View › Language: follow the system, or one of gradviz's languages (each in its own
+    name); the choice is saved and applies to the next window opened."""
+    window.language_actions = QActionGroup(window)
+    window.language_actions.setExclusive(True)
+    choices = [("", translate("Actions", "System language"))] + list(i18n.LANGUAGES.items())
+    for code, name in choices:
+        act = QAction(name, window, checkable=True)
+        act.setData(code)
+        act.triggered.connect(lambda _=False, c=code: window.choose_language(c))
+        window.language_actions.addAction(act)
+        menu.addAction(act)
+    window.language_menu = menu
+
+
 def _demos_menu(window: Any, menu: QMenu) -> None:
     window.demo_actions = {}
     for number, demo in enumerate(window.files.demos, start=1):
-        act = QAction(menu_text(f"{number}. {demo.title}"), window)
-        act.setToolTip(plain_tooltip(demo.about))
-        act.setStatusTip(demo.about)
+        title, about = i18n.translate("Demos", demo.title), i18n.translate("Demos", demo.about)
+        act = QAction(menu_text(f"{number}. {title}"), window)
+        act.setToolTip(plain_tooltip(about))
+        act.setStatusTip(about)
         act.setData(demo.name)
         act.triggered.connect(lambda _=False, d=demo: window.files.load_demo(d))
         menu.addAction(act)
         window.demo_actions[demo.name] = act
     if window.files.demos_missing:
-        missing = menu.addAction("(no demos found)")
+        missing = menu.addAction(translate("Actions", "(no demos found)"))
         missing.setEnabled(False)
         missing.setStatusTip(window.files.demos_missing)
     menu.setToolTipsVisible(True)
@@ -256,9 +252,9 @@ def _demos_menu(window: Any, menu: QMenu) -> None:
 
 def build_toolbar(window: Any, actions: dict[str, QAction]) -> QToolBar:
     """The debug toolbar as :data:`TOOLBAR` says, with the device box and the search box."""
-    tb = QToolBar("Debug")
+    tb = QToolBar(translate("Actions", "Debug"))
     tb.setObjectName("debugToolbar")
-    tb.setAccessibleName("Debug toolbar")
+    tb.setAccessibleName(translate("Actions", "Debug toolbar"))
     tb.setMovable(False)
     tb.setIconSize(QSize(20, 20))
     tb.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -270,12 +266,14 @@ def build_toolbar(window: Any, actions: dict[str, QAction]) -> QToolBar:
         if key == "-":
             tb.addSeparator()
         elif key == "@device":
-            tb.addWidget(QLabel("Device"))
+            tb.addWidget(QLabel(translate("Actions", "Device")))
             combo = QComboBox()
             combo.setObjectName("deviceCombo")
-            combo.setAccessibleName("Device")
+            combo.setAccessibleName(translate("Actions", "Device"))
             combo.addItems(["cpu", "cuda"])
-            combo.setToolTip("Where tensors made with device=dev live (dev is this choice)")
+            combo.setToolTip(
+                translate("Actions", "Where tensors made with device=dev live (dev is this choice)")
+            )
             combo.setMinimumWidth(80)
             combo.currentTextChanged.connect(lambda text: window.stepper.set_device(text))
             tb.addWidget(combo)
@@ -283,7 +281,7 @@ def build_toolbar(window: Any, actions: dict[str, QAction]) -> QToolBar:
             # the mode beside the device: how the script in the editor runs
             badge = QLabel()
             badge.setObjectName("modeBadge")
-            badge.setAccessibleName("Mode")
+            badge.setAccessibleName(translate("Actions", "Mode"))
             badge.setContentsMargins(8, 0, 4, 0)
             tb.addWidget(badge)
             window.mode_badge = badge
@@ -300,7 +298,10 @@ def build_toolbar(window: Any, actions: dict[str, QAction]) -> QToolBar:
             button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
             button.setAutoRaise(True)
             button.setIconSize(tb.iconSize())
-            button.setObjectName(f"{action.iconText().replace(' ', '')}Button")
+            # named in English whatever the language (tests and scripts find it by name)
+            spec = next(s for s in ACTIONS if s.key == key[1:])
+            english = (spec.icon_text or spec.text).replace("&", "").replace("…", "")
+            button.setObjectName(f"{english.replace(' ', '')}Button")
             button.setAccessibleName(action.text())
             tb.addWidget(button)
             window.icon_buttons[action] = button
@@ -313,20 +314,23 @@ def build_toolbar(window: Any, actions: dict[str, QAction]) -> QToolBar:
 def _search_box(window: Any, tb: QToolBar) -> None:
     box = QLineEdit()
     box.setObjectName("searchBox")
-    box.setAccessibleName("Find node")
-    box.setPlaceholderText("Find node  (Ctrl+F)")
+    box.setAccessibleName(translate("Actions", "Find node"))
+    box.setPlaceholderText(translate("Actions", "Find node  (Ctrl+F)"))
     box.setClearButtonEnabled(True)
     box.setMinimumWidth(SEARCH_MIN_WIDTH)
     box.setMaximumWidth(360)
     box.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
     box.setToolTip(
-        "Search the graph by name, op, shape or module; Enter jumps to the next hit,"
-        " Shift+Enter to the previous"
+        translate(
+            "Actions",
+            "Search the graph by name, op, shape or module; Enter jumps to the next hit,"
+            " Shift+Enter to the previous",
+        )
     )
     tb.addWidget(box)
     label = plain_label(QLabel(""))
     label.setObjectName("searchHits")
-    label.setAccessibleName("Search hits")
+    label.setAccessibleName(translate("Actions", "Search hits"))
     label.setFixedWidth(72)
     tb.addWidget(label)
     window.search_box = box

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from ..app.models import AppState, FrameInfo, PauseInfo
 from . import theme
+from .i18n import translate
 
 #: the typed pause lives in gradviz.app.models; these names stay for the window's imports
 PauseView = PauseInfo
@@ -32,18 +33,18 @@ class DebugStrip(QFrame):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("debugStrip")
-        self.setAccessibleName("Debugger: where the paused statement stands")
+        self.setAccessibleName(translate("DebugStrip", "Debugger: where the paused statement stands"))
         self.setStyleSheet(
             "QFrame#debugStrip { background: rgba(255, 200, 0, 40); border: none;"
             " border-bottom: 1px solid rgba(230, 119, 0, 90); }"
         )
         self.where_label = QLabel()
         self.where_label.setObjectName("debugWhere")
-        self.where_label.setAccessibleName("Paused at line")
+        self.where_label.setAccessibleName(translate("DebugStrip", "Paused at line"))
         self.where_label.setTextFormat(Qt.TextFormat.RichText)
         self.iteration_label = QLabel()
         self.iteration_label.setObjectName("debugIteration")
-        self.iteration_label.setAccessibleName("Loop iteration")
+        self.iteration_label.setAccessibleName(translate("DebugStrip", "Loop iteration"))
         self.iteration_label.setTextFormat(Qt.TextFormat.PlainText)
         self.iteration_label.setStyleSheet(
             "QLabel { background: #e67700; color: #ffffff; font-weight: 600;"
@@ -51,10 +52,15 @@ class DebugStrip(QFrame):
         )
         self.stack_label = QLabel()
         self.stack_label.setObjectName("debugStack")
-        self.stack_label.setAccessibleName("Call stack")
+        self.stack_label.setAccessibleName(translate("DebugStrip", "Call stack"))
         self.stack_label.setTextFormat(Qt.TextFormat.PlainText)
         self.stack_label.setStyleSheet(f"color: {theme.TEXT};")
-        self.stack_label.setToolTip("Call stack, innermost frame first: function ← the line that called it")
+        self.stack_label.setToolTip(
+            translate(
+                "DebugStrip",
+                "Call stack, innermost frame first: function ← the line that called it",
+            )
+        )
         # the strip must not widen the canvas column (a narrow window squeezes the editor):
         # the labels give up their width and are clipped instead
         for label in (self.where_label, self.stack_label):
@@ -80,22 +86,48 @@ class DebugStrip(QFrame):
         if pause is None:
             self.hide()
             return
+        iteration, stack = iteration_text(pause), stack_text(pause)
         self.setToolTip(
-            f"Paused before line {pause.line}"
-            + (f", {pause.iteration_text}" if pause.iteration_text else "")
-            + (f"\ncall stack: {pause.stack_text}" if pause.stack_text else "")
-        )
+            translate("DebugStrip", "Paused before line {line}").format(line=pause.line)
+            + (f", {iteration}" if iteration else "")
+            + ("\n" + translate("DebugStrip", "call stack: {stack}").format(stack=stack)
+               if stack else "")
+        )  # fmt: skip
         self.where_label.setText(
-            f"<b style='color:#e67700'>Paused</b>&nbsp; at line {pause.line}"
+            translate("DebugStrip", "<b style='color:#e67700'>Paused</b>&nbsp; at line {line}")
+            .format(line=pause.line)
+        )  # fmt: skip
+        self.iteration_label.setText(iteration)
+        self.iteration_label.setVisible(bool(iteration))
+        self.stack_label.setText(
+            translate("DebugStrip", "call stack: {stack}").format(stack=stack) if stack else ""
         )
-        self.iteration_label.setText(pause.iteration_text)
-        self.iteration_label.setVisible(bool(pause.iteration_text))
-        stack = pause.stack_text
-        self.stack_label.setText(f"call stack: {stack}" if stack else "")
         self.show()
 
     def iteration_text(self) -> str:
         return self.iteration_label.text() if self.pause is not None else ""
 
     def stack_text(self) -> str:
-        return self.pause.stack_text if self.pause is not None else ""
+        return stack_text(self.pause) if self.pause is not None else ""
+
+
+def iteration_text(pause: PauseInfo) -> str:
+    """``iteration 2 of 3`` (``iteration 4`` when the loop's length is unknown), translated
+    (the window's words for :attr:`PauseInfo.iteration_text`)."""
+    if pause.iteration is None:
+        return ""
+    if pause.iterations is None:
+        return translate("DebugStrip", "iteration {n}").format(n=pause.iteration)
+    return translate("DebugStrip", "iteration {n} of {total}").format(
+        n=pause.iteration, total=pause.iterations
+    )
+
+
+def stack_text(pause: PauseInfo) -> str:
+    """Innermost frame first: ``forward (Net) ← line 23``, translated."""
+    return "   ·   ".join(
+        translate("DebugStrip", "{function} ← line {line}").format(
+            function=f.title, line=f.call_line
+        )
+        for f in reversed(pause.frames)
+    )

@@ -21,11 +21,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .i18n import translate
 from .text import message_box
 
 __all__ = [
     "ask_restore_autosave",
     "ask_unsaved_changes",
+    "language_changed",
     "show_about",
     "show_error",
     "show_shortcuts",
@@ -54,13 +56,13 @@ def ask_unsaved_changes(parent: QWidget, name: str) -> QMessageBox.StandardButto
     box = message_box(
         parent,
         QMessageBox.Icon.Warning,
-        "Unsaved changes",
-        f"{name} has changes that are not saved.",
+        translate("Dialogs", "Unsaved changes"),
+        translate("Dialogs", "{name} has changes that are not saved.").format(name=name),
         QMessageBox.StandardButton.Save
         | QMessageBox.StandardButton.Discard
         | QMessageBox.StandardButton.Cancel,
         QMessageBox.StandardButton.Save,
-        informative="Save them before going on?",
+        informative=translate("Dialogs", "Save them before going on?"),
     )
     return _exec(parent, box)
 
@@ -70,9 +72,12 @@ def ask_restore_autosave(parent: QWidget, name: str, when: str) -> bool:
     box = message_box(
         parent,
         QMessageBox.Icon.Question,
-        "Restore unsaved work?",
-        f"gradviz stopped before {name} could be saved.\n"
-        f"An autosaved copy from {when} exists. Restore it?",
+        translate("Dialogs", "Restore unsaved work?"),
+        translate(
+            "Dialogs",
+            "gradviz stopped before {name} could be saved.\n"
+            "An autosaved copy from {when} exists. Restore it?",
+        ).format(name=name, when=when),
         QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
         QMessageBox.StandardButton.Yes,
     )
@@ -88,9 +93,9 @@ def show_error(parent: QWidget, title: str, text: str) -> None:
 def show_shortcuts(parent: QWidget, rows: list[tuple[str, str]]) -> QDialog:
     """The Help › Keyboard shortcuts table (non-modal; it deletes itself when closed)."""
     dialog = QDialog(parent)
-    dialog.setWindowTitle("Keyboard shortcuts")
+    dialog.setWindowTitle(translate("Dialogs", "Keyboard shortcuts"))
     table = QTableWidget(len(rows), 2)
-    table.setHorizontalHeaderLabels(["Action", "Keys"])
+    table.setHorizontalHeaderLabels([translate("Dialogs", "Action"), translate("Dialogs", "Keys")])
     table.verticalHeader().setVisible(False)
     table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
     for row, (what, keys) in enumerate(rows):
@@ -103,7 +108,7 @@ def show_shortcuts(parent: QWidget, rows: list[tuple[str, str]]) -> QDialog:
     layout = QVBoxLayout(dialog)
     layout.addWidget(table)
     layout.addWidget(buttons)
-    dialog.resize(560, 420)
+    dialog.resize(620, 440)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.open()
     return dialog
@@ -112,9 +117,26 @@ def show_shortcuts(parent: QWidget, rows: list[tuple[str, str]]) -> QDialog:
 def show_about(parent: QWidget) -> None:
     QMessageBox.about(
         parent,
-        "About gradviz",
-        "<b>gradviz</b> — step through PyTorch autograd.<br><br>"
-        "Type tensor code, step forward statement by statement, then step the backward "
-        "pass node by node and watch gradients flow and accumulate in the real autograd "
-        "graph. Scripts run in a separate, sandboxed kernel process.",
+        translate("Dialogs", "About gradviz"),
+        translate(
+            "Dialogs",
+            "<b>gradviz</b> — step through PyTorch autograd.<br><br>"
+            "Type tensor code, step forward statement by statement, then step the backward "
+            "pass node by node and watch gradients flow and accumulate in the real autograd "
+            "graph. Scripts run in a separate, sandboxed kernel process.",
+        ),
     )
+
+
+def language_changed(parent: QWidget, chosen: str, env: str | None) -> None:
+    """View › Language picked a language: it applies when gradviz starts again
+    (monkeypatched in tests)."""
+    text = translate("Dialogs", "gradviz will speak {language} the next time it starts.").format(
+        language=chosen
+    )
+    if env:
+        text += "\n\n" + translate(
+            "Dialogs", "GRADVIZ_LANG is set, so {language} is used while it stays set."
+        ).format(language=env)
+    box = message_box(parent, QMessageBox.Icon.Information, translate("Dialogs", "Language"), text)
+    _exec(parent, box)

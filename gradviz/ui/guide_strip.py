@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 from gradviz.app.guide import GuideNote, GuideTitle
 
 from . import theme
+from .i18n import translate
 from .text import esc, plain_tooltip
 
 __all__ = ["TAG_COLOURS", "GuideStrip", "note_html"]
@@ -63,16 +64,16 @@ class GuideStrip(QFrame):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("guide")
-        self.setAccessibleName("Guide")
+        self.setAccessibleName(translate("Guide", "Guide"))
         self.setAutoFillBackground(True)
         self.setBackgroundRole(QPalette.ColorRole.AlternateBase)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.title = QLabel()
         self.title.setObjectName("guideTitle")
-        self.title.setAccessibleName("Lesson")
+        self.title.setAccessibleName(translate("Guide", "Lesson"))
         self.note = QLabel()
         self.note.setObjectName("guideNote")
-        self.note.setAccessibleName("What happens next")
+        self.note.setAccessibleName(translate("Guide", "What happens next"))
         for label in (self.title, self.note):
             label.setTextFormat(Qt.TextFormat.RichText)
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

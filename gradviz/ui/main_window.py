@@ -19,6 +19,7 @@ reaches the widgets.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ import networkx as nx
 from PySide6.QtCore import QByteArray, QEvent, QSettings, Qt, QTimer
 from PySide6.QtGui import QActionGroup, QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QDockWidget,
     QLabel,
@@ -36,6 +38,7 @@ from PySide6.QtWidgets import (
     QToolBar,
 )
 
+from gradviz import i18n
 from gradviz.app.commands import CommandContext, enabled_commands
 from gradviz.app.files import APP_NAME, Document
 from gradviz.app.guide import (
@@ -63,6 +66,8 @@ from .files import AUTOSAVE_INTERVAL_MS, Files
 from .fonts import missing_fonts, missing_fonts_message
 from .graph_view import GraphView
 from .guide_strip import GuideStrip
+from .i18n import SETTINGS_KEY as LANGUAGE_KEY
+from .i18n import install_language, saved_language, translate
 from .kernel_client import KernelClient
 from .panels import (
     AccumulationPanel,
@@ -145,6 +150,11 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings if settings is not None else default_settings()
         self.data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
+        # before any widget: each takes its words in the language installed now
+        app = QApplication.instance()
+        self.language = install_language(
+            self.settings, qt_strings=bool(app is not None and app.property("gradviz_owned"))
+        )
         #: the kernel's last state shown (or a snapshot's) as it came (the wire dict:
         #: what a snapshot saves); None before the first reply
         self.state: dict[str, Any] | None = None
@@ -198,6 +208,7 @@ class MainWindow(QMainWindow):
         self.graph_view = GraphView(self)
         self.replay = BackwardReplay(self)
         self.files.update_recent_menu()
+        self._check_language_action()
         self.modules_panel.chains_box.toggled.connect(self.actions_by_key["chains"].setChecked)
         self.passes_panel.pass_picked.connect(self.replay.pick)
         self.editor.textChanged.connect(self._on_editor_text_changed)
@@ -337,13 +348,17 @@ class MainWindow(QMainWindow):
 
     def _update_position(self) -> None:
         if self.doc.read_only:
-            self.position_label.setText("read-only snapshot")
-            self.device_label.setText(f"device: {self.model.device}")
+            self.position_label.setText(translate("MainWindow", "read-only snapshot"))
+            self.device_label.setText(
+                translate("MainWindow", "device: {device}").format(device=self.model.device)
+            )
             return
         self.position_label.setText(
             position_text(len(self.statements()), self.cursor_index(), self.pause())
         )
-        self.device_label.setText(f"device: {self.device_from_state()}")
+        self.device_label.setText(
+            translate("MainWindow", "device: {device}").format(device=self.device_from_state())
+        )
 
     def update_actions(self) -> None:
         """Enable the commands that make sense now (:func:`gradviz.app.commands.enabled_commands`)."""
@@ -387,9 +402,12 @@ class MainWindow(QMainWindow):
         (its action is disabled, so the key would do nothing and say nothing)."""
         if event.key() in (Qt.Key.Key_F7,) and not self.actions_by_key["bw_step"].isEnabled():
             self.set_status(
-                "No backward pass to step through yet: F7 shows backward() node by node "
-                "once a statement has called backward() or torch.autograd.grad (F10 steps "
-                "to it)"
+                translate(
+                    "MainWindow",
+                    "No backward pass to step through yet: F7 shows backward() node by node "
+                    "once a statement has called backward() or torch.autograd.grad (F10 steps "
+                    "to it)",
+                )
             )
             event.accept()
             return
@@ -569,6 +587,26 @@ class MainWindow(QMainWindow):
     def show_about(self) -> None:
         dialogs.show_about(self)
 
+    # --- language ------------------------------------------------------------------------
+
+    def _check_language_action(self) -> None:
+        """View › Language shows the saved choice ("System language" when there is none)."""
+        saved = saved_language(self.settings)
+        for act in self.language_actions.actions():
+            act.setChecked(act.data() == saved)
+
+    def choose_language(self, code: str) -> None:
+        """View › Language: remember the choice; the window's words change when gradviz
+        starts again (GRADVIZ_LANG, when set, still wins)."""
+        if code == saved_language(self.settings):
+            return
+        self.settings.setValue(LANGUAGE_KEY, code)
+        self.settings.sync()
+        self._check_language_action()
+        chosen = i18n.choose_language(code, {})  # what this choice means without GRADVIZ_LANG
+        env = i18n.normalize_language(os.environ.get(i18n.ENV_VAR, ""))
+        dialogs.language_changed(self, i18n.LANGUAGES[chosen], env and i18n.LANGUAGES[env])
+
     # --- trust -------------------------------------------------------------------------
 
     def _trusted_folders(self) -> list[str]:
@@ -586,8 +624,8 @@ class MainWindow(QMainWindow):
         cwd = str(decision.folder) if decision.folder is not None else None
         self.client.set_mode(decision.trusted, cwd, str(filename) if filename else None)
         mode = TRUSTED if decision.trusted else RESTRICTED
-        self.mode_badge.setText(BADGE_TEXT[mode])
-        self.mode_badge.setToolTip(BADGE_TIP[mode])
+        self.mode_badge.setText(translate("Trust", BADGE_TEXT[mode]))
+        self.mode_badge.setToolTip(translate("Trust", BADGE_TIP[mode]))
         self.mode_badge.setProperty("mode", mode)
         # a pill that reads on the light and the dark palette alike
         colour = "#2e7d32" if decision.trusted else "#9a5b00"
@@ -610,9 +648,16 @@ class MainWindow(QMainWindow):
         path = self.doc.path
         self.apply_trust(self.trust.decide(path), path)
         self.stepper.load_into_kernel(
-            None, status=f"Trusted {folder}: its scripts run as Python from now on"
+            None,
+            status=translate(
+                "MainWindow", "Trusted {folder}: its scripts run as Python from now on"
+            ).format(folder=folder),
         )
-        self.set_status(f"Trusted {folder}: press Step (F10) to run the script as Python")
+        self.set_status(
+            translate(
+                "MainWindow", "Trusted {folder}: press Step (F10) to run the script as Python"
+            ).format(folder=folder)
+        )
 
     def keep_restricted(self, folder: Path | None) -> None:
         if folder is not None:

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
 from gradviz.app.timeline import TimelineStep
 
 from . import theme
+from .i18n import translate
 
 
 class TimelineBar(QWidget):
@@ -41,7 +42,7 @@ class TimelineBar(QWidget):
             " color: palette(highlighted-text); border-color: palette(highlight); }"
         )
         self.list.itemClicked.connect(self._on_list_item_clicked)
-        self.title = QLabel("Timeline")
+        self.title = QLabel(translate("Timeline", "Timeline"))
         self.title.setStyleSheet(
             f"color: {theme.MUTED_TEXT}; font-weight: 600; padding: 0 6px 0 10px;"
             " background: palette(window); border-top: 1px solid palette(midlight);"
@@ -58,7 +59,7 @@ class TimelineBar(QWidget):
         self.list.clear()
         for number, step in enumerate(steps, start=1):
             item = QListWidgetItem(f"{number}  {step.label}")
-            tip = step.tip if step.state is not None else step.tip + " (not kept: replays)"
+            tip = step.tip if step.state is not None else step.tip + translate("Timeline", " (not kept: replays)")
             item.setToolTip(tip)
             item.setSizeHint(QSize(item.sizeHint().width(), 30))
             if step.paused:

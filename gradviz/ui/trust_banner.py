@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from gradviz.app.trust import banner_text, banner_tip
+from .i18n import translate
 
 
 class TrustBanner(QFrame):
@@ -22,7 +22,7 @@ class TrustBanner(QFrame):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("trustBanner")
-        self.setAccessibleName("Restricted mode")
+        self.setAccessibleName(translate("Trust", "Restricted mode"))
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.setStyleSheet(
             "#trustBanner { background: #7a4b00; border: none; }"
@@ -41,14 +41,14 @@ class TrustBanner(QFrame):
         buttons.setContentsMargins(0, 0, 0, 0)
         buttons.addStretch(1)
         layout.addLayout(buttons)
-        self.trust_button = QPushButton("Trust folder")
+        self.trust_button = QPushButton(translate("Trust", "Trust folder"))
         self.trust_button.setObjectName("trustFolderButton")
         self.trust_button.setToolTip(
-            "Run the scripts of this folder as Python from now on (remembered)"
+            translate("Trust", "Run the scripts of this folder as Python from now on (remembered)")
         )
-        self.keep_button = QPushButton("Keep restricted")
+        self.keep_button = QPushButton(translate("Trust", "Keep restricted"))
         self.keep_button.setObjectName("keepRestrictedButton")
-        self.keep_button.setToolTip("Keep this script in gradviz's sandbox")
+        self.keep_button.setToolTip(translate("Trust", "Keep this script in gradviz's sandbox"))
         buttons.addWidget(self.trust_button)
         buttons.addWidget(self.keep_button)
         self.trust_button.clicked.connect(lambda: self.trust_requested.emit(self.folder))
@@ -64,3 +64,22 @@ class TrustBanner(QFrame):
     def _on_keep(self) -> None:
         self.hide()
         self.kept_restricted.emit(self.folder)
+
+
+def banner_text(folder: Path) -> str:
+    """The banner's question (the window's words for :func:`gradviz.app.trust.banner_text`):
+    short enough for a narrow editor, the whole path in its tooltip."""
+    return translate(
+        "Trust",
+        "Restricted mode: scripts in '{folder}' may come from someone else, "
+        "so this one runs in gradviz's sandbox. Trust the authors of this folder's scripts?",
+    ).format(folder=folder.name or folder)
+
+
+def banner_tip(folder: Path) -> str:
+    return f"{folder}\n\n" + translate(
+        "Trust",
+        "In restricted mode gradviz's interpreter runs the script in a confined "
+        "process: no files, network or programs, and only the Python its allowlist admits. "
+        "Trust folder runs the scripts of this folder as Python from now on (remembered).",
+    )

@@ -27,6 +27,7 @@ from .canvas import GraphCanvas
 from .debug_strip import DebugStrip
 from .editor import CodeEditor
 from .guide_strip import GuideStrip
+from .i18n import translate
 from .panels import (
     AccumulationPanel,
     InspectorPanel,
@@ -62,16 +63,16 @@ def build_central(w: Any) -> None:
     ``w.debug_strip``, ``w.timeline_bar``, ``w.editor_header`` and ``w.splitter``."""
     w.editor = CodeEditor()
     w.editor.setObjectName("editor")
-    w.editor.setAccessibleName("Script editor")
+    w.editor.setAccessibleName(translate("Window", "Script editor"))
     w.canvas = GraphCanvas()
     w.canvas.setObjectName("canvas")
-    w.canvas.setAccessibleName("Autograd graph")
+    w.canvas.setAccessibleName(translate("Window", "Autograd graph"))
     w.guide = GuideStrip()
     w.guide_title, w.guide_note = w.guide.title, w.guide.note
     w.debug_strip = DebugStrip()
-    w.debug_strip.setAccessibleName("Debugger position")
+    w.debug_strip.setAccessibleName(translate("Window", "Debugger position"))
     w.timeline_bar = TimelineBar()
-    w.timeline_bar.setAccessibleName("Timeline of steps")
+    w.timeline_bar.setAccessibleName(translate("Window", "Timeline of steps"))
 
     canvas_box = QWidget()
     canvas_layout = QVBoxLayout(canvas_box)
@@ -88,7 +89,7 @@ def build_central(w: Any) -> None:
     editor_layout.setSpacing(0)
     w.editor_header = _muted(plain_label(QLabel()))  # a file or snapshot name
     w.editor_header.setObjectName("editorHeader")
-    w.editor_header.setAccessibleName("File name")
+    w.editor_header.setAccessibleName(translate("Window", "File name"))
     w.editor_header.setContentsMargins(10, 5, 10, 5)
     font = w.editor_header.font()
     font.setBold(True)
@@ -139,15 +140,15 @@ def build_docks(w: Any) -> None:
     w.passes_panel = PassesPanel()
     right = Qt.DockWidgetArea.RightDockWidgetArea
     bottom = Qt.DockWidgetArea.BottomDockWidgetArea
-    w.inspector_dock = _dock(w, "Inspector", "inspectorDock", w.inspector_panel, right)
+    w.inspector_dock = _dock(w, translate("Window", "Inspector"), "inspectorDock", w.inspector_panel, right)
     w.accumulation_dock = _dock(
-        w, "Gradient accumulation", "accumulationDock", w.accumulation_panel, right
+        w, translate("Window", "Gradient accumulation"), "accumulationDock", w.accumulation_panel, right
     )
-    w.tensors_dock = _dock(w, "Tensors", "tensorsDock", w.tensors_panel, bottom)
-    w.memory_dock = _dock(w, "Memory", "memoryDock", w.memory_panel, bottom)
-    w.output_dock = _dock(w, "Output", "outputDock", w.output_panel, bottom)
-    w.modules_dock = _dock(w, "Modules", "modulesDock", w.modules_panel, right)
-    w.passes_dock = _dock(w, "Backward passes", "passesDock", w.passes_panel, right)
+    w.tensors_dock = _dock(w, translate("Window", "Tensors"), "tensorsDock", w.tensors_panel, bottom)
+    w.memory_dock = _dock(w, translate("Window", "Memory"), "memoryDock", w.memory_panel, bottom)
+    w.output_dock = _dock(w, translate("Window", "Output"), "outputDock", w.output_panel, bottom)
+    w.modules_dock = _dock(w, translate("Window", "Modules"), "modulesDock", w.modules_panel, right)
+    w.passes_dock = _dock(w, translate("Window", "Backward passes"), "passesDock", w.passes_panel, right)
     w.splitDockWidget(w.tensors_dock, w.output_dock, Qt.Orientation.Horizontal)
     w.tabifyDockWidget(w.tensors_dock, w.memory_dock)
     w.tabifyDockWidget(w.accumulation_dock, w.modules_dock)
@@ -170,23 +171,23 @@ def build_status(w: Any) -> None:
     """``w.status_label`` (what just happened), ``w.progress``, ``w.layout_label``,
     ``w.position_label`` and ``w.device_label``."""
     bar = w.statusBar()
-    w.status_label = QLabel("Starting the kernel…")
+    w.status_label = QLabel(translate("Window", "Starting the kernel…"))
     w.status_label.setObjectName("kernelStatus")
-    w.status_label.setAccessibleName("Status")
+    w.status_label.setAccessibleName(translate("Window", "Status"))
     w.status_label.setTextFormat(Qt.TextFormat.PlainText)
     w.progress = QProgressBar()
-    w.progress.setAccessibleName("Progress")
+    w.progress.setAccessibleName(translate("Window", "Progress"))
     w.progress.setMaximumWidth(180)
     w.progress.setMaximumHeight(14)
     w.progress.setTextVisible(False)
     w.progress.hide()
     w.position_label = _muted(plain_label(QLabel()))
-    w.position_label.setAccessibleName("Position in the script")
+    w.position_label.setAccessibleName(translate("Window", "Position in the script"))
     w.device_label = _muted(plain_label(QLabel()))  # a snapshot names its device
-    w.device_label.setAccessibleName("Device")
+    w.device_label.setAccessibleName(translate("Window", "Device"))
     w.layout_label = plain_label(QLabel())
     w.layout_label.setObjectName("layoutStatus")
-    w.layout_label.setAccessibleName("Layout progress")
+    w.layout_label.setAccessibleName(translate("Window", "Layout progress"))
     w.layout_label.hide()
     for label in (w.position_label, w.device_label, w.layout_label):
         label.setContentsMargins(8, 0, 8, 0)

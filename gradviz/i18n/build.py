@@ -1,0 +1,115 @@
+"""Make the translations: ``python -m gradviz.i18n.build [--update] [--check]``.
+
+Default: compile every ``gradviz_<lang>.ts`` here to its ``.qm`` with Qt's
+``lrelease`` (scripts/setup.sh runs this; the ``.qm`` files are never edited by
+hand). ``--update`` first runs ``lupdate`` over the ``gradviz`` package, so new
+``translate(...)`` calls appear in the ``.ts`` files as unfinished messages and
+removed ones go. ``--check``: exit 1 when a ``.qm`` differs from what lrelease
+makes of its ``.ts`` now (the wheel ships the committed ``.qm``).
+
+Both tools come with the PySide6-Essentials wheel (``pyside6-lupdate``,
+``pyside6-lrelease``); the binaries inside the installed PySide6 are used first,
+then those on PATH (``lupdate``/``lrelease`` of a system Qt 6 also work).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from . import DEFAULT_LANGUAGE, LANGUAGES, qm_path, ts_path
+
+__all__ = ["find_tool", "main", "release", "update"]
+
+PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def find_tool(name: str) -> str | None:
+    """``lupdate`` or ``lrelease``: PySide6's own binary, else one on PATH."""
+    spec = importlib.util.find_spec("PySide6")
+    if spec is not None and spec.origin:
+        exe = Path(spec.origin).parent / name
+        if exe.is_file():
+            return str(exe)
+    for candidate in (f"pyside6-{name}", name, f"{name}-qt6", f"{name}6"):
+        found = shutil.which(candidate)
+        if found:
+            return found
+    return None
+
+
+def _tool(name: str) -> str:
+    exe = find_tool(name)
+    if exe is None:
+        raise SystemExit(
+            f"gradviz.i18n.build: no {name} found (pip install PySide6-Essentials brings "
+            f"pyside6-{name})"
+        )
+    return exe
+
+
+def translated_languages() -> list[str]:
+    return [lang for lang in LANGUAGES if lang != DEFAULT_LANGUAGE]
+
+
+def update(languages: list[str] | None = None) -> None:
+    """Refresh the .ts files from the sources (new messages unfinished, gone ones dropped)."""
+    sources = sorted(
+        str(p) for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts
+    )
+    for lang in languages or translated_languages():
+        subprocess.run(
+            [_tool("lupdate"), "-locations", "none", "-no-obsolete", "-source-language", "en",
+             "-target-language", lang, *sources, "-ts", str(ts_path(lang))],
+            check=True, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+
+
+def release(languages: list[str] | None = None, out_dir: Path | None = None) -> list[Path]:
+    """Compile each .ts to a .qm (in ``out_dir``, default beside the .ts)."""
+    made = []
+    for lang in languages or translated_languages():
+        target = (out_dir / qm_path(lang).name) if out_dir else qm_path(lang)
+        subprocess.run(
+            [_tool("lrelease"), "-silent", str(ts_path(lang)), "-qm", str(target)], check=True
+        )
+        made.append(target)
+    return made
+
+
+def stale() -> list[str]:
+    """The .qm files that differ from what lrelease makes of their .ts now."""
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = release(out_dir=Path(tmp))
+        return [
+            qm_path(p.stem.split("_", 1)[1]).name
+            for p in fresh
+            if not qm_path(p.stem.split("_", 1)[1]).is_file()
+            or qm_path(p.stem.split("_", 1)[1]).read_bytes() != p.read_bytes()
+        ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m gradviz.i18n.build")
+    parser.add_argument("--update", action="store_true", help="run lupdate first")
+    parser.add_argument("--check", action="store_true", help="only check the .qm are current")
+    args = parser.parse_args(argv)
+    if args.check:
+        bad = stale()
+        for name in bad:
+            print(f"{name} is out of date: run python -m gradviz.i18n.build", file=sys.stderr)
+        return 1 if bad else 0
+    if args.update:
+        update()
+    for path in release():
+        print(f"wrote {path.relative_to(PACKAGE.parent)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
