@@ -18,6 +18,7 @@ from typing import Any
 import torch
 
 from .capture import IdRegistry, tensor_value
+from .guards import meter_tick
 
 
 @dataclass
@@ -204,6 +205,7 @@ def record_backward(
 
     def make_prehook(fn: Any) -> Callable[..., None]:
         def prehook(grad_outputs: tuple) -> None:
+            meter_tick()  # restricted mode: the statement's deadline and memory
             received[id(fn)] = _grads_to_json(grad_outputs)
 
         return prehook

@@ -249,6 +249,13 @@ _WORK_OPS = frozenset({
     "_cdist_forward", "_cdist_backward", "_euclidean_dist", "_pdist_forward", "_pdist_backward",
     "_trilinear", "_native_multi_head_attention", "scaled_dot_product_attention",
     "inverse", "cholesky_inverse", "geqrf", "orgqr", "ormqr",
+    "mkldnn_rnn_layer", "mkldnn_rnn_layer_backward",
+})
+#: names the prefixes below catch whose work grows only with their input (a norm, a
+#: cross product), or that are views (detach): never counted as work
+_LINEAR_OPS = frozenset({
+    "linalg_vector_norm", "linalg_cross", "linalg__powsum", "_linalg_check_errors",
+    "detach", "detach_", "detach_copy", "linalg_diagonal",
 })
 _WORK_PREFIXES = ("linalg_", "_linalg_", "cholesky", "lu", "_lu", "svd", "qr",
                   "triangular_solve", "inverse", "det", "slogdet", "logdet",
@@ -294,6 +301,8 @@ def may_cost_work(func: Any) -> bool:
     convolutions, pools, distances, factorizations and attentions, whose work
     outgrows their output (for every other op it is 0)."""
     name = func.overloadpacket.__name__
+    if name in _LINEAR_OPS:
+        return False
     return name in _WORK_OPS or "pool" in name or name.startswith(_WORK_PREFIXES)
 
 
@@ -307,6 +316,21 @@ def op_macs(func: Any, args: tuple, flat_out: list[Any]) -> int:
     if out is None:
         return 0
     return _macs(func, args, out.numel()) or 0
+
+
+def _distance_weight(p: Any, backward: bool) -> int:
+    """Cost of one term of a p-norm distance (cdist, pdist kernels, not the matrix
+    product path) in multiply-adds: an elementwise kernel, and for a general p a pow
+    per term. Measured with torch 2.13 on 2,000 x 500 against a matrix product of the
+    same multiply-adds: p = 2 without mm 26x, p = 1.5 about 200x (pdist's backward
+    550x), rounded up."""
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        return 256
+    if p in (0.0, 1.0, 2.0, math.inf):
+        return 32
+    return 640 if backward else 256
 
 
 def _matrices(t: Any) -> tuple[int, int, int]:
@@ -380,6 +404,13 @@ def _macs(func: Any, args: tuple, out_numel: int | None) -> int | None:
             per = _numel(weight) // max(int(weight.shape[0]), 1)
             forward = (_numel(inp) if transposed else _numel(grad)) * per
             return forward * max(int(bool(mask[0])) + int(bool(mask[1])), 1)
+        if name in ("mkldnn_rnn_layer", "mkldnn_rnn_layer_backward"):
+            # every step multiplies (input, hidden) by the gate weights: T*B*4H*(I+H);
+            # the backward does it again for the input and once for the weights
+            inp, w_ih, w_hh = args[0], args[1], args[2]
+            steps = _numel(inp) // max(int(inp.shape[-1]), 1)
+            macs = steps * (_numel(w_ih) + _numel(w_hh))
+            return macs * (2 if name.endswith("_backward") else 1)
         if name in ("conv_tbc", "conv_tbc_backward"):
             inp, weight = (args[0], args[1]) if name == "conv_tbc" else (args[1], args[2])
             k, c_in, c_out = (int(s) for s in weight.shape)
@@ -393,11 +424,17 @@ def _macs(func: Any, args: tuple, out_numel: int | None) -> int | None:
             batch = max(math.prod(int(s) for s in x1.shape[:-2]),
                         math.prod(int(s) for s in x2.shape[:-2]))
             macs = batch * int(x1.shape[-2]) * int(x2.shape[-2]) * int(x1.shape[-1])
+            if name != "_euclidean_dist":
+                p = args[3] if name == "_cdist_backward" else args[2]
+                macs *= _distance_weight(p, backward=False)
             return macs * (2 if name == "_cdist_backward" else 1)
         if name in ("_pdist_forward", "_pdist_backward"):
             x = args[0] if name == "_pdist_forward" else args[1]
             rows = int(x.shape[0])
-            return rows * (rows - 1) // 2 * int(x.shape[1])
+            at = 1 if name == "_pdist_forward" else 2
+            weight = _distance_weight(args[at] if len(args) > at else 2.0,
+                                      backward=name == "_pdist_backward")
+            return rows * (rows - 1) // 2 * int(x.shape[1]) * weight
         if name in _SOLVES:
             return _solve_macs(name, args)
         if name == "linalg_matrix_exp":
@@ -1075,6 +1112,37 @@ def _weight_norm_backward_check(func: Any, args: tuple, kwargs: dict) -> None:
                              f"{_dims(norms)} and grad_w {_dims(grad_w)}, which do not agree")
 
 
+def _nll_loss_backward_check(func: Any, args: tuple, kwargs: dict) -> None:
+    """nll_loss(2d)_backward(grad_output, self, target, weight, reduction, ignore_index,
+    total_weight): the kernel writes grad_input at each target's class without checking
+    it (the forward checked the targets it was given; a script can rewrite them before
+    the backward reads them, through ``.data`` or a numpy view)."""
+    op = func.overloadpacket.__name__
+    self_ = _argument(func, args, kwargs, "self")
+    target = _argument(func, args, kwargs, "target")
+    weight = _argument(func, args, kwargs, "weight")
+    ignore = _argument(func, args, kwargs, "ignore_index")
+    if not isinstance(self_, torch.Tensor) or not isinstance(target, torch.Tensor):
+        raise _unchecked(op, "needs self and target as tensors")
+    if self_.dim() == 0:
+        raise _unchecked(op, "got a 0-dimensional input")
+    classes = int(self_.shape[0] if self_.dim() == 1 else self_.shape[1])
+    batch = _dims(self_)[:1] + _dims(self_)[2:] if self_.dim() > 1 else ()
+    if _dims(target) != batch:
+        raise _unchecked(op, f"got target of shape {_dims(target)} for an input of shape "
+                             f"{_dims(self_)}")
+    if isinstance(weight, torch.Tensor) and weight.numel() != classes:
+        raise _unchecked(op, f"got weight of shape {_dims(weight)} for {classes} classes")
+    if target.dtype not in (torch.int64, torch.int32, torch.uint8):
+        raise _unchecked(op, f"got target of dtype {target.dtype}")
+    if target.numel() == 0:
+        return
+    with torch.no_grad():
+        values = target if not isinstance(ignore, int) else torch.where(target == ignore, 0, target)
+    _index_tensor(op, "target", values.to(torch.int64) if values.dtype == torch.uint8 else values,
+                  0, classes)
+
+
 def _offset_ops() -> dict[Any, Any]:
     aten = torch.ops.aten
     table = {
@@ -1102,6 +1170,8 @@ def _offset_ops() -> dict[Any, Any]:
         "native_batch_norm_backward.default": _batch_norm_backward_check,
         "_pdist_backward.default": _pdist_backward_check,
         "_weight_norm_interface_backward.default": _weight_norm_backward_check,
+        "nll_loss_backward.default": _nll_loss_backward_check,
+        "nll_loss2d_backward.default": _nll_loss_backward_check,
     }
     out = {}
     for qualified, check in table.items():
@@ -1143,17 +1213,148 @@ def _live(args: tuple, kwargs: dict) -> bool:
 def _checked_kernel(func: Any, after: Any) -> Any:
     check = OFFSET_CHECKS.get(func)
     record = _RECORDS.get(func)
+    work = func in _WORK_KERNELS
 
     def kernel(keyset: Any, *args: Any, **kwargs: Any) -> Any:
         live = _live(args, kwargs)
         if check is not None and live:
             check(func, args, kwargs)
+        if work and live and _METER.guard is not None:
+            _meter_work(func, args, kwargs)
         out = func.redispatch(keyset & after, *args, **kwargs)
         if record is not None and live:
             record(func, args, kwargs, out)
         return out
 
     return kernel
+
+
+# --- backward work: the engine's ops, counted by the guard's limits -------------------
+#
+# The autograd engine runs outside the guard (gradviz.core.session: under a dispatch
+# mode it would accumulate gradients out of place), so the ops of backward formulas
+# pass no TorchDispatchMode. Some of them cost far more than the forward op the guard
+# let through: a matrix exponential's backward is the exponential of a matrix twice as
+# wide (8 times the work), an eigendecomposition's or a cdist's backward runs matrix
+# products, a convolution's backward twice its forward. Every op whose work outgrows its
+# output (:func:`may_cost_work`) gets a kernel below every mode (at BackendSelect, with
+# the offset checks) that, while a backward pass runs outside a guard
+# (:class:`metering`), counts it against that guard's limits before it runs: its
+# multiply-adds, the statement's deadline and the process's memory. The engine's other
+# ops are bounded by the gradients' sizes (checked before the pass) and checked against
+# the deadline before each node runs (:func:`meter_tick`, called by
+# gradviz.core.backward's pre-hooks).
+
+
+class _Meter:
+    """The guard whose limits hold while the autograd engine runs outside it. One
+    statement runs at a time in a kernel; the engine may run a pass on a device thread,
+    so this is process-wide, not per thread."""
+
+    guard: OpGuard | None = None
+    #: set while the meter's own checks run ops (a norm, a meta kernel)
+    busy: bool = False
+    ticks: int = 0
+
+
+_METER = _Meter()
+
+
+class metering:
+    """Count the ops a backward pass runs outside ``guard`` against its limits."""
+
+    def __init__(self, guard: OpGuard | None):
+        self.guard = guard
+        self.before: OpGuard | None = None
+
+    def __enter__(self) -> None:
+        self.before = _METER.guard
+        if self.guard is not None:
+            install_offset_checks()
+            _METER.guard = self.guard
+
+    def __exit__(self, *exc: object) -> None:
+        _METER.guard = self.before
+
+
+def _meter_deadline(guard: OpGuard) -> None:
+    if guard.deadline is not None and time.monotonic() > guard.deadline:
+        raise LimitExceeded(
+            "refused: the statement ran past its time limit during backward (gradviz "
+            "limit max_statement_seconds)",
+            limit="max_statement_seconds",
+        )
+
+
+def meter_tick() -> None:
+    """Before the engine runs a node (a pre-hook): the statement's deadline, and every
+    32 nodes the process's memory, against the metering guard's limits."""
+    guard = _METER.guard
+    if guard is None or _METER.busy or guard.paused:
+        return
+    _meter_deadline(guard)
+    _METER.ticks += 1
+    if guard.process_cap is not None and (_METER.ticks & 31) == 0:
+        guard._check_process_memory()
+
+
+def _meter_work(func: Any, args: tuple, kwargs: dict) -> None:
+    guard = _METER.guard
+    if guard is None or _METER.busy or guard.paused:
+        return
+    _METER.busy = True
+    try:
+        _meter_deadline(guard)
+        macs = _macs(func, args, None)
+        if macs is None:
+            try:
+                out = func(*tree_map(_to_meta, args), **tree_map(_to_meta, kwargs))
+            except Exception:  # noqa: BLE001 - no meta kernel: count it as the largest
+                out = None
+            macs = op_macs(func, args, tree_flatten(out)[0]) if out is not None else 0
+        if macs > guard.limits.max_op_macs:
+            raise LimitExceeded(
+                f"refused: backward would run {func.overloadpacket.__name__}, "
+                f"{macs:,} multiply-adds; the limit is {guard.limits.max_op_macs:,} "
+                "(gradviz limit max_op_macs)",
+                limit="max_op_macs",
+            )
+        if func.overloadpacket.__name__ == "linalg_matrix_exp":
+            guard._check_matrix_exp(func, args)
+        if guard.process_cap is not None:
+            guard._check_process_memory()
+    finally:
+        _METER.busy = False
+
+
+def _work_ops() -> list[Any]:
+    """Every ATen op (overload) with a kernel of its own whose work :func:`may_cost_work`
+    counts: the ops a backward formula may call that the meter must see."""
+    keys = ("CPU", "CUDA", "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional")
+    out = []
+    for qualified in sorted(torch._C._dispatch_get_all_op_names()):
+        if not qualified.startswith("aten::"):
+            continue
+        name, _, overload = qualified[6:].partition(".")
+        probe = types.SimpleNamespace(overloadpacket=types.SimpleNamespace(__name__=name))
+        if not may_cost_work(probe):
+            continue
+        if not any(torch._C._dispatch_has_kernel_for_dispatch_key(qualified, k) for k in keys):
+            continue
+        try:
+            op = getattr(getattr(torch.ops.aten, name), overload or "default")
+        except (AttributeError, RuntimeError):
+            continue
+        returns = op._schema.returns
+        if returns and all(r.alias_info is not None for r in returns):
+            continue  # a view (or out=): counted where it was made
+        out.append(op)
+    return out
+
+
+#: the ops whose kernels below the guard count their work while a backward pass runs
+#: outside it (filled by install_offset_checks)
+_WORK_KERNELS: set[Any] = set()
 
 
 def install_offset_checks() -> bool:
@@ -1168,7 +1369,8 @@ def install_offset_checks() -> bool:
         library = torch.library.Library("aten", "IMPL")
     except Exception:  # noqa: BLE001 - a torch without these: the guard checks instead
         return False
-    ops = list(OFFSET_CHECKS) + [op for op in _RECORDS if op not in OFFSET_CHECKS]
+    _WORK_KERNELS.update(_work_ops())
+    ops = list(dict.fromkeys([*OFFSET_CHECKS, *_RECORDS, *_WORK_KERNELS]))
     for op in ops:
         try:
             library.impl(op, _checked_kernel(op, after), "BackendSelect", with_keyset=True)
@@ -1187,6 +1389,7 @@ def remove_offset_checks() -> None:
         _LIBRARY._destroy()
         _LIBRARY = None
     _INSTALLED.clear()
+    _WORK_KERNELS.clear()
 
 
 # --- the guard is invisible to autograd ---------------------------------------------------

@@ -51,7 +51,7 @@ import torch
 from . import namespaces as ns
 from . import suggest
 from .errors import GradvizWarning, LimitExceeded, SandboxError, ScriptSyntaxError, Stopped
-from .guards import Limits
+from .guards import Limits, OpGuard, metering
 
 ALLOWED_NODES: frozenset[type] = frozenset(
     {
@@ -1980,7 +1980,14 @@ class Interpreter:
         if func is torch.autograd.graph.saved_tensors_hooks:
             host_args, host_kwargs = _checked_saved_tensor_hooks(host_args, host_kwargs)
         if self.call_hook is not None and _is_backward_call(func):
-            return self.call_hook(func, host_args, host_kwargs, lambda: func(*host_args, **host_kwargs))
+            meter = self.format_guard if isinstance(self.format_guard, OpGuard) else None
+
+            def engine() -> Any:
+                # the session runs the engine outside the guard: its ops are metered
+                with metering(meter):
+                    return func(*host_args, **host_kwargs)
+
+            return self.call_hook(func, host_args, host_kwargs, engine)
         if self.module_hook is not None and isinstance(func, torch.nn.Module):
             return self.module_hook(func, lambda: func(*host_args, **host_kwargs))
         shares_numpy = (func is torch.from_numpy or func is torch.as_tensor) and any(
