@@ -37,6 +37,9 @@ if python3 -m pip show gradviz 2>/dev/null | grep -q "^Summary: Step through PyT
   python3 -m pip uninstall -q -y gradviz
 fi
 python3 -m pip install -q -e ".${extra}"
+# The window's translations: compile gradviz/i18n/*.ts to the .qm files Qt loads, with the
+# lrelease that the PySide6-Essentials wheel ships (pyside6-lrelease).
+python3 -m gradviz.i18n.build >/dev/null
 
 # --test: the HTML view's browser tests (tests/test_html_view.py) drive Debian's
 # chromium through its chromedriver with selenium; where these are missing they skip.

@@ -17,6 +17,8 @@ from gradviz.app.backward_player import BackwardPlayer
 from gradviz.app.guide import backward_step_note, backward_step_status
 from gradviz.app.models import PassInfo
 
+from .i18n import translate
+
 
 class BackwardReplay(QObject):
     """The window's F7 / Shift+F7 and the Backward passes panel's picks."""
@@ -64,7 +66,11 @@ class BackwardReplay(QObject):
         if not self.player.pick(passes, index):
             self.w.canvas.clear_backward()
             self.w.graph_view.show_pass_graph(index)
-            self.w.set_status(f"Backward pass #{index + 1} recorded no engine step")
+            self.w.set_status(
+                translate("BackwardReplay", "Backward pass #{n} recorded no engine step").format(
+                    n=index + 1
+                )
+            )
             return
         self._show()
 
@@ -78,7 +84,11 @@ class BackwardReplay(QObject):
             self.w.inspector_panel.set_state(self.w.state or {})
             graph_view.refresh_display(fit=True)
         if self.player.pass_index is not None:
-            self.w.set_status("The backward replay is over: every recorded step was shown")
+            self.w.set_status(
+                translate(
+                    "BackwardReplay", "The backward replay is over: every recorded step was shown"
+                )
+            )
         self.w.update_guide()
         self.w.update_actions()
 

@@ -87,8 +87,10 @@ from gradviz.core.routing import (
     storage_link_pairs,
 )
 from gradviz.core.style import LIGHT, Theme, corner_radius, style_key
+from gradviz.i18n import QT_TRANSLATE_NOOP
 from gradviz.ui import theme
 from gradviz.ui.display import sizing_attrs
+from gradviz.ui.i18n import translate
 from gradviz.ui.text import plain_label, plain_tooltip
 
 __all__ = [
@@ -125,7 +127,18 @@ MAX_LIVE_ITEMS = 3000
 """A big graph keeps at most about this many node items; far ones go back to their tiles."""
 TEXT_LOD = 0.35
 """Below this level of detail nodes are plain filled rectangles without text."""
-EMPTY_HINT = "Step forward (F10) to build the graph"
+EMPTY_HINT = QT_TRANSLATE_NOOP("Canvas", "Step forward (F10) to build the graph")
+
+#: the legend's names of the node kinds, as gradviz.core.style writes them (the key the
+#: window translates them by; tests/test_i18n.py checks each one has its entry)
+_LEGEND_WORDS = (
+    QT_TRANSLATE_NOOP("Legend", "op (grad_fn)"),
+    QT_TRANSLATE_NOOP("Legend", "leaf, requires grad"),
+    QT_TRANSLATE_NOOP("Legend", "computed tensor"),
+    QT_TRANSLATE_NOOP("Legend", "tensor, no grad"),
+    QT_TRANSLATE_NOOP("Legend", "saved for backward"),
+    QT_TRANSLATE_NOOP("Legend", "module / chain"),
+)
 REGION_BAND = 168.0
 """Height of the bands that index edges by the region their route depends on."""
 
@@ -240,9 +253,13 @@ def _fonts() -> _Fonts:
 def _tooltip(node_id: str, attrs: Mapping[str, Any]) -> str:
     rows = node_tooltip(node_id, attrs)
     if attrs.get("kind") == "group":
-        rows.append("double-click to expand")
+        rows.append(translate("Canvas", "double-click to expand"))
     elif attrs.get("statement") is not None:
-        rows.append(f"created by statement {attrs['statement']} (double-click to show)")
+        rows.append(
+            translate("Canvas", "created by statement {n} (double-click to show)").format(
+                n=attrs["statement"]
+            )
+        )
     return "\n".join(rows)
 
 
@@ -1046,7 +1063,9 @@ class _EdgeLabelItem(QGraphicsItem):
         self.setPos(center)
         self.setZValue(Z_LABEL)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
-        self.setToolTip(plain_tooltip(f"gradient passed along this edge: {text}"))
+        self.setToolTip(
+            plain_tooltip(translate("Canvas", "gradient passed along this edge: {grad}").format(grad=text))
+        )
 
     def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
         return self._rect.adjusted(-1, -1, 1, 1)
@@ -1241,22 +1260,25 @@ def _legend_rows(
     for key in _NODE_KEYS:
         if show is None or key in show:
             st = t.node(key)
-            rows.append(("pill" if key in _PILLS else "box", st.fill, st.stroke, st.legend))
+            rows.append(
+                ("pill" if key in _PILLS else "box", st.fill, st.stroke, translate("Legend", st.legend))
+            )
     grad_fn = t.node("grad_fn")
     states = [
-        ("new", ("glow", t.background, t.new, "new this step")),
-        ("backward", ("glow", t.backward_fill, t.backward, "running (backward)")),
+        ("new", ("glow", t.background, t.new, translate("Legend", "new this step"))),
+        ("backward", ("glow", t.backward_fill, t.backward, translate("Legend", "running (backward)"))),
         ("backward", (
             "box",
             theme.blend(grad_fn.fill, t.executed_tint, 0.45),
             theme.blend(grad_fn.stroke, t.backward, 0.55),
-            "already ran",
+            translate("Legend", "already ran"),
         )),
-        ("backward", ("edge", t.backward, "", "gradient flowing")),
+        ("backward", ("edge", t.backward, "", translate("Legend", "gradient flowing"))),
         ("freed", ("dashed", theme.blend(grad_fn.fill, t.background, 0.55), t.freed,
-                   "freed by backward()")),
-        ("stale", ("box", t.stale_fill, t.stale, "stale: changed in place")),
-        ("storage", ("edge-dotted", theme.storage_colour("S1", t), "", "shares memory")),
+                   translate("Legend", "freed by backward()"))),
+        ("stale", ("box", t.stale_fill, t.stale, translate("Legend", "stale: changed in place"))),
+        ("storage", ("edge-dotted", theme.storage_colour("S1", t), "",
+                     translate("Legend", "shares memory"))),
     ]
     for name, row in states:
         if show is None or name in show:
@@ -1365,7 +1387,7 @@ class GraphCanvas(QGraphicsView):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setMinimumSize(200, 150)
 
-        self._hint = plain_label(QLabel(EMPTY_HINT, self))
+        self._hint = plain_label(QLabel(translate("Canvas", EMPTY_HINT), self))
         self._hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self._hint.setWordWrap(True)
         self._hint.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
@@ -2046,7 +2068,9 @@ class GraphCanvas(QGraphicsView):
         suffix = Path(path).suffix.lower()
         if suffix not in (".png", ".svg"):
             raise ValueError(
-                f"cannot export to {suffix or 'a file without suffix'!r}: use .png or .svg"
+                translate("Canvas", "cannot export to {what}: use .png or .svg").format(
+                    what=repr(suffix) if suffix else translate("Canvas", "a file without suffix")
+                )
             )
         svg = self.to_svg()
         if suffix == ".svg":

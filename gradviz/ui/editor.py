@@ -31,6 +31,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QApplication, QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from . import theme
+from .i18n import translate
 from .text import plain_tooltip
 
 NEXT_BAND = "#fff4c2"
@@ -232,9 +233,8 @@ class CodeEditor(QPlainTextEdit):
         self.setWordWrapMode(QTextOption.WrapMode.WordWrap)
         self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
         self.setPlaceholderText(
-            "# Type PyTorch code here, e.g.\n"
-            "x = torch.tensor(5.0, requires_grad=True)\n"
-            "y = x ** 3\ny.backward()"
+            translate("Editor", "# Type PyTorch code here, e.g.")
+            + "\nx = torch.tensor(5.0, requires_grad=True)\ny = x ** 3\ny.backward()"
         )
         self.highlighter = PythonHighlighter(self.document(), is_dark(self.palette()))
         self._gutter = _Gutter(self)
@@ -386,13 +386,15 @@ class CodeEditor(QPlainTextEdit):
         if self._error and self._error[0] <= line <= self._error[1]:
             parts.append(self._error[2])
         if line in self._notes:
-            parts.append("What to look at: " + self._notes[line])
+            parts.append(translate("Editor", "What to look at: ") + self._notes[line])
         if self._paused == line:
-            parts.append("Paused here: this line runs next (Step over F10, Step into F11)")
+            parts.append(
+                translate("Editor", "Paused here: this line runs next (Step over F10, Step into F11)")
+            )
         elif self._next and self._next[0] <= line <= self._next[1]:
-            parts.append("Runs next (Step, F10)")
+            parts.append(translate("Editor", "Runs next (Step, F10)"))
         if line in self._breakpoints:
-            parts.append("Breakpoint: Run (F5) stops here (click to remove)")
+            parts.append(translate("Editor", "Breakpoint: Run (F5) stops here (click to remove)"))
         return "\n\n".join(parts)
 
     def select_lines(self, first: int, last: int | None = None) -> None:

@@ -31,6 +31,7 @@ from gradviz.core.demos import Demo, DemosMissing, list_demos
 from gradviz.core.gcpause import paused_gc
 
 from . import dialogs
+from .i18n import translate
 from .text import add_menu_action, plain_tooltip, title_text
 
 FIRST_DEMO = "first_backward"
@@ -82,7 +83,7 @@ class Files(QObject):
             try:
                 parse_snapshot(snapshot, "the snapshot")
             except SnapshotError as exc:
-                dialogs.show_error(w, "Cannot show the snapshot", str(exc))
+                dialogs.show_error(w, translate("Files", "Cannot show the snapshot"), str(exc))
             else:
                 self.open_snapshot(snapshot, "gradviz.show()")
                 return
@@ -96,7 +97,11 @@ class Files(QObject):
                 self.load_demo(found, ask=False)
                 return
             known = ", ".join(d.name for d in self.demos)
-            w.output_panel.add_note(f"No demo named '{demo}'; the demos are: {known}")
+            w.output_panel.add_note(
+                translate("Files", "No demo named '{demo}'; the demos are: {known}").format(
+                    demo=demo, known=known
+                )
+            )
         last = str(w.settings.value("file/last", "") or "")
         last_demo = str(w.settings.value("file/last_demo", "") or "")
         launched = _to_bool(w.settings.value("launched"))
@@ -137,7 +142,7 @@ class Files(QObject):
         self.remove_autosave()
         self.set_text("", None, None)
         self.w.apply_trust(self.w.trust.decide(None))  # written here: the user's own
-        self.w.stepper.load_into_kernel(None, status="New script")
+        self.w.stepper.load_into_kernel(None, status=translate("Files", "New script"))
         self.w.editor.setFocus()
 
     def load_demo(self, demo: Demo, ask: bool = True, run_to: int | None = None) -> None:
@@ -150,11 +155,16 @@ class Files(QObject):
         self.w.apply_trust(self.w.trust.decide(None, demo=True))  # demos are trusted
         if run_to:
             said = (
-                f"Demo '{demo.title}': ran its first {run_to} statements, up to its first "
-                "backward(); Step (F10) runs that one"
+                translate(
+                    "Files",
+                    "Demo '{title}': ran its first {n} statements, up to its first "
+                    "backward(); Step (F10) runs that one",
+                ).format(title=translate("Demos", demo.title), n=run_to)
             )
         else:
-            said = f"Demo '{demo.title}' loaded: press Step (F10) to run it statement by statement"
+            said = translate(
+                "Files", "Demo '{title}' loaded: press Step (F10) to run it statement by statement"
+            ).format(title=translate("Demos", demo.title))
         self.w.stepper.load_into_kernel(run_to, status=said)
         self.w.set_status(said)
 
@@ -165,10 +175,13 @@ class Files(QObject):
         start = str(where.parent) if where else str(Path.home())
         path, _ = QFileDialog.getOpenFileName(
             self.w,
-            "Open script or snapshot",
+            translate("Files", "Open script or snapshot"),
             start,
-            "Scripts and snapshots (*.py *.json);;Python scripts (*.py);;"
-            "gradviz snapshots (*.gradviz.json *.json);;All files (*)",
+            translate(
+                "Files",
+                "Scripts and snapshots (*.py *.json);;Python scripts (*.py);;"
+                "gradviz snapshots (*.gradviz.json *.json);;All files (*)",
+            ),
         )
         if path:
             self.open_path(Path(path), ask=False)
@@ -187,7 +200,9 @@ class Files(QObject):
             # what the window shows stays as it was
             self.w.set_status(opened.message)
             dialogs.show_error(
-                self.w, "Cannot open file", f"{opened.message}\n\nNothing was changed."
+                self.w,
+                translate("Files", "Cannot open file"),
+                f"{opened.message}\n\n" + translate("Files", "Nothing was changed."),
             )
             return False
         self.remove_autosave()
@@ -205,14 +220,24 @@ class Files(QObject):
             self.w.editor.document().setModified(True)
             self.update_title()
             self.w.stepper.load_into_kernel(None)
-            self.w.set_status(f"Opened the statements saved in {path.name}: step to re-run them")
+            self.w.set_status(
+                translate("Files", "Opened the statements saved in {name}: step to re-run them")
+                .format(name=path.name)
+            )  # fmt: skip
             return True
         self.set_text(opened.text, path.resolve(), None)
         self.w.apply_trust(decision, path.resolve())
         self.add_recent(path.resolve())
-        self.w.stepper.load_into_kernel(None, status=f"Opened {path.name}")
-        mode = "as Python" if decision.trusted else "in restricted mode"
-        self.w.set_status(f"Opened {path}: press Step (F10) to run it {mode}")
+        self.w.stepper.load_into_kernel(
+            None, status=translate("Files", "Opened {name}").format(name=path.name)
+        )
+        self.w.set_status(
+            (
+                translate("Files", "Opened {path}: press Step (F10) to run it as Python")
+                if decision.trusted
+                else translate("Files", "Opened {path}: press Step (F10) to run it in restricted mode")
+            ).format(path=path)
+        )
         return True
 
     def set_text(self, text: str, path: Path | None, demo: Demo | None) -> None:
@@ -259,16 +284,21 @@ class Files(QObject):
         w.tensors_panel.reset_changes()
         nodes = len(state["graph"]["nodes"])
         passes = len(state["backward_passes"])
-        what = f"{nodes} nodes · {passes} backward pass{'es' if passes != 1 else ''}"
+        what = _counts(nodes, passes)
         w.editor.blockSignals(True)
         w.editor.setPlainText(
-            f"# Read-only snapshot: {name}\n"
-            f"# saved by gradviz (source: {state.get('source', 'api')}) with no script to step.\n"
-            f"# {what} · device {state['device']}\n"
-            "#\n"
-            "# F7 / Shift+F7 replay the recorded backward pass on the graph.\n"
-            "# Collapse modules in the Modules panel; Ctrl+F finds a node.\n"
-            "# Open a script (Ctrl+O) or a demo to step forward again.\n"
+            translate(
+                "Files",
+                "# Read-only snapshot: {name}\n"
+                "# saved by gradviz (source: {source}) with no script to step.\n"
+                "# {what} · device {device}\n"
+                "#\n"
+                "# F7 / Shift+F7 replay the recorded backward pass on the graph.\n"
+                "# Collapse modules in the Modules panel; Ctrl+F finds a node.\n"
+                "# Open a script (Ctrl+O) or a demo to step forward again.\n",
+            ).format(
+                name=name, source=state.get("source", "api"), what=what, device=state["device"]
+            )
         )
         w.editor.blockSignals(False)
         w.editor.setReadOnly(True)
@@ -283,14 +313,19 @@ class Files(QObject):
         w.editor.set_notes({})
         w.apply_state(state)
         w.output_panel.add_note(
-            f"Opened the snapshot {name}: {nodes} nodes, {passes} backward "
-            f"pass{'es' if passes != 1 else ''}, device {state['device']} (read-only)"
+            translate(
+                "Files", "Opened the snapshot {name}: {what}, device {device} (read-only)"
+            ).format(name=name, what=_counts(nodes, passes, ", "), device=state["device"])
         )
         self.update_title()
         if w.replay.available():
-            w.set_status(f"Read-only snapshot {name}: press F7 to replay its backward pass")
+            w.set_status(
+                translate(
+                    "Files", "Read-only snapshot {name}: press F7 to replay its backward pass"
+                ).format(name=name)
+            )
         else:
-            w.set_status(f"Read-only snapshot {name}")
+            w.set_status(translate("Files", "Read-only snapshot {name}").format(name=name))
         if w.modules_panel.modules():
             w.modules_dock.raise_()
 
@@ -310,7 +345,10 @@ class Files(QObject):
                 else str(Path.home() / (f"{doc.demo.name}.py" if doc.demo else "script.py"))
             )
             chosen, _ = QFileDialog.getSaveFileName(
-                self.w, "Save script", start, "Python scripts (*.py)"
+                self.w,
+                translate("Files", "Save script"),
+                start,
+                translate("Files", "Python scripts (*.py)"),
             )
             if not chosen:
                 return False
@@ -320,20 +358,24 @@ class Files(QObject):
     def _write(self, path: Path) -> bool:
         refused = refuse_to_overwrite(path)
         if refused is not None:
-            dialogs.show_error(self.w, "Not saved", refused)
+            dialogs.show_error(self.w, translate("Files", "Not saved"), refused)
             self.w.set_status(refused)
             return False
         try:
             write_text_atomically(path, self.w.editor.toPlainText())
         except OSError as exc:
-            dialogs.show_error(self.w, "Save failed", f"Could not write {path}:\n{exc}")
+            dialogs.show_error(
+                self.w,
+                translate("Files", "Save failed"),
+                translate("Files", "Could not write {path}:\n{error}").format(path=path, error=exc),
+            )
             return False
         self.doc.path = path.resolve()
         self.w.editor.document().setModified(False)
         self.remove_autosave()
         self.add_recent(self.doc.path)
         self.update_title()
-        self.w.set_status(f"Saved {path}")
+        self.w.set_status(translate("Files", "Saved {path}").format(path=path))
         return True
 
     # --- recent files and the title -------------------------------------------------------
@@ -351,13 +393,13 @@ class Files(QObject):
             act.setStatusTip(p)
             act.triggered.connect(lambda _=False, path=p: self.open_path(Path(path)))
         if not recent:
-            empty = menu.addAction("(none yet)")
+            empty = menu.addAction(translate("Files", "(none yet)"))
             empty.setEnabled(False)
         menu.setToolTipsVisible(True)
 
     def update_title(self) -> None:
         w = self.w
-        name = self.doc.name()
+        name = display_name(self.doc)
         modified = w.editor.document().isModified()
         w.setWindowTitle(title_text(f"{name}{'*' if modified else ''} — {APP_NAME}"))
         w.editor_header.setText(f"{name}{' •' if modified else ''}")
@@ -418,9 +460,39 @@ class Files(QObject):
             self.update_title()
             self.autosave_now()  # the text lives in this window's autosave before the old one goes
             orphan.discard()
-            self.w.stepper.load_into_kernel(None, status="Restored the autosaved text")
+            self.w.stepper.load_into_kernel(
+                None, status=translate("Files", "Restored the autosaved text")
+            )
             self.w.set_status(
-                f"Restored {plan.name} as autosaved before gradviz stopped (not saved yet)"
+                translate(
+                    "Files", "Restored {name} as autosaved before gradviz stopped (not saved yet)"
+                ).format(name=plan.name)
             )
             restored = True
         return restored
+
+
+def _counts(nodes: int, passes: int, sep: str = " · ") -> str:
+    """``136 nodes · 1 backward pass`` in the window's language."""
+    return (
+        (translate("Files", "{n} node") if nodes == 1 else translate("Files", "{n} nodes"))
+        .format(n=nodes)
+        + sep
+        + (
+            translate("Files", "{n} backward pass")
+            if passes == 1
+            else translate("Files", "{n} backward passes")
+        ).format(n=passes)
+    )  # fmt: skip
+
+
+def display_name(doc: Document) -> str:
+    """What the title bar and the editor's header call the text shown (the window's
+    words for :meth:`gradviz.app.files.Document.name`)."""
+    if doc.read_only:
+        return translate("Files", "{name} (read-only)").format(name=doc.snapshot_name)
+    if doc.path:
+        return doc.path.name
+    if doc.demo:
+        return translate("Files", "demo: {name}.py").format(name=doc.demo.name)
+    return translate("Files", "untitled.py")

@@ -13,22 +13,26 @@ from collections.abc import Iterable
 
 from PySide6.QtGui import QFontDatabase
 
+from gradviz.i18n import QT_TRANSLATE_NOOP
+
+from .i18n import translate
+
 WS = QFontDatabase.WritingSystem
 
 #: (first, last code point) -> the writing system, its name, and the Debian/Ubuntu package
 #: with a font for it (scripts/setup.sh installs fonts-nanum)
 RANGES: tuple[tuple[int, int, QFontDatabase.WritingSystem, str, str], ...] = (
-    (0x1100, 0x11FF, WS.Korean, "Korean", "fonts-nanum"),
-    (0x3130, 0x318F, WS.Korean, "Korean", "fonts-nanum"),
-    (0xAC00, 0xD7AF, WS.Korean, "Korean", "fonts-nanum"),
-    (0x3040, 0x30FF, WS.Japanese, "Japanese", "fonts-noto-cjk"),
-    (0x4E00, 0x9FFF, WS.SimplifiedChinese, "Chinese", "fonts-noto-cjk"),
-    (0x0400, 0x04FF, WS.Cyrillic, "Cyrillic", "fonts-dejavu"),
-    (0x0370, 0x03FF, WS.Greek, "Greek", "fonts-dejavu"),
-    (0x0590, 0x05FF, WS.Hebrew, "Hebrew", "fonts-noto-core"),
-    (0x0600, 0x06FF, WS.Arabic, "Arabic", "fonts-noto-core"),
-    (0x0900, 0x097F, WS.Devanagari, "Devanagari", "fonts-noto-core"),
-    (0x0E00, 0x0E7F, WS.Thai, "Thai", "fonts-noto-core"),
+    (0x1100, 0x11FF, WS.Korean, QT_TRANSLATE_NOOP("Fonts", "Korean"), "fonts-nanum"),
+    (0x3130, 0x318F, WS.Korean, QT_TRANSLATE_NOOP("Fonts", "Korean"), "fonts-nanum"),
+    (0xAC00, 0xD7AF, WS.Korean, QT_TRANSLATE_NOOP("Fonts", "Korean"), "fonts-nanum"),
+    (0x3040, 0x30FF, WS.Japanese, QT_TRANSLATE_NOOP("Fonts", "Japanese"), "fonts-noto-cjk"),
+    (0x4E00, 0x9FFF, WS.SimplifiedChinese, QT_TRANSLATE_NOOP("Fonts", "Chinese"), "fonts-noto-cjk"),
+    (0x0400, 0x04FF, WS.Cyrillic, QT_TRANSLATE_NOOP("Fonts", "Cyrillic"), "fonts-dejavu"),
+    (0x0370, 0x03FF, WS.Greek, QT_TRANSLATE_NOOP("Fonts", "Greek"), "fonts-dejavu"),
+    (0x0590, 0x05FF, WS.Hebrew, QT_TRANSLATE_NOOP("Fonts", "Hebrew"), "fonts-noto-core"),
+    (0x0600, 0x06FF, WS.Arabic, QT_TRANSLATE_NOOP("Fonts", "Arabic"), "fonts-noto-core"),
+    (0x0900, 0x097F, WS.Devanagari, QT_TRANSLATE_NOOP("Fonts", "Devanagari"), "fonts-noto-core"),
+    (0x0E00, 0x0E7F, WS.Thai, QT_TRANSLATE_NOOP("Fonts", "Thai"), "fonts-noto-core"),
 )
 
 
@@ -61,10 +65,11 @@ def missing_fonts_message(missing: Iterable[tuple[str, str]]) -> str | None:
     missing = list(missing)
     if not missing:
         return None
-    names = " and ".join(name for name, _ in missing)
+    names = translate("Fonts", " and ").join(translate("Fonts", name) for name, _ in missing)
     packages = " ".join(sorted({package for _, package in missing}))
-    return (
-        f"No installed font can show this script's {names} text (it shows as empty "
-        f"boxes, here and in exported pictures). Install one, then restart gradviz: on "
-        f"Debian or Ubuntu, sudo apt install {packages}"
-    )
+    return translate(
+        "Fonts",
+        "No installed font can show this script's {names} text (it shows as empty "
+        "boxes, here and in exported pictures). Install one, then restart gradviz: on "
+        "Debian or Ubuntu, sudo apt install {packages}",
+    ).format(names=names, packages=packages)

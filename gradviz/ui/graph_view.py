@@ -44,6 +44,7 @@ from gradviz.core.grouping import module_tree_of_nodes, search
 from . import theme
 from .dialogs import show_error
 from .display import LayoutRunner
+from .i18n import translate
 from .passes_panel import pass_graph
 from .text import (
     add_menu_action,
@@ -113,7 +114,11 @@ class GraphView(QObject):
         s = self.w.model.statement(node["statement"])
         if s is not None:
             self.w.editor.select_lines(s.line, s.end_line)
-            self.w.set_status(f"{node.get('label')} was created by line {s.line}")
+            self.w.set_status(
+                translate("GraphView", "{node} was created by line {line}").format(
+                    node=node.get("label"), line=s.line
+                )
+            )
 
     def _on_canvas_node_menu_requested(self, node_id: str, pos: QPoint) -> None:
         menu = self.node_menu(node_id)
@@ -127,7 +132,7 @@ class GraphView(QObject):
         display = self.display
         if display is not None and node_id in display.groups:
             label = display.groups[node_id].get("label", node_id)
-            act = add_menu_action(menu, f"Expand {label}")
+            act = add_menu_action(menu, translate("GraphView", "Expand {name}").format(name=label))
             act.triggered.connect(lambda _=False: self.expand_group(node_id))
             return menu
         raw = self.raw_graph
@@ -137,7 +142,9 @@ class GraphView(QObject):
             # innermost first: the module that built the op, then the blocks around it
             for i in range(len(parts), 0, -1):
                 name = ".".join(parts[:i])
-                act = add_menu_action(menu, f"Collapse module {name}")
+                act = add_menu_action(
+                    menu, translate("GraphView", "Collapse module {name}").format(name=name)
+                )
                 act.triggered.connect(lambda _=False, m=name: self.collapse_module(m))
         return menu
 
@@ -155,12 +162,18 @@ class GraphView(QObject):
         group = display.groups[group_id]
         members = [str(m) for m in group.get("members") or []]
         if is_chain(group_id):
-            self.w.set_status("Linear chains expanded (View › Collapse linear chains)")
+            self.w.set_status(
+                translate("GraphView", "Linear chains expanded (View › Collapse linear chains)")
+            )
             self.w.act_chains.setChecked(False)  # refreshes the display
         else:
             self.collapsed.discard(str(group.get("module", "")))
             self.refresh_display()
-            self.w.set_status(f"Expanded {group.get('label', group_id)}: {len(members)} nodes")
+            self.w.set_status(
+                translate("GraphView", "Expanded {name}: {n} nodes").format(
+                    name=group.get("label", group_id), n=len(members)
+                )
+            )
         first = members[0] if members else None
         if first is not None:
             self._after_display = lambda: self._focus_node(first, select=False)
@@ -285,7 +298,9 @@ class GraphView(QObject):
             self.layout_runner.submit(job)
             self._layout_nodes = count
             self._layout_fit = fit
-            self.w.layout_label.setText(f"Laying out {count:,} nodes…")
+            self.w.layout_label.setText(
+                translate("GraphView", "Laying out {n} nodes…").format(n=f"{count:,}")
+            )
             self.w.layout_label.show()
             return
         self.layout_runner.invalidate()  # anything still running is out of date now
@@ -296,15 +311,26 @@ class GraphView(QObject):
             return
         self._show_display(display, self._layout_fit)
         shown = len(display.data.get("nodes") or ())  # (display.graph may not be built)
-        boxes = f"{shown:,} nodes"
+        boxes = translate("GraphView", "{n} nodes").format(n=f"{shown:,}")
         if display.groups:
-            boxes = f"{shown:,} boxes for {self._layout_nodes:,} nodes"
-        self.w.set_status(f"Laid out {boxes} in {display.seconds:.2f} s (on a worker thread)")
+            boxes = translate("GraphView", "{n} boxes for {total} nodes").format(
+                n=f"{shown:,}", total=f"{self._layout_nodes:,}"
+            )
+        self.w.set_status(
+            translate("GraphView", "Laid out {what} in {seconds} s (on a worker thread)").format(
+                what=boxes, seconds=f"{display.seconds:.2f}"
+            )
+        )
 
     def _on_layout_runner_failed(self, request: int, message: str) -> None:
         self.w.layout_label.hide()
-        self.w.set_status(f"Could not lay out the graph: {message}")
-        self.w.output_panel.add_note(f"Layout failed: {message}", kind="error")
+        self.w.set_status(
+            translate("GraphView", "Could not lay out the graph: {message}").format(message=message)
+        )
+        self.w.output_panel.add_note(
+            translate("GraphView", "Layout failed: {message}").format(message=message),
+            kind="error",
+        )
 
     _layout_fit = False
 
@@ -393,11 +419,13 @@ class GraphView(QObject):
         if not text:
             self.w.search_label.setText("")
         elif not n:
-            self.w.search_label.setText("no match")
+            self.w.search_label.setText(translate("GraphView", "no match"))
         elif self._search_index < 0:
-            self.w.search_label.setText(f"{n} found")
+            self.w.search_label.setText(translate("GraphView", "{n} found").format(n=n))
         else:
-            self.w.search_label.setText(f"{self._search_index + 1} of {n}")
+            self.w.search_label.setText(
+                translate("GraphView", "{n} of {total}").format(n=self._search_index + 1, total=n)
+            )
         colour = theme.BACKWARD if text and not n else theme.MUTED_TEXT
         self.w.search_label.setStyleSheet(f"color: {colour}; padding: 0 6px;")
 
@@ -407,7 +435,9 @@ class GraphView(QObject):
         text = self.w.search_box.text().strip()
         if not hits:
             if text:
-                self.w.set_status(f"No node matches '{text}'")
+                self.w.set_status(
+                    translate("GraphView", "No node matches '{text}'").format(text=text)
+                )
             return
         if self._search_index < 0:
             self._search_index = 0 if step > 0 else len(hits) - 1
@@ -417,11 +447,15 @@ class GraphView(QObject):
         self._focus_node(target)
         self._update_search_label()
         groups = self.display.groups if self.display is not None else {}
-        where = f"{self._search_index + 1} of {len(hits)}"
+        where = translate("GraphView", "{n} of {total}").format(
+            n=self._search_index + 1, total=len(hits)
+        )
         if target in groups:
             self.w.set_status(
-                f"'{text}' ({where}) is inside the collapsed {groups[target].get('label', target)}:"
-                " double-click it to expand"
+                translate(
+                    "GraphView",
+                    "'{text}' ({where}) is inside the collapsed {group}: double-click it to expand",
+                ).format(text=text, where=where, group=groups[target].get("label", target))
             )
         else:
             raw = self.raw_graph
@@ -443,16 +477,19 @@ class GraphView(QObject):
 
     def export_graph(self) -> None:
         path, _ = QFileDialog.getSaveFileName(
-            self.w, "Export graph", "graph.png", "PNG image (*.png);;SVG (*.svg)"
+            self.w,
+            translate("GraphView", "Export graph"),
+            "graph.png",
+            translate("GraphView", "PNG image (*.png);;SVG (*.svg)"),
         )
         if not path:
             return
         try:
             self.w.canvas.export_image(path)
         except (OSError, ValueError) as exc:
-            show_error(self.w, "Export failed", str(exc))
+            show_error(self.w, translate("GraphView", "Export failed"), str(exc))
             return
-        self.w.set_status(f"Graph written to {path}")
+        self.w.set_status(translate("GraphView", "Graph written to {path}").format(path=path))
 
     def keep_graph_in_view(self) -> None:
         """After a step: the canvas's rule (a fitted view is fitted again; a view the

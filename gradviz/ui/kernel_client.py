@@ -30,12 +30,37 @@ import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from gradviz.core.delta import DeltaMismatch, StateDecoder
+from gradviz.protocol import (
+    Continue,
+    Debug,
+    Load,
+    Output,
+    Phase,
+    Progress,
+    Ready,
+    Reply,
+    Request,
+    Reset,
+    RunTo,
+    RunToBackward,
+    RunToEnd,
+    RunToLine,
+    SetDevice,
+    Shutdown,
+    Snapshot,
+    Step,
+    StepBack,
+    decode_event,
+    encode_request,
+    event_message,
+    request_of,
+)
 from gradviz.runner import (
     FIRST_PHASE_S,
     GRACE_S,
@@ -49,8 +74,8 @@ from gradviz.runner import (
     total_limit,
 )
 
-#: commands that rebuild the session from the start before running anything
-_RESETTING = {"load", "set_device", "step_back", "reset"}
+#: requests that rebuild the session from the start before running anything
+_RESETTING = (Load, SetDevice, StepBack, Reset)
 #: characters of one streamed print kept (the statement's result carries it whole)
 MAX_LIVE_OUTPUT = 64 * 1024
 #: give up restarting after this many exits in a row without a good reply
@@ -61,9 +86,10 @@ Callback = Callable[[dict[str, Any]], None]
 
 @dataclass
 class KernelRequest:
+    """A request on its way: the protocol's request, its id and who waits for the reply."""
+
     id: int
-    cmd: str
-    params: dict[str, Any]
+    request: Request
     callback: Callback | None = None
     replay: bool = False
     sent_at: float = 0.0
@@ -71,8 +97,17 @@ class KernelRequest:
     progress_total: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
-    def message(self) -> dict[str, Any]:
-        return {"id": self.id, "cmd": self.cmd, **self.params}
+    @property
+    def cmd(self) -> str:
+        return self.request.CMD
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The request's fields by name."""
+        return {f.name: getattr(self.request, f.name) for f in fields(self.request)}
+
+    def line(self) -> bytes:
+        return (encode_request(self.id, self.request) + "\n").encode("utf-8")
 
 
 class KernelClient(QObject):
@@ -232,21 +267,27 @@ class KernelClient(QObject):
         self._start_process()
         return True
 
-    def request(self, cmd: str, callback: Callback | None = None, **params: Any) -> int:
-        """Queue a command; ``callback(reply)`` runs on the GUI thread when it is answered.
+    def request(
+        self, request: Request | str, callback: Callback | None = None, **params: Any
+    ) -> int:
+        """Queue a request (or the command ``request`` with ``params``); ``callback(reply)``
+        runs on the GUI thread when it is answered.
 
         The first request starts the kernel when start() was not called: a window
         that only shows a read-only snapshot never starts a torch process.
         """
+        if isinstance(request, str):
+            if request not in ("report", "ping", "shutdown"):
+                params.setdefault("delta", True)  # only what changed comes back
+            request = request_of(request, **params)
         if not self._started and not self._closing:
             self.start()
-        if cmd == "load" and self.time_limit_s is not None:
-            params.setdefault("time_limit_s", self.time_limit_s)
-        if cmd == "load" and self.trusted and self.filename:
-            params.setdefault("filename", self.filename)
-        if cmd not in ("report", "ping", "shutdown"):
-            params.setdefault("delta", True)  # only what changed comes back
-        req = KernelRequest(self._next_id, cmd, params, callback)
+        if isinstance(request, Load):
+            if request.time_limit_s is None and self.time_limit_s is not None:
+                request = replace(request, time_limit_s=float(self.time_limit_s))
+            if not request.filename and self.trusted and self.filename:
+                request = replace(request, filename=self.filename)
+        req = KernelRequest(self._next_id, request, callback)
         self._next_id += 1
         self._queue.append(req)
         if self._dead:
@@ -257,7 +298,7 @@ class KernelClient(QObject):
         return req.id
 
     #: requests whose statements the kernel can end gently (Stop keeps their work)
-    INTERRUPTIBLE = frozenset({"step", "run_to_end", "run_to", "run_to_line", "debug"})
+    INTERRUPTIBLE = (Step, RunToEnd, RunTo, RunToLine, Debug, Continue, RunToBackward)
 
     def interrupt(self) -> bool:
         """Ask the kernel to end the running statement at its next loop iteration or
@@ -265,7 +306,10 @@ class KernelClient(QObject):
         the caller kills the kernel (stop()) if no reply comes back promptly."""
         req = self._inflight
         pid = self.pid()
-        if req is None or pid is None or self._replaying or req.cmd not in self.INTERRUPTIBLE:
+        if (
+            req is None or pid is None or self._replaying
+            or not isinstance(req.request, self.INTERRUPTIBLE)
+        ):
             return False
         if not hasattr(signal, "SIGUSR1"):
             return False
@@ -316,7 +360,7 @@ class KernelClient(QObject):
         self._disconnect(proc)
         if proc.state() != QProcess.ProcessState.NotRunning:
             if self._ready:
-                proc.write(b'{"id": 0, "cmd": "shutdown"}\n')
+                proc.write(encode_request(0, Shutdown()).encode() + b"\n")
                 proc.closeWriteChannel()
                 if not proc.waitForFinished(timeout_ms):
                     proc.kill()
@@ -409,14 +453,14 @@ class KernelClient(QObject):
         req = self._inflight
         source, device, cursor = self.source, self.device, self.cursor
         if req is not None:
-            if req.cmd == "load":
-                source = req.params.get("source", "")
-                device = req.params.get("device", device)
-            elif req.cmd == "set_device":
-                device = req.params.get("device", device)
+            r = req.request
+            if isinstance(r, Load):
+                source, device = r.source, r.device
+            elif isinstance(r, SetDevice):
+                device = r.device
             if req.progress_done is not None:
                 cursor = req.progress_done
-            elif req.cmd in _RESETTING:
+            elif isinstance(r, _RESETTING):
                 cursor = 0
             if req.replay:
                 # killed during a replay: replay only what that replay had finished
@@ -446,9 +490,9 @@ class KernelClient(QObject):
         req = self._queue.popleft()
         self._inflight = req
         req.sent_at = time.monotonic()
-        if req.cmd in ("load", "report"):
-            req.extra["limit_s"] = self._limit_for(req.params.get("time_limit_s"))
-        proc.write((json.dumps(req.message()) + "\n").encode("utf-8"))
+        if req.request.RESETS:
+            req.extra["limit_s"] = self._limit_for(getattr(req.request, "time_limit_s", None))
+        proc.write(req.line())
         # the watchdog runs from the moment a request is sent, phase message or not
         self._phase = {"phase": "start", "id": req.id}
         self._arm_watchdog(req, FIRST_PHASE_S)
@@ -587,90 +631,91 @@ class KernelClient(QObject):
                 self._stderr_tail.append(line[:2000])
 
     def _on_message(self, message: dict[str, Any]) -> None:
-        event = message.get("event")
-        if event == "ready":
-            why = (
-                os_layer_missing(message.get("confinement"))
-                if not self.trusted and self._process is not None and self.require_os_layer
-                else None
+        """One line from the kernel, read as its protocol event (every field checked;
+        a line that is no event of the protocol is skipped) and handed to its handler."""
+        event = decode_event(message, max_text=MAX_LIVE_OUTPUT)
+        del message
+        if isinstance(event, Ready):
+            self._on_ready(event)
+            return
+        req = self._inflight
+        if event is None or req is None or event.id != req.id:
+            return
+        if isinstance(event, Phase):
+            self._phase = {**event.as_dict(), "id": event.id}
+            self._arm_watchdog(req, phase_limit(event.limit_s, self._own_limit(req)))
+        elif isinstance(event, Output):
+            self.output_written.emit(event.text, event.line)
+        elif isinstance(event, Progress):
+            req.progress_done = event.done
+            req.progress_total = event.total
+            self.progressed.emit(event.done, event.total)
+        elif isinstance(event, Reply):
+            self._on_reply(req, event)
+
+    def _on_ready(self, event: Ready) -> None:
+        why = (
+            os_layer_missing(event.confinement)
+            if not self.trusted and self._process is not None and self.require_os_layer
+            else None
+        )
+        if why is not None:
+            # restricted mode with no OS layer around it: nothing from someone
+            # else runs here (see runner.os_layer_missing); Trust folder runs as Python
+            self._kill_process()
+            self._dead = True
+            self._fail_all(why)
+            self.gave_up.emit(why)
+            return
+        self._ready = True
+        self._info = event.info()
+        self.ready.emit(dict(self._info))
+        if self._pending_replay is not None:
+            plan = self._pending_replay
+            self._pending_replay = None
+            req = KernelRequest(
+                self._next_id, request_of("load", **plan), self._on_replay_reply, replay=True
             )
-            if why is not None:
-                # restricted mode with no OS layer around it: nothing from someone
-                # else runs here (see runner.os_layer_missing); Trust folder runs as Python
-                self._kill_process()
-                self._dead = True
-                self._fail_all(why)
-                self.gave_up.emit(why)
-                return
-            self._ready = True
-            self._info = {k: v for k, v in message.items() if k != "event"}
-            self.ready.emit(dict(self._info))
-            if self._pending_replay is not None:
-                plan = self._pending_replay
-                self._pending_replay = None
-                req = KernelRequest(self._next_id, "load", plan, self._on_replay_reply, replay=True)
-                self._next_id += 1
-                self._queue.appendleft(req)
-            self._pump()
-        elif event == "phase":
-            req = self._inflight
-            if req is not None and message.get("id") == req.id:
-                self._phase = message
-                self._arm_watchdog(req, phase_limit(message.get("limit_s"), self._own_limit(req)))
-        elif event == "output":
-            req = self._inflight
-            text, line = message.get("text"), message.get("line")
-            if req is not None and message.get("id") == req.id and isinstance(text, str):
-                line = line if type(line) is int and 0 < line < 2**31 else None
-                self.output_written.emit(text[:MAX_LIVE_OUTPUT], line)
-        elif event == "progress":
-            req = self._inflight
-            done, total = message.get("done", 0), message.get("total", 0)
-            if (
-                req is not None and message.get("id") == req.id
-                and all(type(n) is int and 0 <= n < 2**31 for n in (done, total))
-            ):
-                req.progress_done = done
-                req.progress_total = total
-                self.progressed.emit(req.progress_done, req.progress_total)
-        elif event == "reply":
-            req = self._inflight
-            if req is None or message.get("id") != req.id:
-                return
-            self._inflight = None
-            self._watchdog.stop()
-            if message.get("ok"):
-                self._crashes_in_a_row = 0
-                if "limit_s" in req.extra:  # the kernel's session now runs under it
-                    self._session_limit_s = req.extra["limit_s"]
-                state = message.get("state")
-                if isinstance(state, dict):
-                    try:
-                        state, changes = self._decoder.decode(state)
-                    except (DeltaMismatch, KeyError, TypeError) as exc:
-                        # out of step with the kernel: ask for the whole state, and let
-                        # that reply answer this request
-                        self._stderr_tail.append(f"state resent whole: {exc}")
-                        again = KernelRequest(
-                            self._next_id, "snapshot", {"delta": False}, req.callback,
-                            replay=req.replay,
-                        )
-                        self._next_id += 1
-                        self._queue.appendleft(again)
-                        self._pump()
-                        return
-                    message["state"] = state
-                    message["changes"] = changes
-                    if req.cmd == "load":
-                        self.source = req.params.get("source", "")
-                    if "device" in req.params and req.cmd in ("load", "set_device"):
-                        self.device = req.params["device"]
-                    self.cursor = int(state.get("cursor", 0))
-                    self.zero_points = list(state.get("zero_points") or [])
-            if req.callback is not None:
-                req.callback(message)
-            self.replied.emit(req.id, message)
-            self._pump()
+            self._next_id += 1
+            self._queue.appendleft(req)
+        self._pump()
+
+    def _on_reply(self, req: KernelRequest, reply: Reply) -> None:
+        self._inflight = None
+        self._watchdog.stop()
+        message = event_message(reply)
+        if reply.ok:
+            self._crashes_in_a_row = 0
+            if "limit_s" in req.extra:  # the kernel's session now runs under it
+                self._session_limit_s = req.extra["limit_s"]
+            state = reply.state
+            if isinstance(state, dict):
+                try:
+                    state, changes = self._decoder.decode(state)
+                except (DeltaMismatch, KeyError, TypeError) as exc:
+                    # out of step with the kernel: ask for the whole state, and let
+                    # that reply answer this request
+                    self._stderr_tail.append(f"state resent whole: {exc}")
+                    again = KernelRequest(
+                        self._next_id, Snapshot(delta=False), req.callback, replay=req.replay
+                    )
+                    self._next_id += 1
+                    self._queue.appendleft(again)
+                    self._pump()
+                    return
+                message["state"] = state
+                message["changes"] = changes
+                r = req.request
+                if isinstance(r, Load):
+                    self.source = r.source
+                if isinstance(r, (Load, SetDevice)):
+                    self.device = r.device
+                self.cursor = int(state.get("cursor", 0))
+                self.zero_points = list(state.get("zero_points") or [])
+        if req.callback is not None:
+            req.callback(message)
+        self.replied.emit(req.id, message)
+        self._pump()
 
     def _on_watchdog_timeout(self) -> None:
         """A phase outlived its limit: kill the kernel, restart it and replay what ran."""

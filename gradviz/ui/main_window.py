@@ -55,6 +55,7 @@ from gradviz.app.marks import editor_marks
 from gradviz.app.models import AppState, PauseInfo, ResultInfo, StatementInfo
 from gradviz.app.trust import BADGE_TEXT, BADGE_TIP, RESTRICTED, TRUSTED, Decision, TrustStore
 from gradviz.core.delta import GraphChanges
+from gradviz.i18n import QT_TRANSLATE_NOOP
 
 from . import actions as action_table
 from . import dialogs
@@ -92,6 +93,24 @@ from .window_layout import (
 
 __all__ = ["APP_NAME", "MainWindow"]
 
+
+#: the mode badge's words as gradviz.app.trust writes them (BADGE_TEXT, BADGE_TIP): the
+#: keys the window translates them by (tests/test_i18n.py checks each has its entry)
+_TRUST_WORDS = (
+    QT_TRANSLATE_NOOP("Trust", "Trusted"),
+    QT_TRANSLATE_NOOP("Trust", "Restricted mode"),
+    QT_TRANSLATE_NOOP(
+        "Trust",
+        "This script runs as Python, as python would run it: imports, files, the GPU. "
+        "Scripts you write, the demos and folders you trusted run this way.",
+    ),
+    QT_TRANSLATE_NOOP(
+        "Trust",
+        "This script runs in restricted mode: gradviz's interpreter in a confined "
+        "process, with no files, network or programs, and only what the allowlist admits. "
+        "For scripts from someone else.",
+    ),
+)
 
 #: on a shrink, a panel keeps its old height up to this share of the window
 PANEL_MAX_SHARE = 0.33

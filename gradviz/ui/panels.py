@@ -55,7 +55,9 @@ from PySide6.QtWidgets import (
 from ..app.models import AppState, PassInfo, StepInfo, TensorInfo
 from ..core.chain_rule import chain_rule, scalar_of
 from ..core.fmt import fmt_bytes, fmt_number, fmt_shape, fmt_value, short_bytes
+from ..i18n import QT_TRANSLATE_NOOP
 from . import theme
+from .i18n import translate
 from .text import SafeTextBrowser, esc, plain_tooltip
 
 __all__ = [
@@ -126,7 +128,7 @@ def leaf_title(names: Sequence[str], label: str = "AccumulateGrad") -> str:
     """How an AccumulateGrad reads everywhere: ``x.grad (AccumulateGrad)``, by its leaf."""
     if not names:
         return label
-    return f"{' and '.join(f'{n}.grad' for n in names)} ({label})"
+    return f"{translate('Panels', ' and ').join(f'{n}.grad' for n in names)} ({label})"
 
 
 def _item(text: str, tooltip: str | None = None, *, align_right: bool = False) -> QTableWidgetItem:
@@ -141,7 +143,7 @@ def _item(text: str, tooltip: str | None = None, *, align_right: bool = False) -
 
 def _table(headers: Sequence[str], name: str = "") -> QTableWidget:
     table = QTableWidget(0, len(headers))
-    table.setHorizontalHeaderLabels(list(headers))
+    table.setHorizontalHeaderLabels([translate("Panels", h) for h in headers])
     if name:
         table.setAccessibleName(name)
     table.verticalHeader().setVisible(False)
@@ -174,7 +176,7 @@ def _hint(text: str, name: str = "") -> QLabel:
     label = QLabel(text)
     label.setWordWrap(True)
     label.setStyleSheet(f"color: {theme.MUTED_TEXT}; padding: 4px 6px;")
-    label.setAccessibleName(name or "Hint")
+    label.setAccessibleName(name or translate("Panels", "Hint"))
     return label
 
 
@@ -262,6 +264,21 @@ TENSOR_COLUMNS = (
     "storage",
 )
 
+#: the column headers a learner reads in their language (PyTorch's own attribute
+#: names, requires_grad, is_leaf, grad_fn, dtype…, stay as PyTorch spells them)
+_HEADER_WORDS = (
+    QT_TRANSLATE_NOOP("Panels", "name"),
+    QT_TRANSLATE_NOOP("Panels", "value"),
+    QT_TRANSLATE_NOOP("Panels", "shape"),
+    QT_TRANSLATE_NOOP("Panels", "version"),
+    QT_TRANSLATE_NOOP("Panels", "storage"),
+    QT_TRANSLATE_NOOP("Panels", "leaf"),
+    QT_TRANSLATE_NOOP("Panels", "after"),
+    QT_TRANSLATE_NOOP("Panels", "line"),
+    QT_TRANSLATE_NOOP("Panels", "module"),
+    QT_TRANSLATE_NOOP("Panels", "nodes"),
+)
+
 #: widest a fitted column gets before its text is elided (the tooltip has it whole)
 TENSOR_CAPS = {"name": 220, "shape": 110, "grad_fn": 170, "storage": 200}
 OTHER_CAP = 150
@@ -272,11 +289,14 @@ class TensorsPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setAccessibleName("Tensors")
-        self.table = _table(TENSOR_COLUMNS, "Tensors table")
+        self.setAccessibleName(translate("Panels", "Tensors"))
+        self.table = _table(TENSOR_COLUMNS, translate("Panels", "Tensors table"))
         self.table.setObjectName("tensorsTable")
         self.table.setAccessibleDescription(
-            "One row per variable holding a tensor: value, .grad, shape, grad_fn and flags"
+            translate(
+                "Panels",
+                "One row per variable holding a tensor: value, .grad, shape, grad_fn and flags",
+            )
         )
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -285,8 +305,10 @@ class TensorsPanel(QWidget):
         self._previous: Mapping[str, TensorInfo] = {}
         self._rows: dict[str, int] = {}
         self._changed: set[tuple[str, str]] = set()
-        self.hint = _hint("No tensors yet: step (F10) through a script to create some.",
-                          "Tensors hint")
+        self.hint = _hint(
+            translate("Panels", "No tensors yet: step (F10) through a script to create some."),
+            translate("Panels", "Tensors hint"),
+        )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -341,9 +363,12 @@ class TensorsPanel(QWidget):
                         font.setItalic(True)
                         item.setFont(font)
                         item.setToolTip(plain_tooltip(
-                            f"{name}: a local variable of the paused frame "
-                            f"({frame.rsplit('.', 1)[0]}), listed before the script's globals"
-                        ))
+                            translate(
+                                "Panels",
+                                "{name}: a local variable of the paused frame ({frame}), "
+                                "listed before the script's globals",
+                            ).format(name=name, frame=frame.rsplit(".", 1)[0])
+                        ))  # fmt: skip
                 changed = before is None or self._cell_changed(key, before, info)
                 if changed and self._has_previous:
                     item.setBackground(QColor(CHANGED))
@@ -411,7 +436,9 @@ class TensorsPanel(QWidget):
         tip = ""
         if sharing:
             storage = f"{group} ⇄ {', '.join(sharing)}"
-            tip = f"{name} shares memory with {', '.join(sharing)}: writing one changes the other"
+            tip = translate(
+                "Panels", "{name} shares memory with {others}: writing one changes the other"
+            ).format(name=name, others=", ".join(sharing))
         value, value_tip = _value_texts(info.value, name)
         grad, grad_tip = _value_texts(info.grad, f"{name}.grad")
         return {
@@ -426,7 +453,9 @@ class TensorsPanel(QWidget):
             "grad": (grad, grad_tip),
             "version": (
                 "—" if info.version is None else str(info.version),
-                "t._version: in-place writes bump it (inference tensors keep none)",
+                translate(
+                    "Panels", "t._version: in-place writes bump it (inference tensors keep none)"
+                ),
             ),
             "storage": (storage, tip),
             "value": (value, value_tip),
@@ -484,14 +513,14 @@ class MiniPlot(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setAccessibleName("Plot")
+        self.setAccessibleName(translate("Panels", "Plot"))
         self.series: list[Series] = []
         self.y_title = ""
         #: what the x axis counts (``backward pass``), written under its labels
         self.x_title = ""
         #: the x slots' labels; None: the longest series' point labels
         self.slot_labels: list[str] | None = None
-        self.empty_text = "nothing to plot yet"
+        self.empty_text = translate("Panels", "nothing to plot yet")
         self.y_format: Callable[[float], str] = fmt_number
         #: x (slot units) -> a dashed line there, labelled under the axis where it has room
         self.markers: dict[float, str] = {}
@@ -776,9 +805,9 @@ def nice_ticks(lo: float, hi: float, count: int = 4) -> list[float]:
 
 GRAD_EVENT_TEXT = {
     "backward": "backward",
-    "zero": "zeroed",
-    "set": "assigned",
-    "none": "set to None",
+    "zero": QT_TRANSLATE_NOOP("Panels", "zeroed"),
+    "set": QT_TRANSLATE_NOOP("Panels", "assigned"),
+    "none": QT_TRANSLATE_NOOP("Panels", "set to None"),
 }
 
 
@@ -792,20 +821,26 @@ class AccumulationPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setAccessibleName("Gradient accumulation")
-        self.table = _table(("leaf", "after", "line", ".grad"), "Gradient accumulation table")
+        self.setAccessibleName(translate("Panels", "Gradient accumulation"))
+        self.table = _table(
+            ("leaf", "after", "line", ".grad"), translate("Panels", "Gradient accumulation table")
+        )
         self.table.setObjectName("accumulationTable")
         self.table.horizontalHeader().setStretchLastSection(True)
         self.plot = MiniPlot()
         self.plot.setObjectName("accumulationPlot")
-        self.plot.setAccessibleName("Gradient accumulation plot")
-        self.plot.empty_text = "x.grad after each backward() shows here"
+        self.plot.setAccessibleName(translate("Panels", "Gradient accumulation plot"))
+        self.plot.empty_text = translate("Panels", "x.grad after each backward() shows here")
         self.hint = _hint(
-            "backward() adds into .grad: run it twice (retain_graph=True) and the value doubles.",
-            "Gradient accumulation hint",
+            translate(
+                "Panels",
+                "backward() adds into .grad: run it twice (retain_graph=True) and the value "
+                "doubles.",
+            ),
+            translate("Panels", "Gradient accumulation hint"),
         )
         splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.setAccessibleName("Gradient accumulation table and plot")
+        splitter.setAccessibleName(translate("Panels", "Gradient accumulation table and plot"))
         splitter.addWidget(self.table)
         splitter.addWidget(self.plot)
         # the plot gets the larger share: the table scrolls, the plot should not be flat
@@ -833,7 +868,7 @@ class AccumulationPanel(QWidget):
         self.table.setRowCount(len(rows))
         for row, (name, event) in enumerate(rows):
             kind = event.kind
-            after = GRAD_EVENT_TEXT.get(kind, kind)
+            after = translate("Panels", GRAD_EVENT_TEXT.get(kind, kind))
             line = st.statement_line(event.statement)
             if kind == "backward" and event.pass_index is not None:
                 after = f"backward #{event.pass_index + 1}"
@@ -842,7 +877,9 @@ class AccumulationPanel(QWidget):
                     # the backward() call's own line (inside a loop body too)
                     line = bpass.line or line
                     if bpass.iteration is not None:
-                        after += f" (iteration {bpass.iteration})"
+                        after += translate("Panels", " (iteration {n})").format(
+                            n=bpass.iteration
+                        )
             value = fmt_value(event.value, 200)
             items = [
                 _item(name, f"{name}.grad"),
@@ -901,7 +938,7 @@ class AccumulationPanel(QWidget):
                     f"#{event.pass_index + 1}" if event.pass_index is not None else event.kind
                 )
                 if event.kind == "zero":
-                    markers[x] = "zero"
+                    markers[x] = translate("Panels", "zero")
                 points.append((label, y))
                 xs.append(x)
                 previous = x
@@ -912,12 +949,16 @@ class AccumulationPanel(QWidget):
         if by_pass:
             slots = max(slots, len(passes))
             self.plot.slot_labels = [str(i + 1) for i in range(slots)]
-            self.plot.x_title = "backward pass"
+            self.plot.x_title = translate("Panels", "backward pass")
         else:
             self.plot.slot_labels = None
-            self.plot.x_title = "event"
+            self.plot.x_title = translate("Panels", "event")
         self.plot.markers = markers
-        title = "‖.grad‖ of each leaf (norm)" if any_norm else ".grad of each leaf"
+        title = (
+            translate("Panels", "‖.grad‖ of each leaf (norm)")
+            if any_norm
+            else translate("Panels", ".grad of each leaf")
+        )
         self.plot.set_series(series, title)
 
     def rows(self) -> list[tuple[str, str, str]]:
@@ -931,11 +972,17 @@ class AccumulationPanel(QWidget):
 # --- memory ---------------------------------------------------------------------------------
 
 MEMORY_TIPS = {
-    "allocated_bytes": "bytes this statement allocated (new tensors, outputs)",
-    "saved_bytes": "bytes the autograd graph holds in saved tensors after it",
-    "live_bytes": "bytes of all tensors bound to variables after it",
-    "cuda_allocated": "torch.cuda.memory_allocated() after it",
-    "cuda_max_allocated": "torch.cuda.max_memory_allocated() after it",
+    "allocated_bytes": QT_TRANSLATE_NOOP(
+        "Panels", "bytes this statement allocated (new tensors, outputs)"
+    ),
+    "saved_bytes": QT_TRANSLATE_NOOP(
+        "Panels", "bytes the autograd graph holds in saved tensors after it"
+    ),
+    "live_bytes": QT_TRANSLATE_NOOP("Panels", "bytes of all tensors bound to variables after it"),
+    "cuda_allocated": QT_TRANSLATE_NOOP("Panels", "torch.cuda.memory_allocated() after it"),
+    "cuda_max_allocated": QT_TRANSLATE_NOOP(
+        "Panels", "torch.cuda.max_memory_allocated() after it"
+    ),
 }
 
 
@@ -959,19 +1006,19 @@ class MemoryPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setAccessibleName("Memory")
-        self.table = _table((), "Memory table")
+        self.setAccessibleName(translate("Panels", "Memory"))
+        self.table = _table((), translate("Panels", "Memory table"))
         self.table.setObjectName("memoryTable")
         self.table.horizontalHeader().setStretchLastSection(False)
         self.plot = MiniPlot()
         self.plot.setObjectName("memoryPlot")
-        self.plot.setAccessibleName("Memory plot")
+        self.plot.setAccessibleName(translate("Panels", "Memory plot"))
         self.plot.y_format = short_bytes
         self.plot.binary_units = True
-        self.plot.x_title = "line"
-        self.plot.empty_text = "allocated bytes per statement show here"
+        self.plot.x_title = translate("Panels", "line")
+        self.plot.empty_text = translate("Panels", "allocated bytes per statement show here")
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.setAccessibleName("Memory table and plot")
+        self.splitter.setAccessibleName(translate("Panels", "Memory table and plot"))
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.plot)
         self.splitter.setStretchFactor(0, 3)
@@ -1000,14 +1047,23 @@ class MemoryPanel(QWidget):
         rows = memory.statements
         totals = memory.totals
         cuda = st.device.startswith("cuda")
-        columns = ["line", "statement", "allocated", "held by graph", "live tensors"]
+        columns = [
+            QT_TRANSLATE_NOOP("Panels", "line"),
+            QT_TRANSLATE_NOOP("Panels", "statement"),
+            QT_TRANSLATE_NOOP("Panels", "allocated"),
+            QT_TRANSLATE_NOOP("Panels", "held by graph"),
+            QT_TRANSLATE_NOOP("Panels", "live tensors"),
+        ]
         keys = ["allocated_bytes", "saved_bytes", "live_bytes"]
         if cuda:
-            columns += ["cuda allocated", "cuda peak"]
+            columns += [
+                QT_TRANSLATE_NOOP("Panels", "cuda allocated"),
+                QT_TRANSLATE_NOOP("Panels", "cuda peak"),
+            ]
             keys += ["cuda_allocated", "cuda_max_allocated"]
         if columns != self._columns:
             self.table.setColumnCount(len(columns))
-            self.table.setHorizontalHeaderLabels(columns)
+            self.table.setHorizontalHeaderLabels([translate("Panels", c) for c in columns])
             self._columns = columns
         self._keys = keys
         # A snapshot has no statements, only what its graph holds now: show that row alone.
@@ -1017,12 +1073,14 @@ class MemoryPanel(QWidget):
         for r, row in enumerate(rows):
             source = st.statement_source(row.index).splitlines()
             first = source[0] if source else ""
-            self.table.setItem(r, 0, _item(str(row.line), f"line {row.line}"))
+            self.table.setItem(
+                r, 0, _item(str(row.line), translate("Panels", "line {line}").format(line=row.line))
+            )
             self.table.setItem(r, 1, _item(first, "\n".join(source)))
             full = [str(row.line), first]
             for c, k in enumerate(keys, start=2):
                 figure = row.get(k)
-                item = self._figure(figure, MEMORY_TIPS.get(k, ""))
+                item = self._figure(figure, translate("Panels", MEMORY_TIPS.get(k, "")))
                 if k == "allocated_bytes" and figure:
                     font = item.font()
                     font.setBold(True)
@@ -1032,12 +1090,18 @@ class MemoryPanel(QWidget):
             self._full.append(full)
         if show_totals:
             r = len(rows)
-            label = "total / now" if rows else "snapshot (now)"
+            label = (
+                translate("Panels", "total / now") if rows else translate("Panels", "snapshot (now)")
+            )
             total_items = [_item(""), _item(label)]
             full = ["", label]
             for k in keys:
                 figure = totals.get(k)
-                tip = "sum over statements" if k == "allocated_bytes" else "now"
+                tip = (
+                    translate("Panels", "sum over statements")
+                    if k == "allocated_bytes"
+                    else translate("Panels", "now")
+                )
                 total_items.append(self._figure(figure, tip))
                 full.append(fmt_bytes(figure))
             for c, item in enumerate(total_items):
@@ -1053,12 +1117,12 @@ class MemoryPanel(QWidget):
         points_live = [(str(row.line), float(row.live_bytes or 0)) for row in rows]
         self.plot.set_series(
             [
-                Series("allocated", "#4c6ef5", points_alloc, "bar"),
-                Series("live", "#f08c00", points_live, "line"),
+                Series(translate("Panels", "allocated"), "#4c6ef5", points_alloc, "bar"),
+                Series(translate("Panels", "live"), "#f08c00", points_live, "line"),
             ]
             if rows
             else [],
-            "bytes per statement",
+            translate("Panels", "bytes per statement"),
         )
 
     @staticmethod
@@ -1148,17 +1212,20 @@ class ModulesPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setAccessibleName("Modules")
+        self.setAccessibleName(translate("Panels", "Modules"))
         self.hint = _hint(
-            "Tick a module (or double-click it) to collapse its nodes into one box. "
-            "Module names come from gradviz.record(model).",
-            "Modules hint",
+            translate(
+                "Panels",
+                "Tick a module (or double-click it) to collapse its nodes into one box. "
+                "Module names come from gradviz.record(model).",
+            ),
+            translate("Panels", "Modules hint"),
         )
         self.tree = QTreeWidget()
         self.tree.setObjectName("modulesTree")
-        self.tree.setAccessibleName("Module tree")
+        self.tree.setAccessibleName(translate("Panels", "Module tree"))
         self.tree.setColumnCount(2)
-        self.tree.setHeaderLabels(["module", "nodes"])
+        self.tree.setHeaderLabels([translate("Panels", "module"), translate("Panels", "nodes")])
         self.tree.setExpandsOnDoubleClick(False)
         self.tree.setUniformRowHeights(True)
         self.tree.setStyleSheet("QTreeWidget { background: palette(base); border: none; }")
@@ -1166,17 +1233,21 @@ class ModulesPanel(QWidget):
         header.setStretchLastSection(False)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        self.chains_box = QCheckBox("Collapse linear chains")
+        self.chains_box = QCheckBox(translate("Panels", "Collapse linear chains"))
         self.chains_box.setObjectName("chainsBox")
-        self.chains_box.setAccessibleName("Collapse linear chains")
-        self.chains_box.setToolTip("Draw each run of three or more one-to-one ops as one box")
-        self.collapse_all_button = QPushButton("Collapse all")
-        self.collapse_all_button.setAccessibleName("Collapse all modules")
-        self.collapse_all_button.setToolTip(
-            "Collapse the top-level blocks (layers.0, layers.1, …) into one box each"
+        self.chains_box.setAccessibleName(translate("Panels", "Collapse linear chains"))
+        self.chains_box.setToolTip(
+            translate("Panels", "Draw each run of three or more one-to-one ops as one box")
         )
-        self.expand_all_button = QPushButton("Expand all")
-        self.expand_all_button.setAccessibleName("Expand all modules")
+        self.collapse_all_button = QPushButton(translate("Panels", "Collapse all"))
+        self.collapse_all_button.setAccessibleName(translate("Panels", "Collapse all modules"))
+        self.collapse_all_button.setToolTip(
+            translate(
+                "Panels", "Collapse the top-level blocks (layers.0, layers.1, …) into one box each"
+            )
+        )
+        self.expand_all_button = QPushButton(translate("Panels", "Expand all"))
+        self.expand_all_button.setAccessibleName(translate("Panels", "Expand all modules"))
         buttons = QHBoxLayout()
         buttons.setContentsMargins(6, 4, 6, 4)
         buttons.addWidget(self.collapse_all_button)
@@ -1284,7 +1355,13 @@ class ModulesPanel(QWidget):
             item.setForeground(1, colour)
             item.setToolTip(
                 0,
-                plain_tooltip(f"{module} (inside collapsed {hidden_by})" if hidden_by else module),
+                plain_tooltip(
+                    translate("Panels", "{module} (inside collapsed {group})").format(
+                        module=module, group=hidden_by
+                    )
+                    if hidden_by
+                    else module
+                ),
             )
 
     def _update_enabled(self) -> None:
@@ -1293,12 +1370,12 @@ class ModulesPanel(QWidget):
         self.expand_all_button.setEnabled(has and bool(self._collapsed))
         self.tree.setVisible(has)
         self.hint.setText(
-            "Tick a module (or double-click it) to collapse its nodes into one box."
+            translate("Panels", "Tick a module (or double-click it) to collapse its nodes into one box.")
             if has
-            else "No modules in this graph yet. Nodes built by an nn.Module the script calls "
+            else translate("Panels", "No modules in this graph yet. Nodes built by an nn.Module the script calls "
             "(or one recorded with gradviz.record(model)) are tagged with its name and can "
-            "be collapsed here."
-        )
+            "be collapsed here.")
+        )  # fmt: skip
 
     def _changed(self) -> None:
         self.tree.blockSignals(True)
@@ -1347,12 +1424,29 @@ def _natural(part: str) -> tuple[int, int | str]:
 # --- inspector ------------------------------------------------------------------------------
 
 KIND_TEXT = {
-    "grad_fn": "grad_fn: a backward op recorded by the forward pass",
-    "accumulate_grad": "AccumulateGrad: adds the incoming gradient into a leaf's .grad",
-    "tensor": "tensor bound to a variable",
-    "saved": "saved tensor: kept by a grad_fn for its backward formula",
-    "group": "collapsed group: one box for many nodes (double-click it to expand)",
+    "grad_fn": QT_TRANSLATE_NOOP("Panels", "grad_fn: a backward op recorded by the forward pass"),
+    "accumulate_grad": QT_TRANSLATE_NOOP(
+        "Panels", "AccumulateGrad: adds the incoming gradient into a leaf's .grad"
+    ),
+    "tensor": QT_TRANSLATE_NOOP("Panels", "tensor bound to a variable"),
+    "saved": QT_TRANSLATE_NOOP("Panels", "saved tensor: kept by a grad_fn for its backward formula"),
+    "group": QT_TRANSLATE_NOOP(
+        "Panels", "collapsed group: one box for many nodes (double-click it to expand)"
+    ),
 }
+
+#: the inspector's row names a learner reads in their language (PyTorch's attribute
+#: names, requires_grad, is_leaf, grad_fn, dtype…, stay as PyTorch spells them)
+_ROW_WORDS = (
+    QT_TRANSLATE_NOOP("Panels", "variables"),
+    QT_TRANSLATE_NOOP("Panels", "stale"),
+    QT_TRANSLATE_NOOP("Panels", "created by"),
+    QT_TRANSLATE_NOOP("Panels", "of which"),
+    QT_TRANSLATE_NOOP("Panels", "tensors"),
+    QT_TRANSLATE_NOOP("Panels", "grad in"),
+    QT_TRANSLATE_NOOP("Panels", "passes on"),
+    QT_TRANSLATE_NOOP("Panels", "adds into"),
+)
 
 
 _esc = esc  # every script-derived value in the panels' HTML goes through it
@@ -1372,10 +1466,10 @@ class InspectorPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setAccessibleName("Inspector")
+        self.setAccessibleName(translate("Panels", "Inspector"))
         self.browser = SafeTextBrowser()
         self.browser.setObjectName("inspectorBrowser")
-        self.browser.setAccessibleName("Inspector: the selected node")
+        self.browser.setAccessibleName(translate("Panels", "Inspector: the selected node"))
         self.browser.setStyleSheet(
             "QTextBrowser { background: palette(base); border: none; padding: 6px; }"
         )
@@ -1399,9 +1493,16 @@ class InspectorPanel(QWidget):
 
     def _empty(self) -> None:
         self.browser.setHtml(
-            f"<p style='color:{theme.MUTED_TEXT}'>Click a node on the graph to see its op, "
-            "saved tensors, the gradients it received and passed on, and the chain rule "
-            "that produced them. Double-click a node to find its statement.</p>"
+            f"<p style='color:{theme.MUTED_TEXT}'>"
+            + _esc(
+                translate(
+                    "Panels",
+                    "Click a node on the graph to see its op, saved tensors, the gradients it "
+                    "received and passed on, and the chain rule that produced them. "
+                    "Double-click a node to find its statement.",
+                )
+            )
+            + "</p>"
         )
 
     def text(self) -> str:
@@ -1499,7 +1600,8 @@ class InspectorPanel(QWidget):
         parts.append(
             f"<h3><span style='color:{style.stroke}'>■</span>"
             f" {_esc(title)}</h3>"
-            f"<div class='k'>{_esc(KIND_TEXT.get(kind, kind))} · id {_esc(node['id'])}</div>"
+            f"<div class='k'>{_esc(translate('Panels', KIND_TEXT.get(kind, kind)))}"
+            f" · id {_esc(node['id'])}</div>"
         )
         rows: list[tuple[str, str]] = []
         if node.get("vars"):
@@ -1524,15 +1626,24 @@ class InspectorPanel(QWidget):
             rows.append(
                 (
                     "stale",
-                    f"modified in place after it was saved: its version is "
-                    f"{node.get('version')}, the saved one was {node.get('expected_version')}; "
-                    "backward through this node fails",
+                    translate(
+                        "Panels",
+                        "modified in place after it was saved: its version is {version}, the "
+                        "saved one was {expected}; backward through this node fails",
+                    ).format(version=node.get("version"), expected=node.get("expected_version")),
                 )
             )
         idx = node.get("statement")
         line = st.statement_line(idx)
         if line:
-            rows.append(("created by", f"line {line}: {st.statement_source(idx)}"))
+            rows.append(
+                (
+                    "created by",
+                    translate("Panels", "line {line}: {source}").format(
+                        line=line, source=st.statement_source(idx)
+                    ),
+                )
+            )
         parts.append(self._rows(rows))
 
         target = self._autograd_node(node, edges)
@@ -1551,7 +1662,7 @@ class InspectorPanel(QWidget):
     ) -> list[str]:
         """The node's saved tensors: alive now, or, once backward freed them, the values a
         replayed pass used (recorded by the pass, else as this window last saw them)."""
-        out = ["<div class='sec'>Saved tensors</div>"]
+        out = [f"<div class='sec'>{_esc(translate('Panels', 'Saved tensors'))}</div>"]
         saved = [
             nodes[e["target"]]
             for e in edges
@@ -1577,33 +1688,51 @@ class InspectorPanel(QWidget):
                     assert seen is not None
                     srows = [self._saved_row(s) for s in seen.saved]
                 out.append(
-                    f"<div class='k'>as backward pass #{pi + 1} used them (freed after it, "
-                    "since it ran without retain_graph=True)</div>"
+                    "<div class='k'>"
+                    + _esc(
+                        translate(
+                            "Panels",
+                            "as backward pass #{n} used them (freed after it, since it ran "
+                            "without retain_graph=True)",
+                        ).format(n=pi + 1)
+                    )
+                    + "</div>"
                 )
                 out.append(self._rows(srows))
             else:
                 out.append(
-                    f"<div style='color:{theme.FREED}'>freed: backward() ran without "
-                    "retain_graph=True, "
-                    "so this node's saved tensors are gone (a second backward fails)</div>"
+                    f"<div style='color:{theme.FREED}'>"
+                    + _esc(
+                        translate(
+                            "Panels",
+                            "freed: backward() ran without retain_graph=True, so this node's "
+                            "saved tensors are gone (a second backward fails)",
+                        )
+                    )
+                    + "</div>"
                 )
         elif saved:
             out.append(self._rows([self._saved_row(s) for s in saved]))
         else:
-            out.append("<div class='k'>none</div>")
+            out.append(f"<div class='k'>{_esc(translate('Panels', 'none'))}</div>")
         scalars = node.get("saved") or {}
         if scalars:
-            out.append("<div class='sec'>Saved values</div>")
+            out.append(f"<div class='sec'>{_esc(translate('Panels', 'Saved values'))}</div>")
             out.append(self._rows([(k, fmt_value(v, 400)) for k, v in scalars.items()]))
         return out
 
     @staticmethod
     def _saved_row(s: Mapping[str, Any]) -> tuple[str, str]:
-        owner = f" — same memory as {', '.join(map(str, s['vars']))}" if s.get("vars") else ""
+        owner = (
+            translate("Panels", " — same memory as {names}").format(
+                names=", ".join(map(str, s["vars"]))
+            )
+            if s.get("vars")
+            else ""
+        )
         if s.get("stale") is True:
-            owner += (
-                f" — STALE (version {s.get('version')}, saved at version "
-                f"{s.get('expected_version')})"
+            owner += translate("Panels", " — STALE (version {version}, saved at version {expected})").format(
+                version=s.get("version"), expected=s.get("expected_version")
             )
         return (
             str(s.get("label", "")),
@@ -1617,14 +1746,18 @@ class InspectorPanel(QWidget):
         chain = group_id.startswith("c:")
         style = theme.NODE_STYLES["group"]
         title = group.get("label", group_id)
-        what = "linear chain of ops" if chain else f"module {group.get('module', '')}"
+        what = (
+            translate("Panels", "collapsed linear chain of ops")
+            if chain
+            else translate("Panels", "collapsed module {name}").format(name=group.get("module", ""))
+        )
         parts = [
             f"<style>.k{{color:{theme.MUTED_TEXT};}} td{{padding:1px 8px 1px 0;"
             f"vertical-align:top;}} .sec{{color:{theme.MUTED_TEXT};font-weight:600;"
             "margin-top:8px;}</style>",
             f"<h3 style='margin:0 0 2px 0'><span style='color:{style.stroke}'>■</span>"
             f" {_esc(title)}</h3>",
-            f"<div class='k'>collapsed {_esc(what)} · id {_esc(group_id)}</div>",
+            f"<div class='k'>{_esc(what)} · id {_esc(group_id)}</div>",
         ]
         kinds = Counter(str(m.get("kind", "?")) for m in members)
         rows = [("nodes", str(group.get("count", len(members))))]
@@ -1633,33 +1766,55 @@ class InspectorPanel(QWidget):
         rows.append(("of which", ", ".join(f"{n} {k}" for k, n in kinds.most_common())))
         params = [v for m in members if m.get("kind") == "tensor" for v in (m.get("vars") or [])]
         if params:
-            more = f", … ({len(params)} in all)" if len(params) > 8 else ""
+            more = (
+                translate("Panels", ", … ({n} in all)").format(n=len(params))
+                if len(params) > 8
+                else ""
+            )
             shown = ", ".join(params[:8]) + more
             rows.append(("tensors", shown))
         parts.append(self._rows(rows))
         ops = Counter(str(m.get("label", "?")) for m in members if m.get("kind") == "grad_fn")
         if ops:
-            parts.append("<div class='sec'>Ops inside</div>")
+            parts.append(f"<div class='sec'>{_esc(translate('Panels', 'Ops inside'))}</div>")
             parts.append(self._rows([(op, f"× {n}") for op, n in ops.most_common(12)]))
             if len(ops) > 12:
-                parts.append(f"<div class='k'>… and {len(ops) - 12} more kinds of op</div>")
+                parts.append(
+                    "<div class='k'>"
+                    + _esc(
+                        translate("Panels", "… and {n} more kinds of op").format(n=len(ops) - 12)
+                    )
+                    + "</div>"
+                )
         needle = self.search_text.strip().lower()
         if needle:
             hits = [m for m in members if needle in _search_text(m)]
             if hits:
-                parts.append(f"<div class='sec'>Matches for '{_esc(self.search_text)}'</div>")
+                parts.append(
+                    "<div class='sec'>"
+                    + _esc(translate("Panels", "Matches for '{text}'").format(text=self.search_text))
+                    + "</div>"
+                )
                 parts.append(
                     self._rows([(str(m.get("label", "")), m.get("id", "")) for m in hits[:8]])
                 )
         parts.append(
-            "<p class='k'>Double-click the box (or right-click › Expand) to show these nodes.</p>"
+            "<p class='k'>"
+            + _esc(
+                translate(
+                    "Panels", "Double-click the box (or right-click › Expand) to show these nodes."
+                )
+            )
+            + "</p>"
         )
         return "".join(parts)
 
     @staticmethod
     def _rows(rows: list[tuple[str, str]]) -> str:
         body = "".join(
-            f"<tr><td class='k'>{_esc(k)}</td><td class='mono'>{_esc(v)}</td></tr>" for k, v in rows
+            f"<tr><td class='k'>{_esc(translate('Panels', k))}</td>"
+            f"<td class='mono'>{_esc(v)}</td></tr>"
+            for k, v in rows
         )
         return f"<table>{body}</table>"
 
@@ -1733,29 +1888,38 @@ class InspectorPanel(QWidget):
         if not found:
             if passes:
                 return [
-                    "<div class='sec'>Backward</div>"
-                    "<div class='k'>not run by any backward pass yet</div>"
+                    f"<div class='sec'>{_esc(translate('Panels', 'Backward'))}</div><div class='k'>"
+                    + _esc(translate("Panels", "not run by any backward pass yet"))
+                    + "</div>"
                 ]
             return []
         pi, bpass, step = found
         # the call's own line (inside a loop body too), else its statement's
         line = bpass.where(self.state.statements)
-        where = f" (line {line}" if line else ""
+        where = []
+        if line:
+            where.append(translate("Panels", "line {line}").format(line=line))
         if bpass.iteration is not None:
-            where += (", " if where else " (") + f"iteration {bpass.iteration}"
-        where += ")" if where else ""
-        out = [f"<div class='sec'>Backward pass #{pi + 1}{_esc(where)}</div>"]
+            where.append(translate("Panels", "iteration {n}").format(n=bpass.iteration))
+        place = f" ({', '.join(where)})" if where else ""
+        title = translate("Panels", "Backward pass #{n}").format(n=pi + 1)
+        out = [f"<div class='sec'>{_esc(title + place)}</div>"]
         rows = [("grad in", ", ".join(fmt_value(g, 400) for g in step.grad_outputs) or "–")]
         for g, t in zip(step.grad_inputs, step.targets, strict=False):
             if t is None:
                 continue
             rows.append(("passes on", f"{fmt_value(g, 400)} → {self._target_title(bpass, t, nodes)}"))
         if step.is_accumulate:
-            rows.append(("adds into", " and ".join(f"{v}.grad" for v in step.vars) or ".grad"))
+            rows.append(
+                (
+                    "adds into",
+                    translate("Panels", " and ").join(f"{v}.grad" for v in step.vars) or ".grad",
+                )
+            )
         out.append(self._rows(rows))
         chain = chain_rule(bpass.raw, target) if bpass.raw else []
         if chain:
-            out.append("<div class='sec'>Chain rule</div>")
+            out.append(f"<div class='sec'>{_esc(translate('Panels', 'Chain rule'))}</div>")
             out.append("<div class='mono'>" + "<br>".join(_esc(c) for c in chain) + "</div>")
         return out
 
@@ -1789,10 +1953,12 @@ class OutputPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setAccessibleName("Output")
+        self.setAccessibleName(translate("Panels", "Output"))
         self.browser = SafeTextBrowser()
         self.browser.setObjectName("outputBrowser")
-        self.browser.setAccessibleName("Output: print output, values, warnings and errors")
+        self.browser.setAccessibleName(
+            translate("Panels", "Output: print output, values, warnings and errors")
+        )
         font = QFont("DejaVu Sans Mono")
         font.setStyleHint(QFont.StyleHint.Monospace)
         font.setPointSize(9)
@@ -1863,7 +2029,7 @@ class OutputPanel(QWidget):
                     pe.line,
                     "error",
                     f"{pe.type or 'SyntaxError'}: {pe.message}",
-                    "Nothing ran: fix the script and press Step again.",
+                    translate("Panels", "Nothing ran: fix the script and press Step again."),
                 )
             )
         for r in st.results:
@@ -1883,7 +2049,9 @@ class OutputPanel(QWidget):
                         err.line or line,
                         "error",
                         f"{err.type}: {err.message}",
-                        f"Why: {why}" if why else "",
+                        translate("Panels", "Why: {why}").format(why=translate("Explain", why))
+                        if why
+                        else "",
                         statement=r.index,
                     )
                 )
@@ -1911,8 +2079,13 @@ class OutputPanel(QWidget):
         self._narrow = narrow
         blocks = []
         for e in self.entries():
-            prefix = _esc(f"line {e.line}" if e.line else "gradviz")
-            tag = {"warning": "warning", "error": "error"}.get(e.kind, "")
+            prefix = _esc(
+                translate("Panels", "line {line}").format(line=e.line) if e.line else "gradviz"
+            )
+            tag = {
+                "warning": translate("Panels", "warning"),
+                "error": translate("Panels", "error"),
+            }.get(e.kind, "")
             body = _esc(e.text).replace("\n", "<br>")
             if e.kind == "note":
                 body = f"<i>{body}</i>"
@@ -1938,9 +2111,15 @@ class OutputPanel(QWidget):
                 )
         if not blocks:
             blocks.append(
-                f"<span style='color:{theme.HINT_TEXT}'>print() output, expression values, "
-                "warnings "
-                "and errors appear here, each with its line number.</span>"
+                f"<span style='color:{theme.HINT_TEXT}'>"
+                + _esc(
+                    translate(
+                        "Panels",
+                        "print() output, expression values, warnings and errors appear here, "
+                        "each with its line number.",
+                    )
+                )
+                + "</span>"
             )
         self.browser.setHtml("".join(blocks))
         self._scroll()

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout,
 from ..app.models import PassInfo, StatementInfo
 from ..core.fmt import fmt_value
 from . import theme
+from .i18n import translate
 
 PassLike = PassInfo | Mapping[str, Any]
 StatementLike = StatementInfo | Mapping[str, Any]
@@ -52,14 +53,14 @@ def pass_title(index: int, bpass: PassLike, statements: Sequence[StatementLike] 
     parts = [f"#{index + 1}"]
     line = pass_line(p, statements)
     if line is not None:
-        parts.append(f"line {line}")
+        parts.append(translate("Passes", "line {line}").format(line=line))
     if p.iteration is not None:
-        parts.append(f"iteration {p.iteration}")
+        parts.append(translate("Passes", "iteration {n}").format(n=p.iteration))
     parts.append(root_name(p))
     if p.kind == "grad":
         parts.append("autograd.grad")
     if p.error:
-        parts.append("failed")
+        parts.append(translate("Passes", "failed"))
     return " · ".join(parts)
 
 
@@ -114,25 +115,27 @@ class PassesPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self.setAccessibleName("Backward passes")
+        self.setAccessibleName(translate("Passes", "Backward passes"))
         self.list = QListWidget()
         self.list.setObjectName("passesList")
-        self.list.setAccessibleName("Backward passes list")
+        self.list.setAccessibleName(translate("Passes", "Backward passes list"))
         self.list.setAccessibleDescription(
-            "One row per backward() call; pick one to replay it on the graph"
+            translate("Passes", "One row per backward() call; pick one to replay it on the graph")
         )
         self.list.itemClicked.connect(self._on_list_item_clicked)
         self.list.itemActivated.connect(self._on_list_item_clicked)
-        self.hint = QLabel("No backward pass yet: each backward() call is listed here.")
+        self.hint = QLabel(
+            translate("Passes", "No backward pass yet: each backward() call is listed here.")
+        )
         self.hint.setWordWrap(True)
         self.hint.setStyleSheet(f"color: {theme.MUTED_TEXT}; padding: 8px;")
-        self.hint.setAccessibleName("Backward passes hint")
+        self.hint.setAccessibleName(translate("Passes", "Backward passes hint"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         self.detail = QLabel()
         self.detail.setObjectName("passDetail")
-        self.detail.setAccessibleName("Gradients right after the picked pass")
+        self.detail.setAccessibleName(translate("Passes", "Gradients right after the picked pass"))
         self.detail.setTextFormat(Qt.TextFormat.PlainText)
         self.detail.setWordWrap(True)
         self.detail.setStyleSheet(
@@ -156,8 +159,11 @@ class PassesPanel(QWidget):
         for index, bpass in enumerate(passes):
             item = QListWidgetItem(pass_title(index, bpass, statements))
             item.setToolTip(
-                f"{len(bpass.steps)} engine steps over "
-                f"{len(set(bpass.nodes))} nodes; click to replay this pass (F7 steps it)"
+                translate(
+                    "Passes",
+                    "{steps} engine steps over {nodes} nodes; click to replay this pass "
+                    "(F7 steps it)",
+                ).format(steps=len(bpass.steps), nodes=len(set(bpass.nodes)))
             )
             self.list.addItem(item)
         if current is not None and 0 <= current < len(passes):
@@ -173,7 +179,9 @@ class PassesPanel(QWidget):
             self.detail.hide()
             return
         rows = [f"{name}.grad = {fmt_value(value, 90)}" for name, value in grads.items()]
-        self.detail.setText(".grad right after this pass:\n" + "\n".join(rows))
+        self.detail.setText(
+            translate("Passes", ".grad right after this pass:") + "\n" + "\n".join(rows)
+        )
         self.detail.show()
 
     def grads_text(self) -> str:

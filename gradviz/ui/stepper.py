@@ -14,22 +14,35 @@ import functools
 import gc
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QStandardItemModel
 
-from gradviz.app.guide import (
-    STOPPED_TYPES,
-    GuideContext,
-    guide_note,
-    reply_status,
-)
+from gradviz.app.guide import GuideContext, guide_note, reply_status
 from gradviz.app.guide import first_line as _first_line
-from gradviz.app.guide import top_level_backward as _top_level_backward
 from gradviz.app.models import AppState
 from gradviz.app.replay import replay_note
 from gradviz.app.timeline import MAX_KEPT_NODES, Timeline, TimelineStep, describe_step
+from gradviz.protocol import (
+    Continue,
+    Debug,
+    DebugStop,
+    Load,
+    Request,
+    Reset,
+    RunTo,
+    RunToBackward,
+    RunToEnd,
+    RunToLine,
+    SetDevice,
+    Step,
+    StepBack,
+    StepMode,
+    Stop,
+    ZeroGrad,
+)
 
 from .text import plain_tooltip
 
@@ -37,6 +50,8 @@ from .text import plain_tooltip
 STOP_GRACE_MS = 1500
 #: Stop is enabled this long after a request starts (a quick step never flashes it)
 STOP_ENABLE_DELAY_MS = 200
+#: intents that run from the statement at the cursor (the status names its line)
+_FROM_CURSOR = (Step, Debug, RunToEnd, RunToLine, Continue, RunToBackward)
 
 
 def _when_idle(method: Callable[..., None]) -> Callable[..., None]:
@@ -76,8 +91,6 @@ class Stepper(QObject):
         self.timeline = Timeline()
         #: the timeline step shown when it is a past one (None: the kernel's present)
         self._timeline_at: int | None = None
-        #: debug requests since the paused statement started: a replay repeats them
-        self._debug_path: list[tuple[str, tuple[int, ...]]] = []
         #: replies still to come that a timeline replay asked for (not new steps)
         self._unrecorded = 0
         self._busy_since: float | None = None
@@ -128,7 +141,6 @@ class Stepper(QObject):
         self._stopped = None
         self.timeline.clear()
         self._timeline_at = None
-        self._debug_path = []
         self.w.timeline_bar.set_steps([], -1)
 
     def restore_device(self, device: str) -> None:
@@ -142,17 +154,18 @@ class Stepper(QObject):
 
     def _send(
         self,
-        cmd: str,
+        request: Request,
         status: str,
         then: Callable[[AppState], None] | None = None,
-        before: Callable[[AppState], None] | None = None,
-        **params: Any,
     ) -> None:
+        """Send ``request`` (the window's intent); its reply is shown, then ``then``
+        runs on the state it left."""
+
         def on_reply(reply: dict[str, Any]) -> None:
             if (
-                cmd == "load"
+                isinstance(request, Load)
                 and not reply.get("ok")
-                and params.get("device", "cpu") != "cpu"
+                and request.device != "cpu"
                 and not reply.get("stopped")
                 and not reply.get("crashed")
             ):
@@ -160,29 +173,27 @@ class Stepper(QObject):
                 self._device = "cpu"
                 self._set_combo_device("cpu")
                 self.w.output_panel.add_note(f"{reply.get('message')}: running on cpu instead")
-                self._send("load", status, then, before, **{**params, "device": "cpu"})
+                self._send(replace(request, device="cpu"), status, then)
                 return
-            if before is not None and reply.get("ok") and not self.w.closing:
-                before(AppState.of(reply["state"]))
-            self._on_reply(reply, cmd)
+            self._on_reply(reply, request)
             if then is not None and reply.get("ok"):
                 then(AppState.of(reply["state"]))
 
-        if cmd == "load":
-            self._sent_source = params.get("source", "")
-        self._running_index = self._index_for_status(cmd, params)
+        if isinstance(request, Load):
+            self._sent_source = request.source
+        self._running_index = self._index_for_status(request)
         if status:
             self.w.set_status(status)
-        self.client.request(cmd, on_reply, **params)
+        self.client.request(replace(request, delta=True), on_reply)
 
-    def _index_for_status(self, cmd: str, params: dict[str, Any]) -> int | None:
-        if cmd in ("step", "debug", "run_to_end", "run_to_line") and self.w.state:
+    def _index_for_status(self, request: Request) -> int | None:
+        if isinstance(request, _FROM_CURSOR) and self.w.state:
             return self.w.cursor_index()
-        if cmd in ("load", "set_device", "step_back"):
+        if isinstance(request, (Load, SetDevice, StepBack)):
             return 0
         return None
 
-    def _on_reply(self, reply: dict[str, Any], cmd: str) -> None:
+    def _on_reply(self, reply: dict[str, Any], request: Request) -> None:
         if self.w.closing:
             return
         replayed = self._unrecorded > 0
@@ -197,7 +208,7 @@ class Stepper(QObject):
         if not reply.get("ok"):
             message = reply.get("message", "the kernel refused")
             self._sent_source = self.client.source
-            if cmd == "set_device":
+            if isinstance(request, SetDevice):
                 self._device = self.w.device_from_state()
                 self._set_combo_device(self._device)
             self.w.output_panel.add_note(message, kind="error")
@@ -208,12 +219,13 @@ class Stepper(QObject):
         if isinstance(state, dict):
             self._timeline_at = None
             self.w.apply_state(state, reply.get("changes"))
-            self.w.set_status(reply_status(cmd, self.w.model, self.w.pause()))
+            stop = Stop.from_wire(reply.get("stop"))
+            self.w.set_status(self._status(request, stop))
             note, self._replay_note = self._replay_note, None
             if note is not None:
                 self.w.output_panel.add_note(note, None, "warning")
             if not replayed:
-                self._record_step(cmd, state)
+                self._record_step(request, state, stop)
             if self.w.freeze_heap:
                 # the state just kept on the timeline is long-lived: out of the cyclic
                 # collector's work, or a full collection over every kept step stalls a
@@ -240,12 +252,9 @@ class Stepper(QObject):
     ) -> None:
         self._stopped = None
         self._send(
-            "load",
+            Load(source=self._source(), device=self._device, run_to=run_to),
             status or "Loading the script…",
             then,
-            source=self._source(),
-            device=self._device,
-            run_to=run_to,
         )
 
     def _syntax_ok(self) -> bool:
@@ -272,13 +281,10 @@ class Stepper(QObject):
     @_when_idle
     def step(self) -> None:
         """F10: step over: the next statement (inside a paused statement, the next one at
-        the same level); reloads edited text first and skips a failed statement."""
+        the same level); reloads edited text first; the kernel passes a failed statement."""
         if self._continue_from_timeline(self.step):
             return
-        if self.w.pause() is not None and not self.text_changed():
-            self._send_debug("over", "Stepping over…")
-            return
-        self._advance(None)
+        self._step("over", "Running the next statement…")
 
     @_when_idle
     def step_into(self) -> None:
@@ -286,10 +292,7 @@ class Stepper(QObject):
         the forward of a script nn.Module called as net(x))."""
         if self._continue_from_timeline(self.step_into):
             return
-        if self.w.pause() is not None and not self.text_changed():
-            self._send_debug("into", "Stepping into…")
-            return
-        self._advance("into")
+        self._step("into", "Stepping into…")
 
     @_when_idle
     def step_out(self) -> None:
@@ -299,160 +302,44 @@ class Stepper(QObject):
         if self.w.pause() is None or self.text_changed():
             self.w.set_status("Step out works inside a paused loop or call: Step into (F11) first")
             return
-        self._send_debug("out", "Stepping out…")
+        self._send(Step(mode="out"), "Stepping out…")
 
-    def _advance(self, mode: str | None) -> None:
-        """Run the statement at the cursor: whole (``mode`` None), or under the debugger."""
+    def _step(self, mode: StepMode, status: str) -> None:
+        """Send a Step intent; the kernel decides what it means on its own state (resume
+        the paused statement, pass a failed one, run the next)."""
         if self.text_changed():
             if not self._syntax_ok():
                 return
-            ran = self.w.cursor_index()
 
             def then(state: AppState) -> None:
                 results = state.new_results
                 if results and not results[-1].ok:
                     return
-                self._send_step(mode, "Running the next statement…")
+                self._send(Step(mode=mode), status)
 
-            self.load_into_kernel(ran, then, "The script changed: re-running it…")
-            return
-        failed = self.w.failed_here()
-        if failed:
-            line = failed.line
-            stopped_here = failed.error is not None and failed.error.type in STOPPED_TYPES
-            why = "you stopped it" if stopped_here else "it failed"
-            self._send("skip", "")
-            self._send_step(
-                mode,
-                f"Skipped line {line} ({why})",
-                lambda st: self.w.set_status(
-                    f"Skipped line {line} ({why}); {reply_status('step', st, self.w.pause())}"
-                ),
-            )
+            self.load_into_kernel(self.w.cursor_index(), then, "The script changed: re-running it…")
             return
         stopped = self._stopped
-        if stopped and stopped.get("index") == self.w.cursor_index() and not self.w.at_end():
-            # A statement the user stopped is not run again by accident: skip it.
-            line = stopped.get("line")
-            why = "it hit the time limit" if stopped.get("message") else "you stopped it"
+        # A statement Stop killed is not run again by accident: the restarted kernel
+        # does not know it was stopped, so the intent says so.
+        skip = bool(
+            stopped and stopped.get("index") == self.w.cursor_index()
+            and self.w.pause() is None and not self.w.at_end()
+        )
+        if skip:
             self._stopped = None
-            self._send("skip", "", force=True)
-            self._send_step(
-                mode,
-                f"Skipped line {line} ({why})",
-                lambda st: self.w.set_status(
-                    f"Skipped line {line} ({why}); {reply_status('step', st, self.w.pause())}"
-                ),
-            )
-            return
-        if self.w.at_end():
+        elif self.w.pause() is None and self.w.at_end():
             self.w.set_status("At the end of the script: nothing left to step")
             return
-        self._send_step(mode, "Running the next statement…")
+        self._send(Step(mode=mode, skip_current=skip), status)
 
-    def _send_step(
-        self, mode: str | None, status: str, then: Callable[[AppState], None] | None = None
-    ) -> None:
-        if mode is None:
-            self._send("step", status, then)
-        else:
-            self._send_debug(mode, status, then)
-
-    def _send_debug(
-        self,
-        mode: str,
-        status: str = "",
-        then: Callable[[AppState], None] | None = None,
-        breakpoints: tuple[int, ...] | None = None,
-    ) -> None:
-        """A debug request: run (or resume) the statement at the cursor until ``mode`` says
-        stop, with the editor's breakpoints (or the given ones)."""
-        if breakpoints is None:
-            breakpoints = tuple(self.w.editor.breakpoints())
-        resuming = self.w.pause() is not None
-
-        def before(state: AppState) -> None:
-            # how the kernel got to this pause, so a replay can get there again
-            if state.paused is not None:
-                path = self._debug_path if resuming else []
-                self._debug_path = [*path, (mode, breakpoints)]
-            else:
-                self._debug_path = []
-
-        self._send("debug", status, then, before, mode=mode, breakpoints=list(breakpoints))
-
+    @_when_idle
     def continue_run(self) -> None:
         """F5: run to the next breakpoint: before a statement whose first line has one, or
-        inside a body where one is; to the end when there is none."""
+        inside a body where one is; to the end when there is none (the kernel decides)."""
         if self._continue_from_timeline(self.continue_run):
             return
-        if self.text_changed():
-            if not self._syntax_ok():
-                return
-            self.load_into_kernel(None, lambda st: self._continue_from(st, first=True))
-            return
-        if self.w.pause() is not None:
-            self._send_debug(
-                "continue", "Running to the next breakpoint…",
-                lambda st: self._continue_from(st, first=False),
-            )  # fmt: skip
-            return
-        self._continue_from(self.w.model, first=True)
-
-    def _continue_from(self, state: AppState, first: bool) -> None:
-        """Go on from ``state`` (top level) to the next breakpoint; ``first``: the press
-        itself, so a breakpoint on the statement at the cursor is passed, not stopped at."""
-        if state.paused is not None or (not first and self.w.failed_here()):
-            return
-        breakpoints = set(self.w.editor.breakpoints())
-        if not breakpoints:
-            if self.w.failed_here():
-                self._send("skip", "")
-            self._send("run_to_end", "Running to the end…", keep_going=False)
-            return
-        statements = self.w.statements()
-        cursor = self.w.cursor_index()
-        if first and self.w.failed_here():
-            self._send("skip", "")
-            cursor += 1
-        for s in statements[cursor:]:
-            index = s.index
-            on_first = s.line in breakpoints and not (first and index == cursor)
-            inside = any(s.line < b <= s.end_line for b in breakpoints)
-            if not on_first and not inside:
-                continue
-            if on_first:
-                if index > cursor:
-                    self._send(
-                        "run_to", f"Running to the breakpoint on line {s.line}…",
-                        lambda st, line=s.line: self.w.set_status(
-                            f"Stopped at the breakpoint on line {line} (before it runs)"
-                        ),
-                        index=index,
-                    )  # fmt: skip
-                else:
-                    self.w.set_status(
-                        f"Stopped at the breakpoint on line {s.line} (before it runs)"
-                    )
-                return
-
-            def enter(st: AppState, index: int = index) -> None:
-                if st.cursor != index or self.w.failed_here():
-                    return  # a statement before it failed: stop there
-                self._send_debug(
-                    "continue", "Running to the next breakpoint…",
-                    lambda st2: self._continue_from(st2, first=False),
-                )  # fmt: skip
-
-            if index > cursor:
-                self._send("run_to", "Running to the next breakpoint…", enter, index=index)
-            else:
-                self._send_debug(
-                    "continue", "Running to the next breakpoint…",
-                    lambda st2: self._continue_from(st2, first=False),
-                )  # fmt: skip
-            return
-        self._send("run_to_end", "Running to the end (no breakpoint ahead)…", keep_going=False)
+        self._intent(Continue(breakpoints=self._breakpoints()), "Running to the next breakpoint…")
 
     @_when_idle
     def run_to_backward(self) -> None:
@@ -460,38 +347,21 @@ class Stepper(QObject):
         autograd.grad), wherever it is: at the top level, in a loop, in a function."""
         if self._continue_from_timeline(self.run_to_backward):
             return
+        self._intent(
+            RunToBackward(breakpoints=self._breakpoints()), "Running to the next backward()…"
+        )
+
+    def _intent(self, request: Request, status: str) -> None:
+        """Send an intent, after loading edited text first."""
         if self.text_changed():
             if not self._syntax_ok():
                 return
-            self.load_into_kernel(None, lambda st: self._to_backward_from(first=True))
+            self.load_into_kernel(None, lambda st: self._send(request, status))
             return
-        if self.w.pause() is not None:
-            self._send_debug(
-                "backward", "Running to the next backward()…",
-                lambda st: self._to_backward_from(first=False),
-            )  # fmt: skip
-            return
-        self._to_backward_from(first=True)
+        self._send(request, status)
 
-    def _to_backward_from(self, first: bool) -> None:
-        if self.w.pause() is not None or (not first and self.w.failed_here()):
-            return  # paused before a backward() inside a body, or a statement failed
-        statements = self.w.statements()
-        cursor = self.w.cursor_index()
-        if first and self.w.failed_here():
-            self._send("skip", "")
-            cursor += 1
-        if cursor >= len(statements):
-            self.w.set_status("No backward() call is left to run to")
-            return
-        s = statements[cursor]
-        if not first and _top_level_backward(s.source):
-            self.w.set_status(f"Stopped before line {s.line}: it calls backward()")
-            return
-        self._send_debug(
-            "backward", "Running to the next backward()…",
-            lambda st: self._to_backward_from(first=False),
-        )  # fmt: skip
+    def _breakpoints(self) -> tuple[int, ...]:
+        return tuple(sorted(self.w.editor.breakpoints()))
 
     def toggle_breakpoint(self) -> None:
         """F9: set or clear a breakpoint on the editor's cursor line."""
@@ -508,29 +378,11 @@ class Stepper(QObject):
 
     @_when_idle
     def run_to_end(self) -> None:
-        """Run every statement left, breakpoints or not (stops at a failure)."""
+        """Run every statement left, breakpoints or not (stops at a failure; a paused
+        statement finishes where it stands first)."""
         if self._continue_from_timeline(self.run_to_end):
             return
-        if self.w.pause() is not None and not self.text_changed():
-            # finish the paused statement where it stands, then the rest
-            self._send_debug(
-                "continue", "Running to the end…",
-                lambda st: None if st.paused is not None or self.w.failed_here() else self._send(
-                    "run_to_end", "Running to the end…", keep_going=False
-                ),
-                breakpoints=(),
-            )  # fmt: skip
-            return
-        if self.text_changed():
-            if not self._syntax_ok():
-                return
-            self.load_into_kernel(
-                None, lambda st: self._send("run_to_end", "Running to the end…", keep_going=False)
-            )
-            return
-        if self.w.failed_here():
-            self._send("skip", "")
-        self._send("run_to_end", "Running to the end…", keep_going=False)
+        self._intent(RunToEnd(), "Running to the end…")
 
     def run_to_cursor(self) -> None:
         """Ctrl+F10: run through the statement on the editor's cursor line."""
@@ -540,27 +392,7 @@ class Stepper(QObject):
     def _run_to_line(self, line: int) -> None:
         if self._continue_from_timeline(lambda: self._run_to_line(line)):
             return
-        pause = self.w.pause()
-        statements = self.w.statements()
-        if pause is not None and not self.text_changed() and 0 <= pause.statement < len(statements):
-            s = statements[pause.statement]
-            if s.line < line <= s.end_line:
-                # inside the paused statement: run to that line, as a one-off breakpoint
-                self._send_debug(
-                    "continue", f"Running to line {line}…", breakpoints=(line,)
-                )  # fmt: skip
-                return
-        if self.text_changed():
-            if not self._syntax_ok():
-                return
-            self.load_into_kernel(
-                None, lambda st: self._send("run_to_line", f"Running to line {line}…", line=line)
-            )
-            return
-        failed = self.w.failed_here()
-        if failed and line > failed.end_line:
-            self._send("skip", "")
-        self._send("run_to_line", f"Running to line {line}…", line=line)
+        self._intent(RunToLine(line=line), f"Running to line {line}…")
 
     @_when_idle
     def step_back(self) -> None:
@@ -580,7 +412,7 @@ class Stepper(QObject):
         self._stopped = None
         cursor = (self.w.state or {}).get("cursor") or 0
         self._note_replay(max(cursor - 1, 0))
-        self._send("step_back", "Stepping back…")
+        self._send(StepBack(), "Stepping back…")
 
     @_when_idle
     def reset(self) -> None:
@@ -593,13 +425,13 @@ class Stepper(QObject):
         if self.text_changed():
             self.load_into_kernel(None)
             return
-        self._send("reset", "Resetting…")
+        self._send(Reset(), "Resetting…")
 
     @_when_idle
     def zero_grad(self) -> None:
         if self._continue_from_timeline(self.zero_grad):
             return
-        self._send("zero_grad", "Zeroing every leaf's .grad…")
+        self._send(ZeroGrad(), "Zeroing every leaf's .grad…")
 
     def stop(self) -> None:
         """Shift+F5: a paused or running statement ends where it stands (its work so far
@@ -607,8 +439,7 @@ class Stepper(QObject):
         restarts and replays."""
         if not self.client.busy and self.w.pause() is not None:
             self._pending.clear()
-            self._debug_path = []
-            self._send("debug_stop", "Stopping the paused statement…")
+            self._send(DebugStop(), "Stopping the paused statement…")
             return
         if not self.client.busy:
             return
@@ -694,32 +525,25 @@ class Stepper(QObject):
             self.load_into_kernel(cursor, status=f"Switching to {device} and re-running…")
         else:
             self._send(
-                "set_device",
+                SetDevice(device=device, run_to=cursor),
                 f"Switching to {device}: re-running {cursor} statements…",
-                device=device,
-                run_to=cursor,
             )
 
     def _set_combo_device(self, device: str) -> None:
         self.w.device_combo.blockSignals(True)
         self.w.device_combo.setCurrentText(device)
         self.w.device_combo.blockSignals(False)
-        for act in self.w.device_actions.actions() if hasattr(self, "device_actions") else []:
+        for act in self.w.device_actions.actions():
             act.setChecked(act.text() == device)
 
     def _on_device_combo_changed(self, text: str) -> None:
         self.set_device(text)
 
-    _STEP_COMMANDS = frozenset({
-        "load", "step", "debug", "debug_stop", "run_to_end", "run_to", "run_to_line",
-        "step_back", "reset", "zero_grad", "set_device",
-    })  # fmt: skip
-
-    def _record_step(self, cmd: str, state: dict[str, Any]) -> None:
+    def _record_step(self, request: Request, state: dict[str, Any], stop: Stop | None) -> None:
         """Put the state a step left on the timeline (a load of new text starts a new one)."""
-        if cmd not in self._STEP_COMMANDS:
+        if not request.IS_STEP:
             return
-        if cmd == "load":
+        if isinstance(request, Load):
             self.timeline.clear()
             if self.w.freeze_heap:
                 gc.unfreeze()
@@ -732,7 +556,9 @@ class Stepper(QObject):
                 tip=tip,
                 state=state,
                 cursor=pause.statement if pause is not None else model.cursor,
-                path=tuple(self._debug_path) if pause is not None else (),
+                # how the kernel got to this pause (its own account), so a replay can
+                # get there again
+                path=(stop.path if stop is not None else ()) if pause is not None else (),
                 paused=pause is not None,
                 nodes=len(model.graph_nodes),
             )
@@ -740,10 +566,28 @@ class Stepper(QObject):
         self._timeline_at = None
         self.w.timeline_bar.set_steps(self.timeline.steps, len(self.timeline) - 1)
 
+    def _status(self, request: Request, stop: Stop | None) -> str:
+        """The status line after ``request``'s reply: where and why the kernel stopped."""
+        pause = self.w.pause()
+        model = self.w.model
+        text = reply_status(request.CMD, model, pause)
+        if stop is not None and pause is None and not any(not r.ok for r in model.new_results):
+            if stop.reason == "breakpoint" and stop.line:
+                text = f"Stopped at the breakpoint on line {stop.line} (before it runs)"
+            elif stop.reason == "backward" and stop.line:
+                text = f"Stopped before line {stop.line}: it calls backward()"
+            elif stop.reason == "no_backward" and not model.new_results:
+                text = "No backward() call is left to run to"
+            elif stop.reason == "end" and not model.new_results and stop.skipped is None:
+                text = "At the end of the script: nothing left to step"
+        if stop is not None and stop.skipped is not None:
+            why = "you stopped it" if stop.skipped_why == "stopped" else "it failed"
+            text = f"Skipped line {stop.skipped} ({why}); {text}"
+        return text
+
     def _on_client_replayed_step(self, state: dict[str, Any]) -> None:
         """A restarted kernel's replay is where the session now stands: a step of its own."""
-        self._debug_path = []
-        self._record_step("run_to", state)
+        self._record_step(RunTo(index=0), state, None)
 
     def _on_timeline_bar_step_picked(self, index: int) -> None:
         if self.busy:
@@ -827,12 +671,12 @@ class Stepper(QObject):
         self._stopped = None
         self._unrecorded += 1 + len(step.path)
         self._send(
-            "load", f"Going back to step {index + 1}: replaying…",
-            source=source, device=self._device, run_to=step.cursor, zero_points=zero_points,
+            Load(source=source or "", device=self._device, run_to=step.cursor,
+                 zero_points=tuple(zero_points)),
+            f"Going back to step {index + 1}: replaying…",
         )  # fmt: skip
         for mode, breakpoints in step.path:
-            self._send("debug", "", mode=mode, breakpoints=list(breakpoints))
-        self._debug_path = list(step.path)
+            self._send(Debug(mode=mode, breakpoints=breakpoints), "")
         self.w.timeline_bar.set_steps(self.timeline.steps, index)
 
     def _on_client_ready(self, info: dict[str, Any]) -> None:

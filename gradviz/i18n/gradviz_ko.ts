@@ -1,0 +1,1802 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="ko" sourcelanguage="en">
+<context>
+    <name>Actions</name>
+    <message>
+        <source>Step over</source>
+        <translation>한 단계 실행</translation>
+    </message>
+    <message>
+        <source>Run the next statement (inside a paused loop or call: the next one at this level)</source>
+        <translation>다음 문장을 실행합니다 (멈춘 반복문이나 호출 안에서는 같은 수준의 다음 문장)</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>한 단계</translation>
+    </message>
+    <message>
+        <source>Step over (the next statement at this level)</source>
+        <translation>한 단계 실행 (같은 수준의 다음 문장)</translation>
+    </message>
+    <message>
+        <source>Step into</source>
+        <translation>안으로 들어가기</translation>
+    </message>
+    <message>
+        <source>Stop at the next statement at any depth: loop and if bodies, script functions, a module&apos;s forward</source>
+        <translation>깊이에 상관없이 다음 문장에서 멈춥니다: 반복문과 if 본문, 스크립트 함수, 모듈의 forward</translation>
+    </message>
+    <message>
+        <source>Step into (loop, if, with and try bodies; script functions, forward)</source>
+        <translation>안으로 들어가기 (반복문·if·with·try 본문, 스크립트 함수, forward)</translation>
+    </message>
+    <message>
+        <source>Step out</source>
+        <translation>밖으로 나가기</translation>
+    </message>
+    <message>
+        <source>Finish the current loop or call and stop in the code around it</source>
+        <translation>지금 반복문이나 호출을 끝까지 실행하고 바깥 코드에서 멈춥니다</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>실행</translation>
+    </message>
+    <message>
+        <source>Run to the next breakpoint (to the end when there is none)</source>
+        <translation>다음 중단점까지 실행합니다 (중단점이 없으면 끝까지)</translation>
+    </message>
+    <message>
+        <source>Run / continue to the next breakpoint (to the end when there is none)</source>
+        <translation>실행 / 다음 중단점까지 계속 (중단점이 없으면 끝까지)</translation>
+    </message>
+    <message>
+        <source>Run to backward()</source>
+        <translation>backward()까지 실행</translation>
+    </message>
+    <message>
+        <source>Run until just before the next statement that calls backward()</source>
+        <translation>backward()를 호출하는 다음 문장 바로 앞까지 실행합니다</translation>
+    </message>
+    <message>
+        <source>Toggle breakpoint</source>
+        <translation>중단점 설정/해제</translation>
+    </message>
+    <message>
+        <source>Set or clear a breakpoint on the editor&apos;s cursor line</source>
+        <translation>편집기 커서가 있는 줄에 중단점을 설정하거나 해제합니다</translation>
+    </message>
+    <message>
+        <source>Toggle a breakpoint on the cursor line (or click the line number)</source>
+        <translation>커서가 있는 줄에 중단점 설정/해제 (줄 번호를 클릭해도 됩니다)</translation>
+    </message>
+    <message>
+        <source>Run to cursor</source>
+        <translation>커서까지 실행</translation>
+    </message>
+    <message>
+        <source>Run through the statement on the editor&apos;s cursor line</source>
+        <translation>편집기 커서가 있는 줄의 문장까지 실행합니다</translation>
+    </message>
+    <message>
+        <source>Step back</source>
+        <translation>한 단계 뒤로</translation>
+    </message>
+    <message>
+        <source>Undo the last statement (replays the ones before it)</source>
+        <translation>마지막 문장을 되돌립니다 (그 앞의 문장을 다시 실행)</translation>
+    </message>
+    <message>
+        <source>Step back (the previous step on the timeline)</source>
+        <translation>한 단계 뒤로 (타임라인의 이전 단계)</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>처음으로</translation>
+    </message>
+    <message>
+        <source>Back to before the first statement</source>
+        <translation>첫 문장을 실행하기 전으로 돌아갑니다</translation>
+    </message>
+    <message>
+        <source>Backward step</source>
+        <translation>역전파 한 단계</translation>
+    </message>
+    <message>
+        <source>Show the next engine step of the backward pass</source>
+        <translation>역전파에서 엔진이 실행한 다음 단계를 보여 줍니다</translation>
+    </message>
+    <message>
+        <source>Backward to end</source>
+        <translation>역전파 끝까지</translation>
+    </message>
+    <message>
+        <source>Show the backward pass to its last step</source>
+        <translation>역전파를 마지막 단계까지 보여 줍니다</translation>
+    </message>
+    <message>
+        <source>Zero grad</source>
+        <translation>기울기 0으로</translation>
+    </message>
+    <message>
+        <source>Set every leaf&apos;s .grad to zero</source>
+        <translation>모든 리프 텐서의 .grad를 0으로 만듭니다</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>중지</translation>
+    </message>
+    <message>
+        <source>Stop the statement that is running or paused (its work so far is kept)</source>
+        <translation>실행 중이거나 멈춘 문장을 중지합니다 (지금까지 한 작업은 남습니다)</translation>
+    </message>
+    <message>
+        <source>Stop (the statement ends where it stands and keeps its work; one stuck in native code is killed)</source>
+        <translation>중지 (문장은 그 자리에서 끝나고 한 작업은 남습니다. 네이티브 코드에서 멈춘 문장은 강제로 종료됩니다)</translation>
+    </message>
+    <message>
+        <source>&amp;New</source>
+        <translation>새로 만들기(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Start an empty script</source>
+        <translation>빈 스크립트를 시작합니다</translation>
+    </message>
+    <message>
+        <source>&amp;Open…</source>
+        <translation>열기(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open a script or a gradviz snapshot</source>
+        <translation>스크립트나 gradviz 스냅숏을 엽니다</translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation>저장(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save the script</source>
+        <translation>스크립트를 저장합니다</translation>
+    </message>
+    <message>
+        <source>Save &amp;As…</source>
+        <translation>다른 이름으로 저장(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Save the script as a new file</source>
+        <translation>스크립트를 새 파일로 저장합니다</translation>
+    </message>
+    <message>
+        <source>Export graph image…</source>
+        <translation>그래프 이미지 내보내기…</translation>
+    </message>
+    <message>
+        <source>Write the graph as PNG or SVG</source>
+        <translation>그래프를 PNG나 SVG로 저장합니다</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>끝내기(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Quit gradviz</source>
+        <translation>gradviz를 끝냅니다</translation>
+    </message>
+    <message>
+        <source>Zoom in</source>
+        <translation>확대</translation>
+    </message>
+    <message>
+        <source>Zoom the graph in</source>
+        <translation>그래프를 확대합니다</translation>
+    </message>
+    <message>
+        <source>Zoom out</source>
+        <translation>축소</translation>
+    </message>
+    <message>
+        <source>Zoom the graph out</source>
+        <translation>그래프를 축소합니다</translation>
+    </message>
+    <message>
+        <source>Fit graph</source>
+        <translation>그래프 맞추기</translation>
+    </message>
+    <message>
+        <source>Show the graph at a readable zoom (all of it when it fits)</source>
+        <translation>읽을 수 있는 배율로 그래프를 보여 줍니다 (들어가면 전체를)</translation>
+    </message>
+    <message>
+        <source>Show whole graph</source>
+        <translation>그래프 전체 보기</translation>
+    </message>
+    <message>
+        <source>Zoom out until the whole graph is in view, however small</source>
+        <translation>아무리 작아져도 그래프 전체가 보일 때까지 축소합니다</translation>
+    </message>
+    <message>
+        <source>Find node…</source>
+        <translation>노드 찾기…</translation>
+    </message>
+    <message>
+        <source>Find a node by name, op, shape or module</source>
+        <translation>이름, 연산, shape, 모듈로 노드를 찾습니다</translation>
+    </message>
+    <message>
+        <source>Collapse linear chains</source>
+        <translation>일렬 연산 접기</translation>
+    </message>
+    <message>
+        <source>Draw each run of three or more one-to-one ops as one box</source>
+        <translation>일대일로 이어진 연산이 셋 이상이면 상자 하나로 그립니다</translation>
+    </message>
+    <message>
+        <source>Collapse all modules</source>
+        <translation>모든 모듈 접기</translation>
+    </message>
+    <message>
+        <source>Draw every top-level module as one box</source>
+        <translation>최상위 모듈마다 상자 하나로 그립니다</translation>
+    </message>
+    <message>
+        <source>Expand all</source>
+        <translation>모두 펼치기</translation>
+    </message>
+    <message>
+        <source>Show every node again</source>
+        <translation>모든 노드를 다시 보여 줍니다</translation>
+    </message>
+    <message>
+        <source>Show legend</source>
+        <translation>범례 보기</translation>
+    </message>
+    <message>
+        <source>What the node colours and shapes mean</source>
+        <translation>노드의 색과 모양이 뜻하는 것</translation>
+    </message>
+    <message>
+        <source>Reset panel layout</source>
+        <translation>패널 배치 초기화</translation>
+    </message>
+    <message>
+        <source>Put every panel back where it started</source>
+        <translation>모든 패널을 처음 자리로 되돌립니다</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>단축키</translation>
+    </message>
+    <message>
+        <source>List every shortcut</source>
+        <translation>모든 단축키를 보여 줍니다</translation>
+    </message>
+    <message>
+        <source>About gradviz</source>
+        <translation>gradviz 정보</translation>
+    </message>
+    <message>
+        <source>What gradviz is</source>
+        <translation>gradviz 소개</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <extracomment>menu title -&gt; action keys; &quot;-&quot; is a separator, &quot;@name&quot; a submenu the window fills</extracomment>
+        <translation>파일(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>실행(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Demos</source>
+        <translation>데모(&amp;D)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>보기(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>도움말(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Next / previous search hit (in the search box)</source>
+        <extracomment>the toolbar, left to right: &quot;!key&quot; is an icon-only button, &quot;@device&quot; and &quot;@search&quot; widgets shortcuts that are not actions (the search box&apos;s own keys)</extracomment>
+        <translation>다음 / 이전 검색 결과 (검색 상자에서)</translation>
+    </message>
+    <message>
+        <source>Open &amp;recent</source>
+        <translation>최근 파일 열기(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <extracomment>actions drawn as icon-only buttons -&gt; their button</extracomment>
+        <translation>장치</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>언어(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>시스템 언어</translation>
+    </message>
+    <message>
+        <source>(no demos found)</source>
+        <translation>(데모를 찾지 못했습니다)</translation>
+    </message>
+    <message>
+        <source>Debug</source>
+        <translation>디버그</translation>
+    </message>
+    <message>
+        <source>Debug toolbar</source>
+        <translation>디버그 도구 모음</translation>
+    </message>
+    <message>
+        <source>Where tensors made with device=dev live (dev is this choice)</source>
+        <translation>device=dev로 만든 텐서가 놓이는 곳 (dev가 여기서 고른 장치입니다)</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>모드</translation>
+    </message>
+    <message>
+        <source>Find node</source>
+        <translation>노드 찾기</translation>
+    </message>
+    <message>
+        <source>Find node  (Ctrl+F)</source>
+        <translation>노드 찾기  (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>Search the graph by name, op, shape or module; Enter jumps to the next hit, Shift+Enter to the previous</source>
+        <translation>이름, 연산, shape, 모듈로 그래프를 검색합니다. Enter는 다음 결과로, Shift+Enter는 이전 결과로 이동합니다</translation>
+    </message>
+    <message>
+        <source>Search hits</source>
+        <translation>검색 결과</translation>
+    </message>
+</context>
+<context>
+    <name>BackwardReplay</name>
+    <message>
+        <source>Backward pass #{n} recorded no engine step</source>
+        <translation>역전파 #{n}에는 기록된 엔진 단계가 없습니다</translation>
+    </message>
+    <message>
+        <source>The backward replay is over: every recorded step was shown</source>
+        <translation>역전파 재생이 끝났습니다: 기록된 단계를 모두 보여 주었습니다</translation>
+    </message>
+</context>
+<context>
+    <name>Canvas</name>
+    <message>
+        <source>Step forward (F10) to build the graph</source>
+        <translation>한 단계씩 실행하면(F10) 그래프가 만들어집니다</translation>
+    </message>
+    <message>
+        <source>double-click to expand</source>
+        <translation>더블클릭하면 펼칩니다</translation>
+    </message>
+    <message>
+        <source>created by statement {n} (double-click to show)</source>
+        <translation>{n}번 문장이 만듦 (더블클릭하면 보여 줍니다)</translation>
+    </message>
+    <message>
+        <source>gradient passed along this edge: {grad}</source>
+        <extracomment>the width along the top/bottom border where edges attach (the router reads it) the flat rectangles by colour and the rings, for the theme they were made for (style, path, arrowheads) in drawing order; None: to be made before painting (top, bottom) of the boxes its edges join; None: to be found again</extracomment>
+        <translation>이 간선으로 전달된 기울기: {grad}</translation>
+    </message>
+    <message>
+        <source>cannot export to {what}: use .png or .svg</source>
+        <extracomment>node id -&gt; the node (graph order); it has an item on a small graph, or when on screen or asked for on a big one (see LAZY_NODE_THRESHOLD) the bands painting the edges in bulk, by index, and those to redo a big graph: nodes drawn by tiles, items only for some (see _sync_items) the nodes of a big graph that have an item, and the scene rectangle whose nodes all have one (None: to be found again) the tallest box (how far below its ends an edge may dip) node id -&gt; the keys of its edges (which edges a moved node bends) the kernel state the canvas shows (GraphChanges.seq), for applying a delta the rectangle the nodes occupy (see graph_rect) node id -&gt; its storage group, and group -&gt; its node ids (tensor and saved nodes) the view shows the graph as fit_to_view left it (no zoom or pan since): a resize (the guide above growing, the window shrinking) fits it again the boxes edges route around, and each edge&apos;s region (what can change its route) how many nodes of each style key, and &quot;new&quot; / &quot;freed&quot; / &quot;stale&quot; (the legend) the rectangle of the nodes the last update made new (fit_to_view centres there) the graph data last given to set_graph (its edge order, for the SVG export)</extracomment>
+        <translation>{what}(으)로는 내보낼 수 없습니다: .png나 .svg를 쓰세요</translation>
+    </message>
+    <message>
+        <source>a file without suffix</source>
+        <translation>확장자 없는 파일</translation>
+    </message>
+</context>
+<context>
+    <name>DebugStrip</name>
+    <message>
+        <source>Debugger: where the paused statement stands</source>
+        <translation>디버거: 멈춘 문장의 위치</translation>
+    </message>
+    <message>
+        <source>Paused at line</source>
+        <translation>멈춘 줄</translation>
+    </message>
+    <message>
+        <source>Loop iteration</source>
+        <translation>반복 횟수</translation>
+    </message>
+    <message>
+        <source>Call stack</source>
+        <translation>호출 스택</translation>
+    </message>
+    <message>
+        <source>Call stack, innermost frame first: function ← the line that called it</source>
+        <translation>호출 스택, 가장 안쪽 프레임부터: 함수 ← 그 함수를 호출한 줄</translation>
+    </message>
+    <message>
+        <source>Paused before line {line}</source>
+        <translation>{line}번 줄 앞에서 멈춤</translation>
+    </message>
+    <message>
+        <source>call stack: {stack}</source>
+        <translation>호출 스택: {stack}</translation>
+    </message>
+    <message>
+        <source>&lt;b style=&apos;color:#e67700&apos;&gt;Paused&lt;/b&gt;&amp;nbsp; at line {line}</source>
+        <translation>&lt;b style=&apos;color:#e67700&apos;&gt;멈춤&lt;/b&gt;&amp;nbsp; {line}번 줄</translation>
+    </message>
+    <message>
+        <source>iteration {n}</source>
+        <translation>{n}번째 반복</translation>
+    </message>
+    <message>
+        <source>iteration {n} of {total}</source>
+        <translation>{total}번 중 {n}번째 반복</translation>
+    </message>
+    <message>
+        <source>{function} ← line {line}</source>
+        <translation>{function} ← {line}번 줄</translation>
+    </message>
+</context>
+<context>
+    <name>Dialogs</name>
+    <message>
+        <source>Unsaved changes</source>
+        <translation>저장하지 않은 변경 사항</translation>
+    </message>
+    <message>
+        <source>{name} has changes that are not saved.</source>
+        <translation>{name}에 저장하지 않은 변경 사항이 있습니다.</translation>
+    </message>
+    <message>
+        <source>Save them before going on?</source>
+        <translation>계속하기 전에 저장할까요?</translation>
+    </message>
+    <message>
+        <source>Restore unsaved work?</source>
+        <translation>저장하지 않은 작업을 복원할까요?</translation>
+    </message>
+    <message>
+        <source>gradviz stopped before {name} could be saved.
+An autosaved copy from {when} exists. Restore it?</source>
+        <translation>{name}을(를) 저장하기 전에 gradviz가 종료되었습니다.
+{when}에 자동 저장된 사본이 있습니다. 복원할까요?</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>단축키</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>동작</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>키</translation>
+    </message>
+    <message>
+        <source>About gradviz</source>
+        <translation>gradviz 정보</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;gradviz&lt;/b&gt; — step through PyTorch autograd.&lt;br&gt;&lt;br&gt;Type tensor code, step forward statement by statement, then step the backward pass node by node and watch gradients flow and accumulate in the real autograd graph. Scripts run in a separate, sandboxed kernel process.</source>
+        <translation>&lt;b&gt;gradviz&lt;/b&gt; — PyTorch autograd를 한 단계씩 따라가 봅니다.&lt;br&gt;&lt;br&gt;텐서 코드를 입력하고 문장 단위로 실행한 다음, 역전파를 노드 단위로 따라가며 실제 autograd 계산 그래프에서 기울기가 흐르고 누적되는 모습을 봅니다. 스크립트는 샌드박스가 적용된 별도의 커널 프로세스에서 실행됩니다.</translation>
+    </message>
+    <message>
+        <source>gradviz will speak {language} the next time it starts.</source>
+        <translation>gradviz를 다음에 시작할 때부터 {language}(으)로 표시합니다.</translation>
+    </message>
+    <message>
+        <source>GRADVIZ_LANG is set, so {language} is used while it stays set.</source>
+        <translation>GRADVIZ_LANG이 설정되어 있으므로, 설정이 남아 있는 동안에는 {language}(으)로 표시합니다.</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>언어</translation>
+    </message>
+</context>
+<context>
+    <name>Editor</name>
+    <message>
+        <source># Type PyTorch code here, e.g.</source>
+        <extracomment>the line a paused statement stops at (inside a loop body or a function) the top-level statement that is paused in the middle the light syntax colours; on a dark base each is lightened (see _syntax_colour) the user clicked a line in the gutter (which toggles its breakpoint) the set of breakpoint lines changed (sorted line numbers)</extracomment>
+        <translation># 여기에 PyTorch 코드를 입력하세요. 예:</translation>
+    </message>
+    <message>
+        <source>What to look at: </source>
+        <extracomment>the breakpoint lines, from cursors anchored at their blocks&apos; starts: a cursor moves with the text around it, so a breakpoint stays on its line of code when lines are added or removed above it</extracomment>
+        <translation>눈여겨볼 점: </translation>
+    </message>
+    <message>
+        <source>Paused here: this line runs next (Step over F10, Step into F11)</source>
+        <translation>여기서 멈춤: 이 줄이 다음에 실행됩니다 (한 단계 실행 F10, 안으로 들어가기 F11)</translation>
+    </message>
+    <message>
+        <source>Runs next (Step, F10)</source>
+        <translation>다음에 실행됨 (한 단계, F10)</translation>
+    </message>
+    <message>
+        <source>Breakpoint: Run (F5) stops here (click to remove)</source>
+        <translation>중단점: 실행(F5)하면 여기서 멈춥니다 (클릭하면 지워집니다)</translation>
+    </message>
+</context>
+<context>
+    <name>Files</name>
+    <message>
+        <source>Cannot show the snapshot</source>
+        <translation>스냅숏을 보여 줄 수 없습니다</translation>
+    </message>
+    <message>
+        <source>No demo named &apos;{demo}&apos;; the demos are: {known}</source>
+        <translation>&apos;{demo}&apos;(이)라는 데모는 없습니다. 데모 목록: {known}</translation>
+    </message>
+    <message>
+        <source>New script</source>
+        <translation>새 스크립트</translation>
+    </message>
+    <message>
+        <source>Demo &apos;{title}&apos;: ran its first {n} statements, up to its first backward(); Step (F10) runs that one</source>
+        <translation>데모 &apos;{title}&apos;: 첫 backward() 앞까지 처음 {n}개 문장을 실행했습니다. 한 단계(F10)를 누르면 그 문장을 실행합니다</translation>
+    </message>
+    <message>
+        <source>Demo &apos;{title}&apos; loaded: press Step (F10) to run it statement by statement</source>
+        <translation>데모 &apos;{title}&apos;을(를) 불러왔습니다: 한 단계(F10)를 눌러 문장 단위로 실행하세요</translation>
+    </message>
+    <message>
+        <source>Open script or snapshot</source>
+        <translation>스크립트나 스냅숏 열기</translation>
+    </message>
+    <message>
+        <source>Scripts and snapshots (*.py *.json);;Python scripts (*.py);;gradviz snapshots (*.gradviz.json *.json);;All files (*)</source>
+        <translation>스크립트와 스냅숏 (*.py *.json);;Python 스크립트 (*.py);;gradviz 스냅숏 (*.gradviz.json *.json);;모든 파일 (*)</translation>
+    </message>
+    <message>
+        <source>Cannot open file</source>
+        <translation>파일을 열 수 없습니다</translation>
+    </message>
+    <message>
+        <source>Nothing was changed.</source>
+        <translation>아무것도 바뀌지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>Opened the statements saved in {name}: step to re-run them</source>
+        <translation>{name}에 저장된 문장을 열었습니다: 한 단계씩 실행해 다시 돌려 보세요</translation>
+    </message>
+    <message>
+        <source>Opened {name}</source>
+        <translation>{name}을(를) 열었습니다</translation>
+    </message>
+    <message>
+        <source>Opened {path}: press Step (F10) to run it as Python</source>
+        <translation>{path}을(를) 열었습니다: 한 단계(F10)를 누르면 Python으로 실행합니다</translation>
+    </message>
+    <message>
+        <source>Opened {path}: press Step (F10) to run it in restricted mode</source>
+        <translation>{path}을(를) 열었습니다: 한 단계(F10)를 누르면 제한 모드로 실행합니다</translation>
+    </message>
+    <message>
+        <source># Read-only snapshot: {name}
+# saved by gradviz (source: {source}) with no script to step.
+# {what} · device {device}
+#
+# F7 / Shift+F7 replay the recorded backward pass on the graph.
+# Collapse modules in the Modules panel; Ctrl+F finds a node.
+# Open a script (Ctrl+O) or a demo to step forward again.
+</source>
+        <translation># 읽기 전용 스냅숏: {name}
+# gradviz가 저장했으며(출처: {source}) 실행할 스크립트는 없습니다.
+# {what} · 장치 {device}
+#
+# F7 / Shift+F7: 기록된 역전파를 그래프 위에서 재생합니다.
+# 모듈 패널에서 모듈을 접을 수 있고, Ctrl+F로 노드를 찾습니다.
+# 다시 한 단계씩 실행하려면 스크립트(Ctrl+O)나 데모를 여세요.
+</translation>
+    </message>
+    <message>
+        <source>Opened the snapshot {name}: {what}, device {device} (read-only)</source>
+        <translation>스냅숏 {name}을(를) 열었습니다: {what}, 장치 {device} (읽기 전용)</translation>
+    </message>
+    <message>
+        <source>Read-only snapshot {name}: press F7 to replay its backward pass</source>
+        <translation>읽기 전용 스냅숏 {name}: F7을 누르면 역전파를 재생합니다</translation>
+    </message>
+    <message>
+        <source>Read-only snapshot {name}</source>
+        <translation>읽기 전용 스냅숏 {name}</translation>
+    </message>
+    <message>
+        <source>Save script</source>
+        <translation>스크립트 저장</translation>
+    </message>
+    <message>
+        <source>Python scripts (*.py)</source>
+        <translation>Python 스크립트 (*.py)</translation>
+    </message>
+    <message>
+        <source>Not saved</source>
+        <translation>저장하지 않았습니다</translation>
+    </message>
+    <message>
+        <source>Save failed</source>
+        <translation>저장하지 못했습니다</translation>
+    </message>
+    <message>
+        <source>Could not write {path}:
+{error}</source>
+        <translation>{path}에 쓰지 못했습니다:
+{error}</translation>
+    </message>
+    <message>
+        <source>Saved {path}</source>
+        <translation>{path}에 저장했습니다</translation>
+    </message>
+    <message>
+        <source>(none yet)</source>
+        <translation>(아직 없음)</translation>
+    </message>
+    <message>
+        <source>Restored the autosaved text</source>
+        <translation>자동 저장된 내용을 복원했습니다</translation>
+    </message>
+    <message>
+        <source>Restored {name} as autosaved before gradviz stopped (not saved yet)</source>
+        <translation>gradviz가 종료되기 전에 자동 저장된 {name}을(를) 복원했습니다 (아직 저장하지 않음)</translation>
+    </message>
+    <message>
+        <source>{n} node</source>
+        <translation>노드 {n}개</translation>
+    </message>
+    <message>
+        <source>{n} nodes</source>
+        <translation>노드 {n}개</translation>
+    </message>
+    <message>
+        <source>{n} backward pass</source>
+        <translation>역전파 {n}회</translation>
+    </message>
+    <message>
+        <source>{n} backward passes</source>
+        <translation>역전파 {n}회</translation>
+    </message>
+    <message>
+        <source>{name} (read-only)</source>
+        <translation>{name} (읽기 전용)</translation>
+    </message>
+    <message>
+        <source>demo: {name}.py</source>
+        <translation>데모: {name}.py</translation>
+    </message>
+    <message>
+        <source>untitled.py</source>
+        <translation>제목 없음.py</translation>
+    </message>
+</context>
+<context>
+    <name>Fonts</name>
+    <message>
+        <source>Korean</source>
+        <extracomment>(first, last code point) -&gt; the writing system, its name, and the Debian/Ubuntu package with a font for it (scripts/setup.sh installs fonts-nanum)</extracomment>
+        <translation>한국어</translation>
+    </message>
+    <message>
+        <source>Japanese</source>
+        <translation>일본어</translation>
+    </message>
+    <message>
+        <source>Chinese</source>
+        <translation>중국어</translation>
+    </message>
+    <message>
+        <source>Cyrillic</source>
+        <translation>키릴 문자</translation>
+    </message>
+    <message>
+        <source>Greek</source>
+        <translation>그리스 문자</translation>
+    </message>
+    <message>
+        <source>Hebrew</source>
+        <translation>히브리 문자</translation>
+    </message>
+    <message>
+        <source>Arabic</source>
+        <translation>아랍 문자</translation>
+    </message>
+    <message>
+        <source>Devanagari</source>
+        <translation>데바나가리 문자</translation>
+    </message>
+    <message>
+        <source>Thai</source>
+        <translation>태국 문자</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation>, </translation>
+    </message>
+    <message>
+        <source>No installed font can show this script&apos;s {names} text (it shows as empty boxes, here and in exported pictures). Install one, then restart gradviz: on Debian or Ubuntu, sudo apt install {packages}</source>
+        <translation>이 스크립트의 {names} 글자를 표시할 수 있는 글꼴이 설치되어 있지 않습니다 (여기와 내보낸 그림에서 빈 네모로 보입니다). 글꼴을 설치한 뒤 gradviz를 다시 시작하세요. Debian이나 Ubuntu에서는 sudo apt install {packages}</translation>
+    </message>
+</context>
+<context>
+    <name>GraphView</name>
+    <message>
+        <source>{node} was created by line {line}</source>
+        <extracomment>what the state being applied changed (the kernel&apos;s delta), for the canvas (state seq, module tree) of the graph shown: kept while a delta touches no module the pass whose own graph the canvas shows (its nodes are gone from the state&apos;s) graphs with more nodes than this are grouped and laid out on a worker thread</extracomment>
+        <translation>{node}은(는) {line}번 줄에서 만들어졌습니다</translation>
+    </message>
+    <message>
+        <source>Expand {name}</source>
+        <translation>{name} 펼치기</translation>
+    </message>
+    <message>
+        <source>Collapse module {name}</source>
+        <translation>모듈 {name} 접기</translation>
+    </message>
+    <message>
+        <source>Linear chains expanded (View › Collapse linear chains)</source>
+        <translation>일렬 연산을 펼쳤습니다 (보기 › 일렬 연산 접기)</translation>
+    </message>
+    <message>
+        <source>Expanded {name}: {n} nodes</source>
+        <translation>{name}을(를) 펼쳤습니다: 노드 {n}개</translation>
+    </message>
+    <message>
+        <source>Laying out {n} nodes…</source>
+        <translation>노드 {n}개 배치 중…</translation>
+    </message>
+    <message>
+        <source>{n} nodes</source>
+        <translation>노드 {n}개</translation>
+    </message>
+    <message>
+        <source>{n} boxes for {total} nodes</source>
+        <translation>노드 {total}개를 상자 {n}개로</translation>
+    </message>
+    <message>
+        <source>Laid out {what} in {seconds} s (on a worker thread)</source>
+        <translation>{what} 배치를 {seconds}초 만에 마쳤습니다 (작업 스레드에서)</translation>
+    </message>
+    <message>
+        <source>Could not lay out the graph: {message}</source>
+        <translation>그래프를 배치하지 못했습니다: {message}</translation>
+    </message>
+    <message>
+        <source>Layout failed: {message}</source>
+        <translation>배치 실패: {message}</translation>
+    </message>
+    <message>
+        <source>no match</source>
+        <translation>결과 없음</translation>
+    </message>
+    <message>
+        <source>{n} found</source>
+        <translation>{n}개 찾음</translation>
+    </message>
+    <message>
+        <source>{n} of {total}</source>
+        <translation>{total}개 중 {n}</translation>
+    </message>
+    <message>
+        <source>No node matches &apos;{text}&apos;</source>
+        <translation>&apos;{text}&apos;와(과) 맞는 노드가 없습니다</translation>
+    </message>
+    <message>
+        <source>&apos;{text}&apos; ({where}) is inside the collapsed {group}: double-click it to expand</source>
+        <translation>&apos;{text}&apos;({where})은(는) 접힌 {group} 안에 있습니다: 더블클릭하면 펼칩니다</translation>
+    </message>
+    <message>
+        <source>Export graph</source>
+        <translation>그래프 내보내기</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG (*.svg)</source>
+        <translation>PNG 이미지 (*.png);;SVG (*.svg)</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>내보내지 못했습니다</translation>
+    </message>
+    <message>
+        <source>Graph written to {path}</source>
+        <translation>그래프를 {path}에 저장했습니다</translation>
+    </message>
+</context>
+<context>
+    <name>Guide</name>
+    <message>
+        <source>Demo: {title}</source>
+        <extracomment>error types of a statement the learner stopped, paused (gradviz.core.debugger.DebugStopped) or running (gradviz.core.errors.Stopped): its work is kept, Step skips the rest of it the failed result at the cursor, if the last statement that ran failed the text of the line the pause is on a statement the user (or the time limit) stopped: index, line, seconds, message the demo&apos;s ``#&gt;`` notes (line -&gt; text) when its own text is in the editor (shown step, number of steps) when a past timeline step is shown a syntax error of edited text that was not sent (line, message)</extracomment>
+        <translation>데모: {title}</translation>
+    </message>
+    <message>
+        <source>untitled script</source>
+        <translation>제목 없는 스크립트</translation>
+    </message>
+    <message>
+        <source>F10 steps over, F11 steps into, F7 steps the backward pass; click a node to inspect it</source>
+        <translation>F10은 한 단계 실행, F11은 안으로 들어가기, F7은 역전파 한 단계입니다. 노드를 클릭하면 자세히 볼 수 있습니다</translation>
+    </message>
+    <message>
+        <source>Read-only snapshot of {name}: {nodes} · {passes} — open a script to step</source>
+        <translation>{name}의 읽기 전용 스냅숏: {nodes} · {passes} — 한 단계씩 실행하려면 스크립트를 여세요</translation>
+    </message>
+    <message>
+        <source>{n} node</source>
+        <translation>노드 {n}개</translation>
+    </message>
+    <message>
+        <source>{n} nodes</source>
+        <translation>노드 {n}개</translation>
+    </message>
+    <message>
+        <source>{n} backward pass</source>
+        <translation>역전파 {n}회</translation>
+    </message>
+    <message>
+        <source>{n} backward passes</source>
+        <translation>역전파 {n}회</translation>
+    </message>
+    <message>
+        <source>press F7 to replay the recorded backward pass one engine step at a time. Click a node to inspect it; collapse modules in the Modules panel; Ctrl+F finds a node.</source>
+        <translation>F7을 누르면 기록된 역전파를 엔진 단계 하나씩 재생합니다. 노드를 클릭하면 자세히 볼 수 있고, 모듈 패널에서 모듈을 접을 수 있으며, Ctrl+F로 노드를 찾습니다.</translation>
+    </message>
+    <message>
+        <source>click a node to inspect it; collapse modules in the Modules panel; Ctrl+F finds a node. Open a script (Ctrl+O) or a demo to step again.</source>
+        <translation>노드를 클릭하면 자세히 볼 수 있고, 모듈 패널에서 모듈을 접을 수 있으며, Ctrl+F로 노드를 찾습니다. 다시 한 단계씩 실행하려면 스크립트(Ctrl+O)나 데모를 여세요.</translation>
+    </message>
+    <message>
+        <source>Snapshot</source>
+        <translation>스냅숏</translation>
+    </message>
+    <message>
+        <source>Fix · line {line}</source>
+        <translation>고치기 · {line}번 줄</translation>
+    </message>
+    <message>
+        <source>{message}. Nothing ran and the state is kept: fix this line and Step again.</source>
+        <translation>{message}. 아무것도 실행되지 않았고 상태는 그대로입니다: 이 줄을 고친 뒤 다시 한 단계 실행하세요.</translation>
+    </message>
+    <message>
+        <source>Timeline · step {n} of {total}</source>
+        <translation>타임라인 · {total}단계 중 {n}단계</translation>
+    </message>
+    <message>
+        <source>a kept snapshot of that moment. Step, Run or Step into continue from here (the kernel replays to it); click the last step to come back.</source>
+        <translation>그 순간을 보관해 둔 스냅숏입니다. 한 단계, 실행, 안으로 들어가기를 누르면 여기서부터 이어집니다 (커널이 이 지점까지 다시 실행합니다). 마지막 단계를 클릭하면 돌아옵니다.</translation>
+    </message>
+    <message>
+        <source>Paused · line {line}</source>
+        <translation>멈춤 · {line}번 줄</translation>
+    </message>
+    <message>
+        <source> runs next. F10 steps over it, F11 steps into it, Shift+F11 finishes the loop or call, F5 runs to the next breakpoint, Shift+F5 stops here.</source>
+        <translation> 이(가) 다음에 실행됩니다. F10은 한 단계 실행, F11은 안으로 들어가기, Shift+F11은 반복문이나 호출을 끝까지 실행, F5는 다음 중단점까지 실행, Shift+F5는 여기서 중지합니다.</translation>
+    </message>
+    <message>
+        <source>Fix</source>
+        <translation>고치기</translation>
+    </message>
+    <message>
+        <source>{kind}: {message}. Nothing ran: fix this line and Step again.</source>
+        <translation>{kind}: {message}. 아무것도 실행되지 않았습니다: 이 줄을 고친 뒤 다시 한 단계 실행하세요.</translation>
+    </message>
+    <message>
+        <source>Stopped · line {line}</source>
+        <translation>중지됨 · {line}번 줄</translation>
+    </message>
+    <message>
+        <source>{message}. Nothing was rewound. Step skips the rest of this statement; edit it and Step to run it again.</source>
+        <translation>{message}. 되돌린 것은 없습니다. 한 단계를 누르면 이 문장의 나머지를 건너뛰고, 문장을 고친 뒤 한 단계를 누르면 다시 실행합니다.</translation>
+    </message>
+    <message>
+        <source>it failed</source>
+        <translation>실패했습니다</translation>
+    </message>
+    <message>
+        <source>Line {line} failed</source>
+        <translation>{line}번 줄 실패</translation>
+    </message>
+    <message>
+        <source>it ran past the {seconds} s time limit and gradviz stopped it</source>
+        <translation>제한 시간 {seconds}초를 넘겨 gradviz가 중지했습니다</translation>
+    </message>
+    <message>
+        <source>you stopped it after {seconds} s</source>
+        <translation>{seconds}초 뒤에 직접 중지했습니다</translation>
+    </message>
+    <message>
+        <source>{who}; everything before it is kept. Step skips it; edit it first to run it again.</source>
+        <translation>{who}. 그 앞의 결과는 모두 남아 있습니다. 한 단계를 누르면 이 문장을 건너뛰고, 고친 뒤에 누르면 다시 실행합니다.</translation>
+    </message>
+    <message>
+        <source>End</source>
+        <translation>끝</translation>
+    </message>
+    <message>
+        <source>every statement ran. Press F7 to step through the backward pass, one engine step at a time (pick any pass in the Backward passes panel).</source>
+        <translation>모든 문장을 실행했습니다. F7을 누르면 역전파를 엔진 단계 하나씩 따라갑니다 (역전파 기록 패널에서 원하는 역전파를 고를 수 있습니다).</translation>
+    </message>
+    <message>
+        <source>every statement ran.</source>
+        <translation>모든 문장을 실행했습니다.</translation>
+    </message>
+    <message>
+        <source>every statement ran. Reset (Ctrl+R) to start over.</source>
+        <translation>모든 문장을 실행했습니다. 처음부터 다시 하려면 처음으로(Ctrl+R)를 누르세요.</translation>
+    </message>
+    <message>
+        <source>Type PyTorch code in the editor, then press Step (F10).</source>
+        <translation>편집기에 PyTorch 코드를 입력한 뒤 한 단계(F10)를 누르세요.</translation>
+    </message>
+    <message>
+        <source>Next · line {line}</source>
+        <translation>다음 · {line}번 줄</translation>
+    </message>
+    <message>
+        <source>Just ran · line {line}</source>
+        <translation>방금 실행 · {line}번 줄</translation>
+    </message>
+    <message>
+        <source>iteration {n}</source>
+        <translation>{n}번째 반복</translation>
+    </message>
+    <message>
+        <source>iteration {n} of {total}</source>
+        <translation>{total}번 중 {n}번째 반복</translation>
+    </message>
+    <message>
+        <source>The script does not parse (line {line}): {message}</source>
+        <translation>스크립트를 해석할 수 없습니다 ({line}번 줄): {message}</translation>
+    </message>
+    <message>
+        <source>Paused before line {line}</source>
+        <translation>{line}번 줄 앞에서 멈춤</translation>
+    </message>
+    <message>
+        <source> in {frame}</source>
+        <translation> ({frame} 안)</translation>
+    </message>
+    <message>
+        <source>: F10 over, F11 into, Shift+F11 out, F5 continue, Shift+F5 stop</source>
+        <translation>: F10 한 단계, F11 들어가기, Shift+F11 나가기, F5 계속, Shift+F5 중지</translation>
+    </message>
+    <message>
+        <source>{message}; Step skips the rest of line {line}</source>
+        <translation>{message}. 한 단계를 누르면 {line}번 줄의 나머지를 건너뜁니다</translation>
+    </message>
+    <message>
+        <source>Line {line} failed: {type}: {message}</source>
+        <translation>{line}번 줄 실패: {type}: {message}</translation>
+    </message>
+    <message>
+        <source>Zeroed .grad of {names}</source>
+        <translation>{names}의 .grad를 0으로 만들었습니다</translation>
+    </message>
+    <message>
+        <source>No leaf has a .grad to zero</source>
+        <translation>0으로 만들 .grad가 있는 리프 텐서가 없습니다</translation>
+    </message>
+    <message>
+        <source>Reset: nothing has run yet. Step (F10) runs the first statement.</source>
+        <translation>처음으로 돌아갔습니다: 아직 아무것도 실행하지 않았습니다. 한 단계(F10)를 누르면 첫 문장을 실행합니다.</translation>
+    </message>
+    <message>
+        <source>Loaded: nothing has run yet. Step (F10) runs the first statement.</source>
+        <translation>불러왔습니다: 아직 아무것도 실행하지 않았습니다. 한 단계(F10)를 누르면 첫 문장을 실행합니다.</translation>
+    </message>
+    <message>
+        <source>Ran line {line} — backward() ran: press F7 to step through it</source>
+        <translation>{line}번 줄을 실행했습니다 — backward()가 실행되었습니다: F7을 누르면 한 단계씩 따라갑니다</translation>
+    </message>
+    <message>
+        <source>Ran line {line}</source>
+        <translation>{line}번 줄을 실행했습니다</translation>
+    </message>
+    <message>
+        <source>Ran {n} statements (lines {first}–{last})</source>
+        <translation>문장 {n}개를 실행했습니다 ({first}–{last}번 줄)</translation>
+    </message>
+    <message>
+        <source>At the end of the script</source>
+        <translation>스크립트 끝입니다</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>준비됨</translation>
+    </message>
+    <message>
+        <source>paused at line {line}</source>
+        <translation>{line}번 줄에서 멈춤</translation>
+    </message>
+    <message>
+        <source>statement {n} of {total} run</source>
+        <translation>문장 {total}개 중 {n}개 실행</translation>
+    </message>
+    <message>
+        <source>no statements</source>
+        <translation>문장 없음</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation>, </translation>
+    </message>
+    <message>
+        <source>line {line}</source>
+        <translation>{line}번 줄</translation>
+    </message>
+    <message>
+        <source> receives {grads}</source>
+        <translation>이(가) {grads}을(를) 받아</translation>
+    </message>
+    <message>
+        <source> and passes {sent}</source>
+        <translation> 다음과 같이 전달합니다: {sent}</translation>
+    </message>
+    <message>
+        <source> and adds it into {into}</source>
+        <translation> {into}에 더합니다</translation>
+    </message>
+    <message>
+        <source>. That was the last recorded step: F7 ends the replay.</source>
+        <translation>. 기록된 마지막 단계였습니다: F7을 누르면 재생을 마칩니다.</translation>
+    </message>
+    <message>
+        <source>Backward #{n}{place} · step {step} of {total}</source>
+        <translation>역전파 #{n}{place} · {total}단계 중 {step}단계</translation>
+    </message>
+    <message>
+        <source>Backward pass #{n}: step {step} of {total} ({label})</source>
+        <translation>역전파 #{n}: {total}단계 중 {step}단계 ({label})</translation>
+    </message>
+    <message>
+        <source>Guide</source>
+        <extracomment>a tag&apos;s role (see gradviz.app.guide.Tag) -&gt; its background colour</extracomment>
+        <translation>안내</translation>
+    </message>
+    <message>
+        <source>Lesson</source>
+        <translation>학습 내용</translation>
+    </message>
+    <message>
+        <source>What happens next</source>
+        <translation>다음에 일어날 일</translation>
+    </message>
+</context>
+<context>
+    <name>Legend</name>
+    <message>
+        <source>op (grad_fn)</source>
+        <extracomment>the legend&apos;s names of the node kinds, as gradviz.core.style writes them (the key the window translates them by; tests/test_i18n.py checks each one has its entry)</extracomment>
+        <translation>연산 (grad_fn)</translation>
+    </message>
+    <message>
+        <source>leaf, requires grad</source>
+        <translation>리프 텐서, requires_grad</translation>
+    </message>
+    <message>
+        <source>computed tensor</source>
+        <translation>계산된 텐서</translation>
+    </message>
+    <message>
+        <source>tensor, no grad</source>
+        <translation>텐서, 기울기 없음</translation>
+    </message>
+    <message>
+        <source>saved for backward</source>
+        <translation>역전파용 저장</translation>
+    </message>
+    <message>
+        <source>module / chain</source>
+        <translation>모듈 / 연결</translation>
+    </message>
+    <message>
+        <source>new this step</source>
+        <extracomment>(group, strong) -&gt; (path, its bounds with the pen&apos;s room) where each row was placed in the last layout: (x, y, row)</extracomment>
+        <translation>이번 단계에 새로 생김</translation>
+    </message>
+    <message>
+        <source>running (backward)</source>
+        <translation>실행 중 (역전파)</translation>
+    </message>
+    <message>
+        <source>already ran</source>
+        <translation>이미 실행됨</translation>
+    </message>
+    <message>
+        <source>gradient flowing</source>
+        <translation>기울기 흐름</translation>
+    </message>
+    <message>
+        <source>freed by backward()</source>
+        <translation>backward()가 해제함</translation>
+    </message>
+    <message>
+        <source>stale: changed in place</source>
+        <translation>낡음: 제자리 연산으로 바뀜</translation>
+    </message>
+    <message>
+        <source>shares memory</source>
+        <translation>메모리 공유</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>read-only snapshot</source>
+        <extracomment>on a shrink, a panel keeps its old height up to this share of the window freeze the heap after each step (gc.freeze): only in gradviz&apos;s own process, never inside a host program that called the library (see gradviz.ui.app) the kernel&apos;s last state shown (or a snapshot&apos;s) as it came (the wire dict: what a snapshot saves); None before the first reply the same state, typed: what every widget reads what the editor holds: a file, a demo, or a read-only snapshot the note that no installed font shows the script&apos;s letters: once a session the panels&apos; and the editor&apos;s shares of the window, at the size they were seen folders whose banner was answered &quot;Keep restricted&quot; in this session the panels that show the whole state (set_state)</extracomment>
+        <translation>읽기 전용 스냅숏</translation>
+    </message>
+    <message>
+        <source>device: {device}</source>
+        <translation>장치: {device}</translation>
+    </message>
+    <message>
+        <source>No backward pass to step through yet: F7 shows backward() node by node once a statement has called backward() or torch.autograd.grad (F10 steps to it)</source>
+        <translation>아직 따라갈 역전파가 없습니다: 어떤 문장이 backward()나 torch.autograd.grad를 호출하고 나면 F7로 backward()를 노드 단위로 볼 수 있습니다 (F10으로 그 문장까지 가세요)</translation>
+    </message>
+    <message>
+        <source>Trusted {folder}: its scripts run as Python from now on</source>
+        <translation>{folder}을(를) 신뢰합니다: 이제부터 이 폴더의 스크립트는 Python으로 실행됩니다</translation>
+    </message>
+    <message>
+        <source>Trusted {folder}: press Step (F10) to run the script as Python</source>
+        <translation>{folder}을(를) 신뢰합니다: 한 단계(F10)를 누르면 스크립트를 Python으로 실행합니다</translation>
+    </message>
+</context>
+<context>
+    <name>Panels</name>
+    <message>
+        <source>Hint</source>
+        <extracomment>row tints are translucent, so they read over a light and a dark base alike the name of a local variable of the paused frame a cell&apos;s text needs this much more than its advance: the item style&apos;s padding (4 px a side), the view&apos;s text margins (3 px a side) and 2 px of air</extracomment>
+        <translation>도움말</translation>
+    </message>
+    <message>
+        <source>name</source>
+        <extracomment>a column&apos;s width is measured on its longest few texts only (shaping text is slow: measuring every cell of a 300-parameter model took half a second per step) what the learner reads first (value, grad, shape) comes first; the less used after the column headers a learner reads in their language (PyTorch&apos;s own attribute names, requires_grad, is_leaf, grad_fn, dtype…, stay as PyTorch spells them)</extracomment>
+        <translation>이름</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>값</translation>
+    </message>
+    <message>
+        <source>shape</source>
+        <translation>shape</translation>
+    </message>
+    <message>
+        <source>version</source>
+        <translation>버전</translation>
+    </message>
+    <message>
+        <source>storage</source>
+        <translation>스토리지</translation>
+    </message>
+    <message>
+        <source>leaf</source>
+        <translation>리프 텐서</translation>
+    </message>
+    <message>
+        <source>after</source>
+        <translation>시점</translation>
+    </message>
+    <message>
+        <source>line</source>
+        <translation>줄</translation>
+    </message>
+    <message>
+        <source>module</source>
+        <translation>모듈</translation>
+    </message>
+    <message>
+        <source>nodes</source>
+        <translation>노드</translation>
+    </message>
+    <message>
+        <source>Tensors</source>
+        <extracomment>widest a fitted column gets before its text is elided (the tooltip has it whole)</extracomment>
+        <translation>텐서</translation>
+    </message>
+    <message>
+        <source>Tensors table</source>
+        <translation>텐서 표</translation>
+    </message>
+    <message>
+        <source>One row per variable holding a tensor: value, .grad, shape, grad_fn and flags</source>
+        <translation>텐서를 담은 변수마다 한 행: 값, .grad, shape, grad_fn과 플래그</translation>
+    </message>
+    <message>
+        <source>No tensors yet: step (F10) through a script to create some.</source>
+        <translation>아직 텐서가 없습니다: 스크립트를 한 단계씩(F10) 실행해 만들어 보세요.</translation>
+    </message>
+    <message>
+        <source>Tensors hint</source>
+        <translation>텐서 도움말</translation>
+    </message>
+    <message>
+        <source>{name}: a local variable of the paused frame ({frame}), listed before the script&apos;s globals</source>
+        <translation>{name}: 멈춘 프레임({frame})의 지역 변수로, 스크립트의 전역 변수보다 먼저 나옵니다</translation>
+    </message>
+    <message>
+        <source>{name} shares memory with {others}: writing one changes the other</source>
+        <translation>{name}은(는) {others}와(과) 메모리를 공유합니다: 한쪽에 쓰면 다른 쪽도 바뀝니다</translation>
+    </message>
+    <message>
+        <source>t._version: in-place writes bump it (inference tensors keep none)</source>
+        <translation>t._version: 제자리 연산으로 쓸 때마다 올라갑니다 (inference 텐서에는 없습니다)</translation>
+    </message>
+    <message>
+        <source>Plot</source>
+        <extracomment>each point&apos;s x in slot units (slot i is centred on x = i); None: point i at slot i</extracomment>
+        <translation>그래프</translation>
+    </message>
+    <message>
+        <source>nothing to plot yet</source>
+        <extracomment>what the x axis counts (``backward pass``), written under its labels the x slots&apos; labels; None: the longest series&apos; point labels</extracomment>
+        <translation>아직 그릴 것이 없습니다</translation>
+    </message>
+    <message>
+        <source>zeroed</source>
+        <extracomment>x (slot units) -&gt; a dashed line there, labelled under the axis where it has room what the last paint drew (tests read them): each point (series name, centre) and each x label (its box, its text) what the last paint drew (tests read them): value-label boxes, legend entries</extracomment>
+        <translation>0으로 만듦</translation>
+    </message>
+    <message>
+        <source>assigned</source>
+        <translation>대입함</translation>
+    </message>
+    <message>
+        <source>set to None</source>
+        <translation>None으로 설정</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation</source>
+        <extracomment>what the table and plot show now (a state that changes none of it redraws nothing)</extracomment>
+        <translation>기울기 누적</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation table</source>
+        <translation>기울기 누적 표</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation plot</source>
+        <translation>기울기 누적 그래프</translation>
+    </message>
+    <message>
+        <source>x.grad after each backward() shows here</source>
+        <translation>backward()를 호출할 때마다 x.grad가 여기에 나옵니다</translation>
+    </message>
+    <message>
+        <source>backward() adds into .grad: run it twice (retain_graph=True) and the value doubles.</source>
+        <translation>backward()는 .grad에 더합니다: 두 번 실행하면(retain_graph=True) 값이 두 배가 됩니다.</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation hint</source>
+        <translation>기울기 누적 도움말</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation table and plot</source>
+        <translation>기울기 누적 표와 그래프</translation>
+    </message>
+    <message>
+        <source> (iteration {n})</source>
+        <translation> ({n}번째 반복)</translation>
+    </message>
+    <message>
+        <source>zero</source>
+        <translation>0</translation>
+    </message>
+    <message>
+        <source>backward pass</source>
+        <translation>역전파</translation>
+    </message>
+    <message>
+        <source>event</source>
+        <translation>사건</translation>
+    </message>
+    <message>
+        <source>‖.grad‖ of each leaf (norm)</source>
+        <translation>리프 텐서별 ‖.grad‖ (노름)</translation>
+    </message>
+    <message>
+        <source>.grad of each leaf</source>
+        <translation>리프 텐서별 .grad</translation>
+    </message>
+    <message>
+        <source>bytes this statement allocated (new tensors, outputs)</source>
+        <translation>이 문장이 할당한 바이트 (새 텐서, 출력)</translation>
+    </message>
+    <message>
+        <source>bytes the autograd graph holds in saved tensors after it</source>
+        <translation>이 문장 뒤 autograd 계산 그래프가 저장된 텐서로 붙잡고 있는 바이트</translation>
+    </message>
+    <message>
+        <source>bytes of all tensors bound to variables after it</source>
+        <translation>이 문장 뒤 변수에 묶인 모든 텐서의 바이트</translation>
+    </message>
+    <message>
+        <source>torch.cuda.memory_allocated() after it</source>
+        <translation>이 문장 뒤 torch.cuda.memory_allocated()</translation>
+    </message>
+    <message>
+        <source>torch.cuda.max_memory_allocated() after it</source>
+        <translation>이 문장 뒤 torch.cuda.max_memory_allocated()</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <extracomment>what the table shows now (the same figures again redraw nothing) the statement column&apos;s narrowest (its text is elided, the tooltip has it whole), and what it gets before the plot gets any room the plot folds away when the table would get less than it needs</extracomment>
+        <translation>메모리</translation>
+    </message>
+    <message>
+        <source>Memory table</source>
+        <translation>메모리 표</translation>
+    </message>
+    <message>
+        <source>Memory plot</source>
+        <translation>메모리 그래프</translation>
+    </message>
+    <message>
+        <source>allocated bytes per statement show here</source>
+        <translation>문장별 할당 바이트가 여기에 나옵니다</translation>
+    </message>
+    <message>
+        <source>Memory table and plot</source>
+        <translation>메모리 표와 그래프</translation>
+    </message>
+    <message>
+        <source>statement</source>
+        <translation>문장</translation>
+    </message>
+    <message>
+        <source>allocated</source>
+        <translation>할당</translation>
+    </message>
+    <message>
+        <source>held by graph</source>
+        <translation>그래프가 보유</translation>
+    </message>
+    <message>
+        <source>live tensors</source>
+        <translation>살아 있는 텐서</translation>
+    </message>
+    <message>
+        <source>cuda allocated</source>
+        <translation>cuda 할당</translation>
+    </message>
+    <message>
+        <source>cuda peak</source>
+        <translation>cuda 최대</translation>
+    </message>
+    <message>
+        <source>line {line}</source>
+        <translation>{line}번 줄</translation>
+    </message>
+    <message>
+        <source>total / now</source>
+        <translation>합계 / 현재</translation>
+    </message>
+    <message>
+        <source>snapshot (now)</source>
+        <translation>스냅숏 (현재)</translation>
+    </message>
+    <message>
+        <source>sum over statements</source>
+        <translation>모든 문장의 합</translation>
+    </message>
+    <message>
+        <source>now</source>
+        <translation>현재</translation>
+    </message>
+    <message>
+        <source>live</source>
+        <translation>살아 있음</translation>
+    </message>
+    <message>
+        <source>bytes per statement</source>
+        <translation>문장별 바이트</translation>
+    </message>
+    <message>
+        <source>Modules</source>
+        <translation>모듈</translation>
+    </message>
+    <message>
+        <source>Tick a module (or double-click it) to collapse its nodes into one box. Module names come from gradviz.record(model).</source>
+        <translation>모듈을 체크하거나 더블클릭하면 그 노드들을 상자 하나로 접습니다. 모듈 이름은 gradviz.record(model)에서 옵니다.</translation>
+    </message>
+    <message>
+        <source>Modules hint</source>
+        <translation>모듈 도움말</translation>
+    </message>
+    <message>
+        <source>Module tree</source>
+        <translation>모듈 트리</translation>
+    </message>
+    <message>
+        <source>Collapse linear chains</source>
+        <translation>일렬 연산 접기</translation>
+    </message>
+    <message>
+        <source>Draw each run of three or more one-to-one ops as one box</source>
+        <translation>일대일로 이어진 연산이 셋 이상이면 상자 하나로 그립니다</translation>
+    </message>
+    <message>
+        <source>Collapse all</source>
+        <translation>모두 접기</translation>
+    </message>
+    <message>
+        <source>Collapse all modules</source>
+        <translation>모든 모듈 접기</translation>
+    </message>
+    <message>
+        <source>Collapse the top-level blocks (layers.0, layers.1, …) into one box each</source>
+        <translation>최상위 블록(layers.0, layers.1, …)을 각각 상자 하나로 접습니다</translation>
+    </message>
+    <message>
+        <source>Expand all</source>
+        <translation>모두 펼치기</translation>
+    </message>
+    <message>
+        <source>Expand all modules</source>
+        <translation>모든 모듈 펼치기</translation>
+    </message>
+    <message>
+        <source>{module} (inside collapsed {group})</source>
+        <translation>{module} (접힌 {group} 안)</translation>
+    </message>
+    <message>
+        <source>Tick a module (or double-click it) to collapse its nodes into one box.</source>
+        <translation>모듈을 체크하거나 더블클릭하면 그 노드들을 상자 하나로 접습니다.</translation>
+    </message>
+    <message>
+        <source>No modules in this graph yet. Nodes built by an nn.Module the script calls (or one recorded with gradviz.record(model)) are tagged with its name and can be collapsed here.</source>
+        <translation>이 그래프에는 아직 모듈이 없습니다. 스크립트가 호출한 nn.Module(또는 gradviz.record(model)로 기록한 모듈)이 만든 노드에는 모듈 이름이 붙고, 여기서 접을 수 있습니다.</translation>
+    </message>
+    <message>
+        <source>grad_fn: a backward op recorded by the forward pass</source>
+        <translation>grad_fn: 순전파가 기록한 역전파 연산</translation>
+    </message>
+    <message>
+        <source>AccumulateGrad: adds the incoming gradient into a leaf&apos;s .grad</source>
+        <translation>AccumulateGrad: 들어온 기울기를 리프 텐서의 .grad에 더합니다</translation>
+    </message>
+    <message>
+        <source>tensor bound to a variable</source>
+        <translation>변수에 묶인 텐서</translation>
+    </message>
+    <message>
+        <source>saved tensor: kept by a grad_fn for its backward formula</source>
+        <translation>저장된 텐서: grad_fn이 역전파 공식에 쓰려고 보관한 텐서</translation>
+    </message>
+    <message>
+        <source>collapsed group: one box for many nodes (double-click it to expand)</source>
+        <translation>접힌 묶음: 여러 노드를 상자 하나로 (더블클릭하면 펼칩니다)</translation>
+    </message>
+    <message>
+        <source>variables</source>
+        <extracomment>the inspector&apos;s row names a learner reads in their language (PyTorch&apos;s attribute names, requires_grad, is_leaf, grad_fn, dtype…, stay as PyTorch spells them)</extracomment>
+        <translation>변수</translation>
+    </message>
+    <message>
+        <source>stale</source>
+        <translation>낡음</translation>
+    </message>
+    <message>
+        <source>created by</source>
+        <translation>만든 곳</translation>
+    </message>
+    <message>
+        <source>of which</source>
+        <translation>구성</translation>
+    </message>
+    <message>
+        <source>tensors</source>
+        <translation>텐서</translation>
+    </message>
+    <message>
+        <source>grad in</source>
+        <translation>받은 기울기</translation>
+    </message>
+    <message>
+        <source>passes on</source>
+        <translation>전달</translation>
+    </message>
+    <message>
+        <source>adds into</source>
+        <translation>더하는 곳</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>노드 정보</translation>
+    </message>
+    <message>
+        <source>Inspector: the selected node</source>
+        <translation>노드 정보: 선택한 노드</translation>
+    </message>
+    <message>
+        <source>Click a node on the graph to see its op, saved tensors, the gradients it received and passed on, and the chain rule that produced them. Double-click a node to find its statement.</source>
+        <extracomment>the backward pass being stepped on the canvas (preferred over the latest one) group nodes drawn on the canvas (collapsed modules and chains) -&gt; their attributes the search text, so a group can say which of its members match grad_fn id -&gt; its saved tensors as last seen alive (a replayed pass shows the values it used after backward freed them); forgotten when the script changes</extracomment>
+        <translation>그래프에서 노드를 클릭하면 연산, 저장된 텐서, 받고 전달한 기울기, 그 기울기를 만든 연쇄 법칙을 볼 수 있습니다. 노드를 더블클릭하면 그 노드를 만든 문장을 찾아갑니다.</translation>
+    </message>
+    <message>
+        <source>modified in place after it was saved: its version is {version}, the saved one was {expected}; backward through this node fails</source>
+        <translation>저장된 뒤 제자리 연산으로 바뀌었습니다: 지금 버전은 {version}, 저장할 때 버전은 {expected}입니다. 이 노드를 지나는 역전파는 실패합니다</translation>
+    </message>
+    <message>
+        <source>line {line}: {source}</source>
+        <translation>{line}번 줄: {source}</translation>
+    </message>
+    <message>
+        <source>as backward pass #{n} used them (freed after it, since it ran without retain_graph=True)</source>
+        <translation>역전파 #{n}이(가) 사용한 값 (retain_graph=True 없이 실행해 그 뒤에 해제됨)</translation>
+    </message>
+    <message>
+        <source>freed: backward() ran without retain_graph=True, so this node&apos;s saved tensors are gone (a second backward fails)</source>
+        <translation>해제됨: backward()를 retain_graph=True 없이 실행해서 이 노드의 저장된 텐서가 사라졌습니다 (두 번째 backward는 실패합니다)</translation>
+    </message>
+    <message>
+        <source> — same memory as {names}</source>
+        <translation> — {names}와(과) 같은 메모리</translation>
+    </message>
+    <message>
+        <source> — STALE (version {version}, saved at version {expected})</source>
+        <translation> — 낡음 (버전 {version}, 저장할 때 버전 {expected})</translation>
+    </message>
+    <message>
+        <source>collapsed linear chain of ops</source>
+        <translation>접힌 일렬 연산</translation>
+    </message>
+    <message>
+        <source>collapsed module {name}</source>
+        <translation>접힌 모듈 {name}</translation>
+    </message>
+    <message>
+        <source>, … ({n} in all)</source>
+        <translation>, … (모두 {n}개)</translation>
+    </message>
+    <message>
+        <source>… and {n} more kinds of op</source>
+        <translation>… 그 밖에 연산 {n}종류</translation>
+    </message>
+    <message>
+        <source>Matches for &apos;{text}&apos;</source>
+        <translation>&apos;{text}&apos; 검색 결과</translation>
+    </message>
+    <message>
+        <source>Double-click the box (or right-click › Expand) to show these nodes.</source>
+        <translation>상자를 더블클릭하면(또는 오른쪽 클릭 › 펼치기) 이 노드들이 보입니다.</translation>
+    </message>
+    <message>
+        <source>not run by any backward pass yet</source>
+        <translation>아직 어떤 역전파도 이 노드를 실행하지 않았습니다</translation>
+    </message>
+    <message>
+        <source>iteration {n}</source>
+        <translation>{n}번째 반복</translation>
+    </message>
+    <message>
+        <source>Backward pass #{n}</source>
+        <translation>역전파 #{n}</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation>, </translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <extracomment>the statement (index) that wrote it; None for the window&apos;s notes under this width the line number goes inline rather than in its own column</extracomment>
+        <translation>출력</translation>
+    </message>
+    <message>
+        <source>Output: print output, values, warnings and errors</source>
+        <translation>출력: print 출력, 값, 경고, 오류</translation>
+    </message>
+    <message>
+        <source>Nothing ran: fix the script and press Step again.</source>
+        <extracomment>streamed print output of the running statement (add_live) the entry to scroll to after the next render (None: the end) characters of streamed output the panel shows before the statement&apos;s result</extracomment>
+        <translation>아무것도 실행되지 않았습니다: 스크립트를 고친 뒤 다시 한 단계를 누르세요.</translation>
+    </message>
+    <message>
+        <source>Why: {why}</source>
+        <translation>이유: {why}</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>경고</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>오류</translation>
+    </message>
+    <message>
+        <source>print() output, expression values, warnings and errors appear here, each with its line number.</source>
+        <translation>print() 출력, 식의 값, 경고와 오류가 줄 번호와 함께 여기에 나옵니다.</translation>
+    </message>
+</context>
+<context>
+    <name>Passes</name>
+    <message>
+        <source>line {line}</source>
+        <translation>{line}번 줄</translation>
+    </message>
+    <message>
+        <source>iteration {n}</source>
+        <translation>{n}번째 반복</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>실패</translation>
+    </message>
+    <message>
+        <source>Backward passes</source>
+        <translation>역전파 기록</translation>
+    </message>
+    <message>
+        <source>Backward passes list</source>
+        <translation>역전파 기록 목록</translation>
+    </message>
+    <message>
+        <source>One row per backward() call; pick one to replay it on the graph</source>
+        <translation>backward() 호출마다 한 행입니다. 하나를 고르면 그래프에서 재생합니다</translation>
+    </message>
+    <message>
+        <source>No backward pass yet: each backward() call is listed here.</source>
+        <translation>아직 역전파가 없습니다: backward()를 호출할 때마다 여기에 나옵니다.</translation>
+    </message>
+    <message>
+        <source>Backward passes hint</source>
+        <translation>역전파 기록 도움말</translation>
+    </message>
+    <message>
+        <source>Gradients right after the picked pass</source>
+        <translation>고른 역전파 직후의 기울기</translation>
+    </message>
+    <message>
+        <source>{steps} engine steps over {nodes} nodes; click to replay this pass (F7 steps it)</source>
+        <translation>노드 {nodes}개에 걸친 엔진 단계 {steps}개. 클릭하면 이 역전파를 재생합니다 (F7로 한 단계씩)</translation>
+    </message>
+    <message>
+        <source>.grad right after this pass:</source>
+        <translation>이 역전파 직후의 .grad:</translation>
+    </message>
+</context>
+<context>
+    <name>Timeline</name>
+    <message>
+        <source>Timeline</source>
+        <translation>타임라인</translation>
+    </message>
+    <message>
+        <source> (not kept: replays)</source>
+        <translation> (보관 안 됨: 다시 실행)</translation>
+    </message>
+</context>
+<context>
+    <name>Trust</name>
+    <message>
+        <source>Trusted</source>
+        <extracomment>the mode badge&apos;s words as gradviz.app.trust writes them (BADGE_TEXT, BADGE_TIP): the keys the window translates them by (tests/test_i18n.py checks each has its entry)</extracomment>
+        <translation>신뢰함</translation>
+    </message>
+    <message>
+        <source>Restricted mode</source>
+        <extracomment>the user trusts the authors of the scripts in the banner&apos;s folder the user keeps the script restricted (the banner goes; the folder stays untrusted)</extracomment>
+        <translation>제한 모드</translation>
+    </message>
+    <message>
+        <source>This script runs as Python, as python would run it: imports, files, the GPU. Scripts you write, the demos and folders you trusted run this way.</source>
+        <translation>이 스크립트는 python이 실행하듯 Python으로 실행됩니다: import, 파일, GPU 모두 쓸 수 있습니다. 직접 쓴 스크립트, 데모, 신뢰한 폴더의 스크립트가 이렇게 실행됩니다.</translation>
+    </message>
+    <message>
+        <source>This script runs in restricted mode: gradviz&apos;s interpreter in a confined process, with no files, network or programs, and only what the allowlist admits. For scripts from someone else.</source>
+        <translation>이 스크립트는 제한 모드로 실행됩니다: gradviz의 인터프리터가 격리된 프로세스에서 실행하며, 파일, 네트워크, 다른 프로그램은 쓸 수 없고 허용 목록에 있는 것만 실행됩니다. 다른 사람이 만든 스크립트에 씁니다.</translation>
+    </message>
+    <message>
+        <source>Trust folder</source>
+        <translation>폴더 신뢰</translation>
+    </message>
+    <message>
+        <source>Run the scripts of this folder as Python from now on (remembered)</source>
+        <translation>이제부터 이 폴더의 스크립트를 Python으로 실행합니다 (기억됨)</translation>
+    </message>
+    <message>
+        <source>Keep restricted</source>
+        <translation>제한 유지</translation>
+    </message>
+    <message>
+        <source>Keep this script in gradviz&apos;s sandbox</source>
+        <translation>이 스크립트를 gradviz의 샌드박스 안에서 실행합니다</translation>
+    </message>
+    <message>
+        <source>Restricted mode: scripts in &apos;{folder}&apos; may come from someone else, so this one runs in gradviz&apos;s sandbox. Trust the authors of this folder&apos;s scripts?</source>
+        <translation>제한 모드: &apos;{folder}&apos;의 스크립트는 다른 사람이 만든 것일 수 있어서 gradviz의 샌드박스에서 실행합니다. 이 폴더 스크립트의 작성자를 신뢰합니까?</translation>
+    </message>
+    <message>
+        <source>In restricted mode gradviz&apos;s interpreter runs the script in a confined process: no files, network or programs, and only the Python its allowlist admits. Trust folder runs the scripts of this folder as Python from now on (remembered).</source>
+        <translation>제한 모드에서는 gradviz의 인터프리터가 격리된 프로세스에서 스크립트를 실행합니다: 파일, 네트워크, 다른 프로그램을 쓸 수 없고 허용 목록에 있는 Python만 실행됩니다. 폴더 신뢰를 누르면 이제부터 이 폴더의 스크립트를 Python으로 실행합니다 (기억됨).</translation>
+    </message>
+</context>
+<context>
+    <name>Window</name>
+    <message>
+        <source>Script editor</source>
+        <extracomment>the version of the saved dock layout (a layout saved by another version is not restored)</extracomment>
+        <translation>스크립트 편집기</translation>
+    </message>
+    <message>
+        <source>Autograd graph</source>
+        <translation>autograd 계산 그래프</translation>
+    </message>
+    <message>
+        <source>Debugger position</source>
+        <translation>디버거 위치</translation>
+    </message>
+    <message>
+        <source>Timeline of steps</source>
+        <translation>단계 타임라인</translation>
+    </message>
+    <message>
+        <source>File name</source>
+        <translation>파일 이름</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>노드 정보</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation</source>
+        <translation>기울기 누적</translation>
+    </message>
+    <message>
+        <source>Tensors</source>
+        <translation>텐서</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>메모리</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>출력</translation>
+    </message>
+    <message>
+        <source>Modules</source>
+        <translation>모듈</translation>
+    </message>
+    <message>
+        <source>Backward passes</source>
+        <translation>역전파 기록</translation>
+    </message>
+    <message>
+        <source>Starting the kernel…</source>
+        <translation>커널을 시작하는 중…</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>상태</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>진행</translation>
+    </message>
+    <message>
+        <source>Position in the script</source>
+        <translation>스크립트 안의 위치</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>장치</translation>
+    </message>
+    <message>
+        <source>Layout progress</source>
+        <translation>배치 진행</translation>
+    </message>
+</context>
+</TS>
