@@ -220,6 +220,157 @@ class ResNet(nn.Module):
         return self.fc(torch.flatten(self.avgpool(x), 1))
 
 
+class RMSNorm(nn.Module):
+    def __init__(self, d: int, eps: float = 1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    a, b = x.chunk(2, dim=-1)
+    return x * cos + torch.cat((-b, a), dim=-1) * sin
+
+
+class LlamaBlock(nn.Module):
+    """RMSNorm, attention with rotary positions (no biases), SwiGLU MLP."""
+
+    def __init__(self, d: int, heads: int, hidden: int):
+        super().__init__()
+        self.heads = heads
+        self.attn_norm = RMSNorm(d)
+        self.wq, self.wk = nn.Linear(d, d, bias=False), nn.Linear(d, d, bias=False)
+        self.wv, self.wo = nn.Linear(d, d, bias=False), nn.Linear(d, d, bias=False)
+        self.mlp_norm = RMSNorm(d)
+        self.w1, self.w3 = nn.Linear(d, hidden, bias=False), nn.Linear(d, hidden, bias=False)
+        self.w2 = nn.Linear(hidden, d, bias=False)
+
+    def forward(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+        b, t, d = x.shape
+        h = self.attn_norm(x)
+        q, k, v = (w(h).view(b, t, self.heads, d // self.heads).transpose(1, 2)
+                   for w in (self.wq, self.wk, self.wv))
+        q, k = _rotate(q, cos, sin), _rotate(k, cos, sin)
+        att = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.wo(att.transpose(1, 2).reshape(b, t, d))
+        h = self.mlp_norm(x)
+        return x + self.w2(F.silu(self.w1(h)) * self.w3(h))
+
+
+class Llama(nn.Module):
+    """A LLaMA-style decoder; the defaults: 16 layers, d512, 8 heads, 32,000 vocab."""
+
+    def __init__(self, vocab: int = 32000, d: int = 512, heads: int = 8, layers: int = 16,
+                 hidden: int = 1376, context: int = 256):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.layers = nn.ModuleList(LlamaBlock(d, heads, hidden) for _ in range(layers))
+        self.norm = RMSNorm(d)
+        self.out = nn.Linear(d, vocab, bias=False)
+        half = d // heads // 2
+        freqs = 1.0 / (10000 ** (torch.arange(half).float() / half))
+        angles = torch.outer(torch.arange(context).float(), freqs).repeat(1, 2)
+        self.register_buffer("cos", angles.cos(), persistent=False)
+        self.register_buffer("sin", angles.sin(), persistent=False)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        t = idx.shape[1]
+        x = self.tok(idx)
+        cos, sin = self.cos[:t], self.sin[:t]
+        for layer in self.layers:
+            x = layer(x, cos, sin)
+        return self.out(self.norm(x))
+
+
+class ViTBlock(nn.Module):
+    def __init__(self, d: int, heads: int, mlp: int):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.mlp = nn.Sequential(nn.Linear(d, mlp), nn.GELU(), nn.Linear(mlp, d))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+        q, k, v = (z.view(b, t, self.heads, d // self.heads).transpose(1, 2) for z in (q, k, v))
+        att = ((q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(d // self.heads))).softmax(dim=-1)
+        x = x + self.proj((att @ v).transpose(1, 2).reshape(b, t, d))
+        return x + self.mlp(self.ln2(x))
+
+
+class ViT(nn.Module):
+    """A ViT from nn layers; the defaults are ViT-B/16 (86M parameters) on 224x224."""
+
+    def __init__(self, size: int = 224, patch: int = 16, d: int = 768, heads: int = 12,
+                 layers: int = 12, mlp: int = 3072, classes: int = 1000):
+        super().__init__()
+        self.patch = nn.Conv2d(3, d, patch, stride=patch)
+        self.cls = nn.Parameter(torch.zeros(1, 1, d))
+        self.pos = nn.Parameter(torch.zeros(1, (size // patch) ** 2 + 1, d))
+        self.blocks = nn.ModuleList(ViTBlock(d, heads, mlp) for _ in range(layers))
+        self.norm = nn.LayerNorm(d)
+        self.head = nn.Linear(d, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.patch(x).flatten(2).transpose(1, 2)
+        x = torch.cat((self.cls.expand(x.shape[0], -1, -1), x), dim=1) + self.pos
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x)[:, 0])
+
+
+class LSTMLM(nn.Module):
+    """An LSTM language model: embedding, a 2-layer nn.LSTM, a linear head."""
+
+    def __init__(self, vocab: int = 10000, d: int = 256, layers: int = 2):
+        super().__init__()
+        self.tok = nn.Embedding(vocab, d)
+        self.lstm = nn.LSTM(d, d, num_layers=layers, batch_first=True)
+        self.head = nn.Linear(d, vocab)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        out, _ = self.lstm(self.tok(idx))
+        return self.head(out)
+
+
+def _double_conv(cin: int, cout: int) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(),
+        nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(),
+    )
+
+
+class UNet(nn.Module):
+    """A U-Net with ``levels`` down and up steps (double convs, max pooling, transposed convs,
+    skip connections by concatenation)."""
+
+    def __init__(self, levels: int = 4, width: int = 32, cin: int = 3, classes: int = 2):
+        super().__init__()
+        widths = [width * 2**i for i in range(levels + 1)]
+        self.inc = _double_conv(cin, widths[0])
+        self.down = nn.ModuleList(_double_conv(widths[i], widths[i + 1]) for i in range(levels))
+        self.up = nn.ModuleList(nn.ConvTranspose2d(widths[i + 1], widths[i], 2, stride=2)
+                                for i in reversed(range(levels)))
+        self.dec = nn.ModuleList(_double_conv(2 * widths[i], widths[i])
+                                 for i in reversed(range(levels)))
+        self.outc = nn.Conv2d(widths[0], classes, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        skips = [self.inc(x)]
+        for down in self.down:
+            skips.append(down(F.max_pool2d(skips[-1], 2)))
+        y = skips.pop()
+        for up, dec in zip(self.up, self.dec):
+            y = dec(torch.cat((skips.pop(), up(y)), dim=1))
+        return self.outc(y)
+
+
 @dataclass
 class Case:
     """A model, its inputs and its loss: the same computation for every tool."""
@@ -272,6 +423,42 @@ def resnet_case(blocks: Sequence[int] = (3, 4, 6, 3), width: int = 64, classes: 
                 loss=lambda logits: F.cross_entropy(logits, target))
 
 
+def llama_case(tokens: int = 16, **dims: int) -> Case:
+    seed_all()
+    model = Llama(**dims)
+    vocab = model.tok.num_embeddings
+    idx = torch.randint(0, vocab, (1, tokens))
+    targets = torch.randint(0, vocab, (1, tokens))
+    return Case(model, (idx,),
+                loss=lambda logits: F.cross_entropy(logits.view(-1, vocab), targets.view(-1)))
+
+
+def vit_case(size: int = 224, **dims: int) -> Case:
+    seed_all()
+    model = ViT(size=size, **dims)
+    target = torch.tensor([1])
+    return Case(model, (torch.randn(1, 3, size, size),),
+                loss=lambda logits: F.cross_entropy(logits, target))
+
+
+def lstm_case(tokens: int = 64, **dims: int) -> Case:
+    seed_all()
+    model = LSTMLM(**dims)
+    vocab = model.tok.num_embeddings
+    idx = torch.randint(0, vocab, (1, tokens))
+    targets = torch.randint(0, vocab, (1, tokens))
+    return Case(model, (idx,),
+                loss=lambda logits: F.cross_entropy(logits.view(-1, vocab), targets.view(-1)))
+
+
+def unet_case(size: int = 64, **dims: int) -> Case:
+    seed_all()
+    model = UNet(**dims)
+    target = torch.randint(0, 2, (1, size, size))
+    return Case(model, (torch.randn(1, 3, size, size),),
+                loss=lambda out: F.cross_entropy(out, target))
+
+
 #: name -> (description, builder, needs --big)
 GRAPHS: dict[str, tuple[str, Callable[[], Case], bool]] = {
     "chain500": ("cos/sin chain, 500 ops (--quick)", lambda: chain_case(500), False),
@@ -281,10 +468,15 @@ GRAPHS: dict[str, tuple[str, Callable[[], Case], bool]] = {
     "encoder96": ("TransformerEncoder 96 layers, d64", lambda: encoder_case(96), False),
     "gpt2": ("GPT-2 small (12x768, 50257 vocab), 1x16", gpt_case, False),
     "resnet50": ("ResNet-50, 1x3x224x224", resnet_case, False),
+    "vit": ("ViT-B/16-sized (12x768), 1x3x224x224", vit_case, False),
+    "llama16": ("LLaMA-style 16 layers, d512, 1x16", llama_case, False),
+    "lstm": ("LSTM language model, 2 layers d256, seq 64", lstm_case, False),
+    "unet": ("U-Net, 4 levels, width 32, 1x3x64x64", unet_case, False),
     "chain50k": ("cos/sin chain, 50,000 ops (--big)", lambda: chain_case(50_000), True),
     "chain100k": ("cos/sin chain, 100,000 ops (--big)", lambda: chain_case(100_000), True),
 }
-DEFAULT_GRAPHS = ("chain5k", "sinmul5k", "encoder24", "encoder96", "gpt2", "resnet50")
+DEFAULT_GRAPHS = ("chain5k", "sinmul5k", "encoder24", "encoder96", "gpt2", "resnet50", "vit",
+                  "llama16", "lstm", "unet")
 
 
 # --- the child process: one tool, one graph, one measurement ------------------------------

@@ -174,7 +174,14 @@
   const listOf = (value) => (Array.isArray(value) ? value : []);
   const varsOf = (a) => listOf(a && a.vars);
   const moduleOf = (a) => (a && typeof a.module === "string" ? a.module : "");
-  const inBlock = (module, block) => Boolean(module) && (module === block || module.startsWith(block + "."));
+  const inModule = (module, block) => Boolean(module) && (module === block || module.startsWith(block + "."));
+  // the block each node is shown in when its block is collapsed: its own module, or, for
+  // ops of a snapshot that tags only parameters, the block the page placed it in
+  const blockOf = new Map();
+  for (const g of groups.values()) {
+    if (!g.chain && typeof g.module === "string") for (const m of listOf(g.members)) blockOf.set(m, g.module);
+  }
+  const inBlock = (id, block) => blockOf.get(id) === block || inModule(moduleOf(nodes.get(id)), block);
 
   // ------------------------------------------------------------------ state
 
@@ -927,7 +934,7 @@
     const actions = el("div", "gvz-actions");
     if (state.view.key.startsWith("open:")) {
       const block = state.view.focus;
-      if (inBlock(moduleOf(a), block)) {
+      if (inBlock(id, block)) {
         actions.appendChild(button("Collapse " + block, "Show this block as one box again", () => switchView("modules", id)));
       }
     }
@@ -1060,7 +1067,7 @@
     let target = anchor ? pick(anchor) : null;
     if (!target) target = topmost(anchorMembers);
     if (!target && v.focus) {
-      target = topmost(v.ids.filter((id) => inBlock(moduleOf(nodes.get(id)), v.focus)));
+      target = topmost(v.ids.filter((id) => inBlock(id, v.focus)));
     }
     state.flow = null;
     computeFlow();

@@ -390,10 +390,12 @@ def _views(
     grouped: dict[str, nx.DiGraph] = {}
     plans: list[tuple[str, str, str | None]] = []  # (key, title, focus) in the page's order
 
-    blocks = top_blocks(module_tree(graph))
+    # a list of blocks gives a box per block, and ops join the block they lie in
+    # even where only the parameters carry a module (a snapshot without a recorder)
+    blocks = top_blocks(module_tree(graph), split_lists=True)
     collapsed: nx.DiGraph | None = None
     if blocks:
-        candidate = collapse_modules(graph, blocks)
+        candidate = collapse_modules(graph, blocks, infer=True)
         hidden = n - candidate.number_of_nodes()
         if hidden < need:
             notes.append(

@@ -34,11 +34,18 @@ def sizing_attrs(attrs: Mapping[str, Any]) -> Mapping[str, Any]:
     return {**attrs, "vars": [group_caption(attrs)]}
 
 
-def top_blocks(modules: Iterable[str]) -> list[str]:
+def top_blocks(modules: Iterable[str], *, split_lists: bool = False) -> list[str]:
     """The first level of the module tree with more than one module (``layers.0``, ``layers.1``).
 
     "Collapse all" collapses these: collapsing the single outermost container
     (a ModuleList) would hide the whole model in one box.
+
+    ``split_lists``: a container on that level whose children are numbered (GPT's
+    ``blocks`` beside ``tok`` and ``lm_head``, a ResNet's ``layer1``, a U-Net's
+    ``up``) gives its items (``blocks.0``, ``blocks.1``, ...) instead of one box for
+    the whole list: a list's items run one after another, or far apart (a U-Net's
+    up-convolutions between its decoder blocks), and one box for all of them hides
+    the model's shape (or runs into itself).
     """
     names = sorted(set(modules))
     children: dict[str, list[str]] = {}
@@ -48,7 +55,22 @@ def top_blocks(modules: Iterable[str]) -> list[str]:
     level = children.get("", [])
     while len(level) == 1 and children.get(level[0]):
         level = children[level[0]]
-    return level
+    if not split_lists:
+        return level
+    out: list[str] = []
+    for name in level:
+        kids = children.get(name, [])
+        numbered = bool(kids) and all(k.rsplit(".", 1)[-1].isdigit() for k in kids)
+        if len(kids) > 1 and numbered:
+            out.extend(sorted(kids, key=_numbered_key))
+        else:
+            out.append(name)
+    return out
+
+
+def _numbered_key(name: str) -> tuple[str, int]:
+    head, _, last = name.rpartition(".")
+    return head, int(last)
 
 
 def node_module(data: Mapping[str, Any]) -> str | None:
@@ -109,20 +131,165 @@ def _contract(graph: nx.DiGraph, owner_of: Mapping[str, str], groups: Mapping[st
     return out
 
 
-def collapse_modules(graph: nx.DiGraph, collapsed: Iterable[str]) -> nx.DiGraph:
-    """Replace the nodes of each collapsed module (and its submodules) by one group node."""
+def infer_blocks(graph: nx.DiGraph, blocks: Iterable[str]) -> dict[Any, str]:
+    """Which of ``blocks`` each untagged node belongs to, read off the graph's shape.
+
+    A snapshot taken without a recorder or a model tags only the parameters (their
+    AccumulateGrad and tensor nodes) with a module; the ops between them carry
+    none, so collapsing ``blocks.3`` would hide only its parameters. Here:
+
+    * an op that reads a block's parameters (an edge to their AccumulateGrad, or
+      to ops on those parameters alone) belongs to that block, when they all
+      belong to one;
+    * an op with such a node of block ``B`` both above it (towards the loss) and
+      below it (towards the inputs) lies between two of ``B``'s ops: it is
+      ``B``'s too. Found in one pass each way over a topological order, keeping
+      only the nearest such op on each side, so the answer is cheap and never
+      wrong, only sometimes missing (tied weights, as GPT-2's head and token
+      embedding, put one block at both ends of the graph: no harm done);
+    * an op between two different blocks of one list (a residual add after a
+      block's last parameter) joins the block that produced its input.
+
+    Only for display: nodes keep their own attributes. Returns {} for a graph
+    whose ops already carry modules (a recorder's or a window session's) or that
+    has a cycle.
+    """
+    chosen = set(blocks)
+    if not chosen:
+        return {}
+    kind = {v: d.get("kind") for v, d in graph.nodes(data=True)}
+    if any(kind[v] == "grad_fn" and d.get("module") for v, d in graph.nodes(data=True)):
+        return {}
+    try:
+        order = list(nx.topological_sort(graph))
+    except nx.NetworkXUnfeasible:
+        return {}
+    tagged: dict[Any, str] = {}
+    for v, d in graph.nodes(data=True):
+        owner = _owner(node_module(d), chosen)
+        if owner is not None:
+            tagged[v] = owner
+    # ops on parameters alone (a weight's TBackward, its view or expand) belong to
+    # their block, and so does the op reading them (a linear's MmBackward)
+    pure: dict[Any, str] = {}
+    seeds: dict[Any, str] = {}
+    for v in reversed(order):
+        if kind[v] != "grad_fn":
+            continue
+        found: set[str] = set()
+        only = True
+        for w in graph.successors(v):
+            b = tagged.get(w) or pure.get(w)
+            if b is None:
+                only = False
+            else:
+                found.add(b)
+        if len(found) == 1:
+            seeds[v] = next(iter(found))
+            if only:
+                pure[v] = seeds[v]
+    if not seeds:
+        return {}
+    position = {v: i for i, v in enumerate(order)}
+    at = {position[v]: b for v, b in seeds.items()}
+    none_above, none_below = -1, len(order)
+    above: dict[Any, int] = {}  # where the nearest seed above v is (v's own if it is one)
+    for v in order:
+        if v in seeds:
+            above[v] = position[v]
+        else:
+            above[v] = max((above[u] for u in graph.predecessors(v)), default=none_above)
+    below: dict[Any, int] = {}  # where the nearest seed below v is
+    for v in reversed(order):
+        if v in seeds:
+            below[v] = position[v]
+        else:
+            below[v] = min((below[w] for w in graph.successors(v)), default=none_below)
+    out: dict[Any, str] = {}
+    for v in order:
+        if v in tagged or kind[v] == "saved":
+            continue  # saved tensors follow the op that saved them (collapse_modules)
+        if v in seeds:
+            out[v] = seeds[v]
+            continue
+        a, b = above[v], below[v]
+        if a == none_above or b == none_below:
+            continue
+        up, down = at[a], at[b]
+        if up == down:
+            out[v] = up
+        elif kind[v] == "grad_fn" and _siblings(up, down):
+            out[v] = down
+    return out
+
+
+def _siblings(a: str, b: str) -> bool:
+    """Two numbered blocks of one list (``blocks.2``, ``blocks.3``)."""
+    (pa, _, ia), (pb, _, ib) = a.rpartition("."), b.rpartition(".")
+    return pa == pb and ia.isdigit() and ib.isdigit()
+
+
+def collapse_modules(
+    graph: nx.DiGraph, collapsed: Iterable[str], *, infer: bool = False
+) -> nx.DiGraph:
+    """Replace the nodes of each collapsed module (and its submodules) by one group node.
+
+    ``infer``: untagged ops join the block they lie in (:func:`infer_blocks`), for
+    graphs whose ops carry no module (a snapshot taken without a recorder).
+    """
     collapsed = set(collapsed)
     if not collapsed:
         return graph.copy()
+    inferred = infer_blocks(graph, collapsed) if infer else {}
+    out = _collapse(graph, collapsed, inferred)
+    if inferred and not nx.is_directed_acyclic_graph(out):
+        # a block met at both ends of the graph (a weight tied between the input
+        # embedding and the output head): its box would run into itself, so it keeps
+        # its tagged nodes only
+        looped = {
+            v
+            for part in nx.strongly_connected_components(out)
+            if len(part) > 1
+            for v in part
+            if out.nodes[v].get("kind") == "group"
+        }
+        bad = {
+            str(g)[len(GROUP_PREFIX):]
+            for g in looped
+            if not _convex(graph, set(out.nodes[g].get("members") or ()))
+        }
+        inferred = {v: b for v, b in inferred.items() if b not in bad}
+        out = _collapse(graph, collapsed, inferred)
+    return out
+
+
+def _convex(graph: nx.DiGraph, members: set[Any]) -> bool:
+    """No path leaves ``members`` and comes back (one box for them makes no loop)."""
+    todo = [w for v in members for w in graph.successors(v) if w not in members]
+    seen = set(todo)
+    while todo:
+        v = todo.pop()
+        for w in graph.successors(v):
+            if w in members:
+                return False
+            if w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return True
+
+
+def _collapse(graph: nx.DiGraph, collapsed: set[str], inferred: Mapping[Any, str]) -> nx.DiGraph:
     owner_of: dict[str, str] = {}
     members: dict[str, list[str]] = {}
     for node, data in graph.nodes(data=True):
-        module = _owner(node_module(data), collapsed)
+        module = _owner(node_module(data), collapsed) or inferred.get(node)
         if module is None and data.get("kind") == "saved":
             # saved tensors follow the grad_fn that saved them
             preds = list(graph.predecessors(node))
             if preds:
-                module = _owner(node_module(graph.nodes[preds[0]]), collapsed)
+                module = _owner(node_module(graph.nodes[preds[0]]), collapsed) or inferred.get(
+                    preds[0]
+                )
         if module is not None:
             gid = GROUP_PREFIX + module
             owner_of[node] = gid
