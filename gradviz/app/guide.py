@@ -125,7 +125,7 @@ def note_for(notes: Mapping[int, str], statement: StatementInfo | None) -> str |
         return None
     for line in range(statement.line, statement.end_line + 1):
         if line in notes:
-            return notes[line]
+            return translate("Demos", notes[line])  # a demo's note, in the window's language
     return None
 
 

@@ -12,7 +12,10 @@ the demos' notes, the CLI and the HTML view) uses :func:`translate` from this
 module: the same call, looked up in the same ``.ts`` file read as XML, so there is
 one catalog for every place gradviz speaks. Its first argument is a context (the
 ``.ts`` groups messages by it), its second the English text, which is the key:
-untranslated text stays English.
+untranslated text stays English. The demos' titles, "about" lines and ``#>`` notes are
+data, not code: ``demos_<lang>.ts`` holds them (context ``Demos``, extracted from the
+demo files by ``python -m gradviz.i18n.build --update``), and lrelease compiles it into
+the same ``.qm``.
 
 Which language: ``GRADVIZ_LANG`` (``ko``, ``en``) first, then the choice saved
 from View › Language, then the system locale (``LC_ALL``, ``LC_MESSAGES``,
@@ -41,6 +44,7 @@ __all__ = [
     "set_language",
     "translate",
     "ts_path",
+    "ts_paths",
 ]
 
 #: the language of the source texts: no translation is loaded for it
@@ -57,6 +61,12 @@ _current = DEFAULT_LANGUAGE
 def ts_path(language: str) -> Path:
     """The translation source (XML) for ``language``."""
     return _HERE / f"gradviz_{language}.ts"
+
+
+def ts_paths(language: str) -> list[Path]:
+    """Every translation source for ``language``: the window's (lupdate's) and the demos'
+    (``demos_<lang>.ts``, made by :mod:`gradviz.i18n.build` from the demo files)."""
+    return sorted(_HERE.glob(f"*_{language}.ts"))
 
 
 def qm_path(language: str) -> Path:
@@ -111,11 +121,11 @@ def current_language() -> str:
 def catalog(language: str) -> dict[tuple[str, str, str], str]:
     """``(context, source, disambiguation) -> translation`` for the finished messages of
     ``language``'s .ts file (empty for English or a missing file)."""
-    path = ts_path(language)
-    if language == DEFAULT_LANGUAGE or not path.is_file():
+    if language == DEFAULT_LANGUAGE:
         return {}
     out: dict[tuple[str, str, str], str] = {}
-    for context in ET.parse(path).getroot().iter("context"):
+    contexts = (c for path in ts_paths(language) for c in ET.parse(path).getroot().iter("context"))
+    for context in contexts:
         name = context.findtext("name") or ""
         for message in context.iter("message"):
             tr = message.find("translation")

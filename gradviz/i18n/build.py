@@ -1,10 +1,12 @@
 """Make the translations: ``python -m gradviz.i18n.build [--update] [--check]``.
 
-Default: compile every ``gradviz_<lang>.ts`` here to its ``.qm`` with Qt's
+Default: compile every language's ``.ts`` files here (``gradviz_<lang>.ts``, the
+window's, and ``demos_<lang>.ts``, the demos' texts) to ``gradviz_<lang>.qm`` with Qt's
 ``lrelease`` (scripts/setup.sh runs this; the ``.qm`` files are never edited by
 hand). ``--update`` first runs ``lupdate`` over the ``gradviz`` package, so new
 ``translate(...)`` calls appear in the ``.ts`` files as unfinished messages and
-removed ones go. ``--check``: exit 1 when a ``.qm`` differs from what lrelease
+removed ones go; the demo files' titles, "about" lines and ``#>`` notes are extracted
+into ``demos_<lang>.ts`` the same way. ``--check``: exit 1 when a ``.qm`` differs from what lrelease
 makes of its ``.ts`` now (the wheel ships the committed ``.qm``).
 
 Both tools come with the PySide6-Essentials wheel (``pyside6-lupdate``,
@@ -20,9 +22,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from . import DEFAULT_LANGUAGE, LANGUAGES, qm_path, ts_path
+from . import DEFAULT_LANGUAGE, LANGUAGES, qm_path, ts_path, ts_paths
 
 __all__ = ["find_tool", "main", "release", "update"]
 
@@ -68,15 +71,56 @@ def update(languages: list[str] | None = None) -> None:
              "-target-language", lang, *sources, "-ts", str(ts_path(lang))],
             check=True, stdout=subprocess.DEVNULL,
         )  # fmt: skip
+        update_demos(lang)
+
+
+def demo_texts() -> list[str]:
+    """Every demo's title, "about" line and ``#>`` notes, in lesson order (each once)."""
+    from gradviz.core.demos import list_demos  # torch-free
+
+    texts: list[str] = []
+    for demo in list_demos():
+        texts += [demo.title, demo.about, *demo.notes.values()]
+    return list(dict.fromkeys(t for t in texts if t))
+
+
+def update_demos(language: str) -> Path:
+    """Write ``demos_<lang>.ts`` (context ``Demos``): the demos' texts, each keeping its
+    translation when it has one; a new text is unfinished, a text no demo has any more goes."""
+    path = ts_path(language).with_name(f"demos_{language}.ts")
+    old: dict[str, str] = {}
+    if path.is_file():
+        for message in ET.parse(path).getroot().iter("message"):
+            tr = message.find("translation")
+            if tr is not None and tr.text and tr.get("type") != "unfinished":
+                old[message.findtext("source") or ""] = tr.text
+    root = ET.Element("TS", {"version": "2.1", "language": language, "sourcelanguage": "en"})
+    context = ET.SubElement(root, "context")
+    ET.SubElement(context, "name").text = "Demos"
+    for text in demo_texts():
+        message = ET.SubElement(context, "message")
+        ET.SubElement(message, "source").text = text
+        tr = ET.SubElement(message, "translation")
+        if text in old:
+            tr.text = old[text]
+        else:
+            tr.set("type", "unfinished")
+    ET.indent(root, space="    ")
+    body = ET.tostring(root, encoding="unicode")
+    path.write_text(
+        '<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE TS>\n' + body + "\n", encoding="utf-8"
+    )
+    return path
 
 
 def release(languages: list[str] | None = None, out_dir: Path | None = None) -> list[Path]:
-    """Compile each .ts to a .qm (in ``out_dir``, default beside the .ts)."""
+    """Compile each language's .ts files to one .qm (in ``out_dir``, default beside them)."""
     made = []
     for lang in languages or translated_languages():
         target = (out_dir / qm_path(lang).name) if out_dir else qm_path(lang)
         subprocess.run(
-            [_tool("lrelease"), "-silent", str(ts_path(lang)), "-qm", str(target)], check=True
+            [_tool("lrelease"), "-silent", *map(str, ts_paths(lang)), "-qm", str(target)],
+            check=True,
         )
         made.append(target)
     return made

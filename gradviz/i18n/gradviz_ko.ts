@@ -720,7 +720,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source> and </source>
-        <translation>, </translation>
+        <translation> 및 </translation>
     </message>
     <message>
         <source>No installed font can show this script&apos;s {names} text (it shows as empty boxes, here and in exported pictures). Install one, then restart gradviz: on Debian or Ubuntu, sudo apt install {packages}</source>
@@ -1028,7 +1028,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source> and </source>
-        <translation>, </translation>
+        <translation> 및 </translation>
     </message>
     <message>
         <source>line {line}</source>
@@ -1292,7 +1292,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source>zero</source>
-        <translation>0</translation>
+        <translation>0으로</translation>
     </message>
     <message>
         <source>backward pass</source>
@@ -1587,7 +1587,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source> and </source>
-        <translation>, </translation>
+        <translation> 및 </translation>
     </message>
     <message>
         <source>Output</source>

@@ -30,6 +30,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QApplication, QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
+from gradviz import i18n
+
 from . import theme
 from .i18n import translate
 from .text import plain_tooltip
@@ -386,7 +388,7 @@ class CodeEditor(QPlainTextEdit):
         if self._error and self._error[0] <= line <= self._error[1]:
             parts.append(self._error[2])
         if line in self._notes:
-            parts.append(translate("Editor", "What to look at: ") + self._notes[line])
+            parts.append(translate("Editor", "What to look at: ") + i18n.translate("Demos", self._notes[line]))
         if self._paused == line:
             parts.append(
                 translate("Editor", "Paused here: this line runs next (Step over F10, Step into F11)")
