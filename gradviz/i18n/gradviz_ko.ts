@@ -1157,7 +1157,6 @@ An autosaved copy from {when} exists. Restore it?</source>
     <name>Panels</name>
     <message>
         <source>Hint</source>
-        <extracomment>row tints are translucent, so they read over a light and a dark base alike the name of a local variable of the paused frame a cell&apos;s text needs this much more than its advance: the item style&apos;s padding (4 px a side), the view&apos;s text margins (3 px a side) and 2 px of air</extracomment>
         <translation>도움말</translation>
     </message>
     <message>
@@ -1534,12 +1533,24 @@ An autosaved copy from {when} exists. Restore it?</source>
         <translation>{line}번 줄: {source}</translation>
     </message>
     <message>
+        <source>Saved tensors</source>
+        <translation>저장된 텐서</translation>
+    </message>
+    <message>
         <source>as backward pass #{n} used them (freed after it, since it ran without retain_graph=True)</source>
         <translation>역전파 #{n}이(가) 사용한 값 (retain_graph=True 없이 실행해 그 뒤에 해제됨)</translation>
     </message>
     <message>
         <source>freed: backward() ran without retain_graph=True, so this node&apos;s saved tensors are gone (a second backward fails)</source>
         <translation>해제됨: backward()를 retain_graph=True 없이 실행해서 이 노드의 저장된 텐서가 사라졌습니다 (두 번째 backward는 실패합니다)</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>없음</translation>
+    </message>
+    <message>
+        <source>Saved values</source>
+        <translation>저장된 값</translation>
     </message>
     <message>
         <source> — same memory as {names}</source>
@@ -1562,6 +1573,10 @@ An autosaved copy from {when} exists. Restore it?</source>
         <translation>, … (모두 {n}개)</translation>
     </message>
     <message>
+        <source>Ops inside</source>
+        <translation>안에 든 연산</translation>
+    </message>
+    <message>
         <source>… and {n} more kinds of op</source>
         <translation>… 그 밖에 연산 {n}종류</translation>
     </message>
@@ -1572,6 +1587,10 @@ An autosaved copy from {when} exists. Restore it?</source>
     <message>
         <source>Double-click the box (or right-click › Expand) to show these nodes.</source>
         <translation>상자를 더블클릭하면(또는 오른쪽 클릭 › 펼치기) 이 노드들이 보입니다.</translation>
+    </message>
+    <message>
+        <source>Backward</source>
+        <translation>역전파</translation>
     </message>
     <message>
         <source>not run by any backward pass yet</source>
@@ -1587,7 +1606,12 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source> and </source>
+        <extracomment>row tints are translucent, so they read over a light and a dark base alike the name of a local variable of the paused frame a cell&apos;s text needs this much more than its advance: the item style&apos;s padding (4 px a side), the view&apos;s text margins (3 px a side) and 2 px of air</extracomment>
         <translation> 및 </translation>
+    </message>
+    <message>
+        <source>Chain rule</source>
+        <translation>연쇄 법칙</translation>
     </message>
     <message>
         <source>Output</source>

@@ -128,7 +128,8 @@ def leaf_title(names: Sequence[str], label: str = "AccumulateGrad") -> str:
     """How an AccumulateGrad reads everywhere: ``x.grad (AccumulateGrad)``, by its leaf."""
     if not names:
         return label
-    return f"{translate('Panels', ' and ').join(f'{n}.grad' for n in names)} ({label})"
+    grads = translate("Panels", " and ").join(f"{n}.grad" for n in names)
+    return f"{grads} ({label})"
 
 
 def _item(text: str, tooltip: str | None = None, *, align_right: bool = False) -> QTableWidgetItem:
@@ -1452,6 +1453,11 @@ _ROW_WORDS = (
 _esc = esc  # every script-derived value in the panels' HTML goes through it
 
 
+def _section(title: str) -> str:
+    """A section heading of the inspector's page (``title`` already translated)."""
+    return f"<div class='sec'>{_esc(title)}</div>"
+
+
 @dataclass(frozen=True)
 class _SeenSaved:
     """A node's saved tensors as a state showed them before backward freed them."""
@@ -1662,7 +1668,7 @@ class InspectorPanel(QWidget):
     ) -> list[str]:
         """The node's saved tensors: alive now, or, once backward freed them, the values a
         replayed pass used (recorded by the pass, else as this window last saw them)."""
-        out = [f"<div class='sec'>{_esc(translate('Panels', 'Saved tensors'))}</div>"]
+        out = [_section(translate("Panels", "Saved tensors"))]
         saved = [
             nodes[e["target"]]
             for e in edges
@@ -1714,10 +1720,10 @@ class InspectorPanel(QWidget):
         elif saved:
             out.append(self._rows([self._saved_row(s) for s in saved]))
         else:
-            out.append(f"<div class='k'>{_esc(translate('Panels', 'none'))}</div>")
+            out.append("<div class='k'>" + _esc(translate("Panels", "none")) + "</div>")
         scalars = node.get("saved") or {}
         if scalars:
-            out.append(f"<div class='sec'>{_esc(translate('Panels', 'Saved values'))}</div>")
+            out.append(_section(translate("Panels", "Saved values")))
             out.append(self._rows([(k, fmt_value(v, 400)) for k, v in scalars.items()]))
         return out
 
@@ -1776,7 +1782,7 @@ class InspectorPanel(QWidget):
         parts.append(self._rows(rows))
         ops = Counter(str(m.get("label", "?")) for m in members if m.get("kind") == "grad_fn")
         if ops:
-            parts.append(f"<div class='sec'>{_esc(translate('Panels', 'Ops inside'))}</div>")
+            parts.append(_section(translate("Panels", "Ops inside")))
             parts.append(self._rows([(op, f"× {n}") for op, n in ops.most_common(12)]))
             if len(ops) > 12:
                 parts.append(
@@ -1888,7 +1894,8 @@ class InspectorPanel(QWidget):
         if not found:
             if passes:
                 return [
-                    f"<div class='sec'>{_esc(translate('Panels', 'Backward'))}</div><div class='k'>"
+                    _section(translate("Panels", "Backward"))
+                    + "<div class='k'>"
                     + _esc(translate("Panels", "not run by any backward pass yet"))
                     + "</div>"
                 ]
@@ -1919,7 +1926,7 @@ class InspectorPanel(QWidget):
         out.append(self._rows(rows))
         chain = chain_rule(bpass.raw, target) if bpass.raw else []
         if chain:
-            out.append(f"<div class='sec'>{_esc(translate('Panels', 'Chain rule'))}</div>")
+            out.append(_section(translate("Panels", "Chain rule")))
             out.append("<div class='mono'>" + "<br>".join(_esc(c) for c in chain) + "</div>")
         return out
 
