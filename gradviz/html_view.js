@@ -163,7 +163,6 @@
   const EDGE_KINDS = Object.keys(style.edges);
   const PALETTE = style.storage;
   const FONT = '"DejaVu Sans Mono", Menlo, Consolas, monospace';
-  const viewByKey = new Map(data.views.map((v, i) => [v.key, i]));
   const stepIndex = passes.map((p) => {
     const m = new Map();
     p.steps.forEach((s, i) => { if (!m.has(s.node)) m.set(s.node, i); });
@@ -183,6 +182,336 @@
   }
   const inBlock = (id, block) => blockOf.get(id) === block || inModule(moduleOf(nodes.get(id)), block);
 
+  // ------------------------------------------------------------------ edge routing
+  // A port of gradviz/core/routing.py (edge_geometries, edge_path and its router): the
+  // page routes a picture's edges when the picture is first shown, as the window and the
+  // SVG export route them, and draws each as a polyline through its passes
+  // (routing.geometry_polyline). A test runs both on the same boxes and compares.
+
+  const ARROW_LEN = 8, CLEARANCE = 6, PORT_STEP = 14, MAX_PASSES = 64, BAND = 42;
+  const ROUTE_BUDGET_MS = 4000;  // past it, a picture's remaining edges are drawn unrouted
+  const RADIUS_OF = asMap(style.radius);  // corner radius by node kind (style.corner_radius)
+
+  function sParam(u) {
+    let t = u;
+    for (let k = 0; k < 6; k++) {
+      const f = 1.5 * t * (1 - t) + t * t * t - u;
+      t -= f / (1.5 - 3 * t + 3 * t * t);
+      t = t < 0 ? 0 : t > 1 ? 1 : t;
+    }
+    return t;
+  }
+
+  function sX(xa, ya, xb, yb, y) {
+    if (yb === ya || xa === xb) return xa;
+    let u = (y - ya) / (yb - ya);
+    u = u < 0 ? 0 : u > 1 ? 1 : u;
+    const t = sParam(u);
+    return xa + (xb - xa) * t * t * (3 - 2 * t);
+  }
+
+  const S_STEPS = 512;
+  const S_TABLE = [];
+  for (let i = 0; i <= S_STEPS; i++) { const t = sParam(i / S_STEPS); S_TABLE.push(t * t * (3 - 2 * t)); }
+
+  function sXSpan(xa, ya, xb, yb, y0, y1) {
+    if (yb === ya || xa === xb) return [xa, xa];
+    let u0 = (y0 - ya) / (yb - ya), u1 = (y1 - ya) / (yb - ya);
+    if (u0 > u1) { const u = u0; u0 = u1; u1 = u; }
+    u0 = u0 < 0 ? 0 : u0 > 1 ? 1 : u0;
+    u1 = u1 < 0 ? 0 : u1 > 1 ? 1 : u1;
+    const f0 = S_TABLE[Math.trunc(u0 * S_STEPS)] - 1e-9;
+    const f1 = S_TABLE[Math.min(S_STEPS, Math.ceil(u1 * S_STEPS))] + 1e-9;
+    const xs0 = xa + (xb - xa) * f0, xs1 = xa + (xb - xa) * f1;
+    return xs0 <= xs1 ? [xs0, xs1] : [xs1, xs0];
+  }
+
+  // the boxes in horizontal bands, each band sorted by left edge (routing.Obstacles);
+  // an entry is [left, right, top, bottom, index]
+  function obstacles(v, deadline) {
+    const rows = new Map();
+    let maxW = 0;
+    for (let i = 0; i < v.n; i++) {
+      const e = [v.x[i] - v.w[i] / 2, v.x[i] + v.w[i] / 2, v.y[i] - v.h[i] / 2, v.y[i] + v.h[i] / 2, i];
+      maxW = Math.max(maxW, v.w[i]);
+      for (let b = Math.floor(e[2] / BAND); b <= Math.floor(e[3] / BAND); b++) {
+        const row = rows.get(b);
+        if (row) row.push(e); else rows.set(b, [e]);
+      }
+    }
+    for (const row of rows.values()) row.sort((a, b) => a[0] - b[0]);  // stable
+    const from = (row, x) => {  // bisect_left on the left edges
+      let lo = 0, hi = row.length;
+      while (lo < hi) { const mid = (lo + hi) >> 1; if (row[mid][0] < x) lo = mid + 1; else hi = mid; }
+      return lo;
+    };
+    const obs = { n: v.n, expired: false };
+    obs.query = (x0, x1, y0, y1) => {
+      if (obs.expired) return [];
+      if (performance.now() > deadline) { obs.expired = true; return []; }
+      const reach = x0 - maxW;
+      const b0 = Math.floor(y0 / BAND), b1 = Math.floor(y1 / BAND);
+      const found = [];
+      const seen = b0 === b1 ? null : new Set();
+      for (let b = b0; b <= b1; b++) {
+        const row = rows.get(b);
+        if (!row) continue;
+        for (let k = from(row, reach), end = from(row, x1); k < end; k++) {
+          const e = row[k];
+          if (e[1] > x0 && e[0] < x1 && e[3] > y0 && e[2] < y1 && !(seen && seen.has(e[4]))) {
+            if (seen) seen.add(e[4]);
+            found.push(e);
+          }
+        }
+      }
+      return found;
+    };
+    return obs;
+  }
+
+  function firstHit(obs, s, t, ids, xa, ya, xb, yb) {
+    const lo = Math.min(ya, yb), hi = Math.max(ya, yb);
+    if (hi - lo < 1e-9) return null;
+    const c = CLEARANCE, down = yb > ya;
+    const x0 = Math.min(xa, xb) - c, x1 = Math.max(xa, xb) + c;
+    const first = Math.floor(lo / BAND), last = Math.floor(hi / BAND);
+    const seen = new Set();
+    for (let k = 0; k <= last - first; k++) {
+      const b = down ? first + k : last - k;
+      const s0 = Math.max(lo, b * BAND), s1 = Math.min(hi, (b + 1) * BAND);
+      if (s1 <= s0) continue;
+      const near = [];
+      for (const e of obs.query(x0, x1, s0, s1)) {
+        if (seen.has(e[4]) || e[4] === s || e[4] === t) continue;
+        seen.add(e[4]);
+        const y0 = Math.max(e[2] - c, lo), y1 = Math.min(e[3] + c, hi);
+        if (y1 <= y0) continue;
+        const [xs0, xs1] = sXSpan(xa, ya, xb, yb, y0, y1);
+        if (xs1 <= e[0] - c || xs0 >= e[1] + c) continue;
+        near.push([down ? e[2] : -e[3], e[0], ids[e[4]], e, y0, y1]);
+      }
+      near.sort((p, q) => p[0] - q[0] || p[1] - q[1] || (p[2] < q[2] ? -1 : p[2] > q[2] ? 1 : 0));
+      for (const [, , , e, y0, y1] of near) {
+        const xs0 = sX(xa, ya, xb, yb, y0), xs1 = sX(xa, ya, xb, yb, y1);
+        if (Math.max(xs0, xs1) <= e[0] - c || Math.min(xs0, xs1) >= e[1] + c) continue;
+        return e;
+      }
+    }
+    return null;
+  }
+
+  function freeX(obs, s, t, want, y0, y1) {
+    const c = CLEARANCE;
+    const search = (direction) => {
+      let x = want;
+      for (let k = 0; k < 500; k++) {
+        const hits = obs.query(x - c, x + c, y0, y1).filter((e) => e[4] !== s && e[4] !== t);
+        if (!hits.length) return x;
+        if (direction > 0) x = Math.max(...hits.map((e) => e[1])) + c + 1e-6;
+        else x = Math.min(...hits.map((e) => e[0])) - c - 1e-6;
+      }
+      return x;
+    };
+    const right = search(1);
+    if (right === want) return want;
+    const left = search(-1);
+    return want - left < right - want ? left : right;
+  }
+
+  function routePasses(obs, s, t, ids, x0, y0, x1, y1) {
+    const anchors = [[x0, y0], [x1, y1]];
+    const c = CLEARANCE;
+    let k = 0, passes = 0;
+    while (k < anchors.length - 1 && passes < MAX_PASSES) {
+      const [xa, ya] = anchors[k], [xb, yb] = anchors[k + 1];
+      const hit = firstHit(obs, s, t, ids, xa, ya, xb, yb);
+      if (hit === null) { k += 2; continue; }
+      let yIn, yOut;
+      if (yb > ya) { yIn = Math.max(hit[2] - c, ya); yOut = Math.min(hit[3] + c, yb); }
+      else { yIn = Math.min(hit[3] + c, ya); yOut = Math.max(hit[2] - c, yb); }
+      const want = sX(xa, ya, xb, yb, (yIn + yOut) / 2);
+      const gx = freeX(obs, s, t, want, Math.min(yIn, yOut), Math.max(yIn, yOut));
+      anchors.splice(k + 1, 0, [gx, yIn], [gx, yOut]);
+      passes += 1;
+    }
+    return anchors.slice(1, -1);
+  }
+
+  // one edge's polyline: its start, its passes (or the U's corners), the arrow's base, the tip
+  function edgePolyline(v, obs, span, s, t, srcDx, dstDx, arrow) {
+    const acx = v.x[s], acy = v.y[s], aw = v.w[s], ah = v.h[s];
+    const bcx = v.x[t], bcy = v.y[t], bw = v.w[t], bh = v.h[t];
+    const dy = bcy - acy, threshold = (ah + bh) / 4;
+    const alen = arrow ? ARROW_LEN : 0, c = CLEARANCE;
+    const routed = obs.n > 0;
+    const ends = (pts, bx, by, tx, ty) => {
+      if (bx !== tx || by !== ty) pts.push(bx, by);
+      pts.push(tx, ty);
+      return pts;
+    };
+    if (dy > threshold || dy < -threshold) {
+      const sign = dy > 0 ? 1 : -1;
+      const x0 = acx + srcDx, y0 = acy + sign * ah / 2;
+      const tx = bcx + dstDx, ty = bcy - sign * bh / 2;
+      const by = ty - sign * alen;
+      const xl = Math.min(x0, tx), xr = Math.max(x0, tx);
+      if (routed) {
+        const yl = Math.min(y0, by), yh = Math.max(y0, by);
+        if (obs.query(xl - c, xr + c, yl, yh).some((e) => e[4] !== s && e[4] !== t)) {
+          const passes = routePasses(obs, s, t, v.ids, x0, y0, tx, by);
+          if (passes.length) {
+            const pts = [x0, y0];
+            for (const p of passes) pts.push(p[0], p[1]);
+            return ends(pts, tx, by, tx, ty);
+          }
+        }
+      }
+      return ends([x0, y0], tx, by, tx, ty);
+    }
+    const sign = bcx >= acx ? 1 : -1;
+    const x0 = acx + sign * aw / 2, y0 = acy;
+    const tx = bcx - sign * bw / 2, ty = bcy;
+    const xl = Math.min(x0, tx), xr = Math.max(x0, tx);
+    const loY = Math.min(y0, ty) - 2, hiY = Math.max(y0, ty) + 2;
+    if (routed) {
+      const blockers = obs.query(xl, xr, loY, hiY).filter((e) => e[4] !== s && e[4] !== t);
+      if (blockers.length) {  // a U under the row, bottom to bottom (routing._under)
+        const ux0 = acx + sign * span[s] / 2, uy0 = acy + ah / 2;
+        const utx = bcx, uty = bcy + bh / 2, uby = uty + alen;
+        const need = Math.max(...blockers.map((e) => e[3]), uy0, uby) + CLEARANCE;
+        const yc = Math.max((need - 0.125 * (uy0 + uby)) / 0.75, Math.max(uy0, uby) + 12);
+        return ends([ux0, uy0, ux0, yc, utx, yc], utx, uby, utx, uty);
+      }
+    }
+    const length = Math.hypot(tx - x0, ty - y0) || 1;
+    return ends([x0, y0], tx - (tx - x0) / length * alen, ty - (ty - y0) / length * alen, tx, ty);
+  }
+
+  // every edge of a picture (routing.edge_geometries): edges sharing a side of a box
+  // spread along it, ordered by where their other ends are
+  function routeEdges(v) {
+    const obs = obstacles(v, performance.now() + ROUTE_BUDGET_MS);
+    const span = new Float64Array(v.n);
+    for (let i = 0; i < v.n; i++) {
+      const kind = v.kinds[i], w = v.w[i], h = v.h[i];
+      const r = RADIUS_OF.has(kind) ? RADIUS_OF.get(kind) : h / 2;
+      span[i] = Math.max(0, Math.min(0.6 * w, w - (kind === "tensor" ? h : 2 * r)));
+    }
+    const ports = new Map();  // node * 2 + (side > 0) -> [[x of the other end, order key, edge, end]]
+    const port = (node, side, entry) => {
+      const key = node * 2 + (side > 0 ? 1 : 0);
+      const list = ports.get(key);
+      if (list) list.push(entry); else ports.set(key, [entry]);
+    };
+    v.edges.forEach((e, j) => {
+      const s = e[0], t = e[1];
+      const dy = v.y[t] - v.y[s], threshold = (v.h[s] + v.h[t]) / 4;
+      const order = "('" + v.ids[s] + "', '" + v.ids[t] + "')";
+      if (dy > threshold) { port(s, 1, [v.x[t], order, j, 0]); port(t, -1, [v.x[s], order, j, 1]); }
+      else if (dy < -threshold) { port(s, -1, [v.x[t], order, j, 0]); port(t, 1, [v.x[s], order, j, 1]); }
+    });
+    const dx = new Float64Array(2 * v.edges.length);
+    for (const [key, entries] of ports) {
+      if (entries.length < 2) continue;
+      entries.sort((p, q) => p[0] - q[0] || (p[1] < q[1] ? -1 : p[1] > q[1] ? 1 : 0));
+      const sp = Math.min(span[key >> 1], PORT_STEP * (entries.length - 1));
+      const step = sp / (entries.length - 1);
+      entries.forEach((entry, i) => { dx[2 * entry[2] + entry[3]] = -sp / 2 + i * step; });
+    }
+    v.edges.forEach((e, j) => {
+      e[3] = edgePolyline(v, obs, span, e[0], e[1], dx[2 * j], dx[2 * j + 1], e[2] !== "saved");
+    });
+    return obs.expired;
+  }
+
+  // ------------------------------------------------------------------ pictures
+  // data.views holds the pictures laid out in Python (everything, modules collapsed,
+  // chains collapsed); a block's "open" picture is made here when first asked for: the
+  // collapsed picture with the block's box replaced by its nodes as the expanded picture
+  // places them, the boxes beside it moved aside and the ones below it moved down.
+
+  const views = data.views.map((v) => ({ ...v }));
+  {
+    const at = views.findIndex((v) => v.key === "modules");
+    const opens = listOf(data.open).map((block) => ({ key: "open:" + block, title: block + " open", focus: block, lazy: true }));
+    if (at >= 0) views.splice(at + 1, 0, ...opens);
+  }
+  const viewByKey = new Map(views.map((v, i) => [v.key, i]));
+
+  function openPicture(v) {
+    const all = views[viewByKey.get("all")], base = views[viewByKey.get("modules")];
+    const gid = "g:" + v.focus;
+    const allIdx = new Map(all.ids.map((id, i) => [id, i]));
+    const members = listOf((groups.get(gid) || {}).members).filter((m) => allIdx.has(m));
+    const g = base.ids.indexOf(gid);
+    const owners = new Map();
+    for (const id of base.ids) {
+      const group = groups.get(id);
+      if (group) for (const m of group.members) owners.set(m, id);
+    }
+    // the block as the expanded picture draws it, its top centred where the box's top was
+    let mx0 = Infinity, mx1 = -Infinity, my0 = Infinity, my1 = -Infinity;
+    for (const m of members) {
+      const i = allIdx.get(m);
+      mx0 = Math.min(mx0, all.x[i] - all.w[i] / 2); mx1 = Math.max(mx1, all.x[i] + all.w[i] / 2);
+      my0 = Math.min(my0, all.y[i] - all.h[i] / 2); my1 = Math.max(my1, all.y[i] + all.h[i] / 2);
+    }
+    const cx = base.x[g], top = base.y[g] - base.h[g] / 2, bottom = base.y[g] + base.h[g] / 2;
+    const left = cx - base.w[g] / 2, right = cx + base.w[g] / 2;
+    const half = (mx1 - mx0) / 2, dx = cx - (mx0 + mx1) / 2, dy = top - my0;
+    const down = Math.max(0, top + (my1 - my0) - bottom);
+    const growL = Math.max(0, left - (cx - half)), growR = Math.max(0, cx + half - right);
+    const ids = [], x = [], y = [], w = [], h = [];
+    base.ids.forEach((id, i) => {
+      if (i === g) {
+        for (const m of members) {
+          const k = allIdx.get(m);
+          ids.push(m); x.push(all.x[k] + dx); y.push(all.y[k] + dy); w.push(all.w[k]); h.push(all.h[k]);
+        }
+        return;
+      }
+      let nx = base.x[i], ny = base.y[i];
+      if (ny - base.h[i] / 2 >= bottom) ny += down;
+      else if (ny + base.h[i] / 2 > top) nx += nx >= cx ? growR : -growL;
+      ids.push(id); x.push(nx); y.push(ny); w.push(base.w[i]); h.push(base.h[i]);
+    });
+    const idx = new Map(ids.map((id, i) => [id, i]));
+    // its edges: the collapsed picture's, less the box's, and the members' own, each end
+    // shown where it is shown (gradviz.html_view._open_one, which a test holds equal)
+    const edges = [], have = new Set();
+    const add = (u, t, kind) => {
+      const key = u + "\u0000" + t;
+      if (have.has(key)) return;
+      have.add(key);
+      edges.push([idx.get(u), idx.get(t), kind]);
+    };
+    for (const e of base.edges) if (e[0] !== g && e[1] !== g) add(base.ids[e[0]], base.ids[e[1]], e[2]);
+    const touching = new Map();
+    for (const e of all.edges) {
+      for (const end of [e[0], e[1]]) {
+        const list = touching.get(end);
+        if (list) list.push(e); else touching.set(end, [e]);
+      }
+    }
+    const shownAs = (id) => { const o = owners.get(id); return o === undefined || o === gid ? id : o; };
+    for (const m of members) {
+      const k = allIdx.get(m);
+      const list = touching.get(k) || [];
+      // networkx's order: the edges in, then the edges out
+      for (const inward of [true, false]) {
+        for (const e of list) {
+          if ((e[1] === k) !== inward) continue;
+          const u = all.ids[e[0]], t = all.ids[e[1]];
+          const gu = shownAs(u), gt = shownAs(t);
+          if (gu === gt || have.has(gu + "\u0000" + gt)) continue;
+          if (e[2] === "saved" && gu !== u) continue;
+          add(gu, gt, e[2]);
+        }
+      }
+    }
+    return { key: v.key, title: v.title, focus: v.focus, ids, x, y, w, h, edges };
+  }
+
   // ------------------------------------------------------------------ state
 
   const canvas = $(".gvz-canvas");
@@ -201,8 +530,15 @@
   };
 
   function loadView(index) {
-    const v = data.views[index];
+    if (views[index].lazy) views[index] = openPicture(views[index]);
+    const v = views[index];
     const n = v.ids.length;
+    if (!v.routed) {
+      v.n = n;
+      v.kinds = v.ids.map((id) => (nodes.has(id) ? String(nodes.get(id).kind) : "group"));
+      v.straight = routeEdges(v);
+      v.routed = true;
+    }
     const idx = new Map();
     v.ids.forEach((id, i) => idx.set(id, i));
     const owner = new Map();
@@ -243,7 +579,7 @@
     state.view = {
       index, key: v.key, title: v.title, focus: v.focus, n, ids: v.ids, idx, owner,
       x: v.x, y: v.y, w: v.w, h: v.h, styleOf, dashed,
-      edges: v.edges, box, edgeKind, edgeAt, bounds: [bx0, by0, bx1, by1],
+      edges: v.edges, box, edgeKind, edgeAt, bounds: [bx0, by0, bx1, by1], straight: v.straight,
     };
   }
 
@@ -593,7 +929,8 @@
     state.frames++;
     $(".gvz-hud").textContent =
       v.n.toLocaleString("en-US") + " boxes \u00b7 " + v.edges.length.toLocaleString("en-US") +
-      " edges \u00b7 zoom " + (s < 0.1 ? (s * 100).toFixed(1) : Math.round(s * 100)) + "%" + (textOn ? "" : " \u00b7 zoom in for labels");
+      " edges \u00b7 zoom " + (s < 0.1 ? (s * 100).toFixed(1) : Math.round(s * 100)) + "%" + (textOn ? "" : " \u00b7 zoom in for labels") +
+      (v.straight ? " \u00b7 some edges drawn unrouted (routing ran past its time)" : "");
   }
 
   // ------------------------------------------------------------------ hit testing
@@ -945,7 +1282,7 @@
     const box = $(".gvz-module-body");
     clear(box);
     const section = $(".gvz-modules");
-    const blocks = data.views.filter((v) => v.key.startsWith("open:"));
+    const blocks = views.filter((v) => v.key.startsWith("open:"));
     const hasModules = viewByKey.has("modules");
     const hasChains = viewByKey.has("chains");
     // what the page left out to stay small (gradviz.html_view.PageLimits)
@@ -968,7 +1305,7 @@
     for (const note of notes) box.appendChild(el("div", "gvz-muted gvz-note", note));
     if (hasModules) {
       const list = el("div", "gvz-module-list");
-      const modView = data.views[viewByKey.get("modules")];
+      const modView = views[viewByKey.get("modules")];
       for (const id of modView.ids) {
         const g = groups.get(id);
         if (!g || g.chain) continue;
@@ -1040,7 +1377,7 @@
     if (index === undefined) return;
     const old = state.view;
     // What stays in place on screen: the node asked for, the group being opened, or the selection.
-    const opening = data.views[index].focus;
+    const opening = views[index].focus;
     const anchor = focusId || (opening && old.idx.has("g:" + opening) ? "g:" + opening : state.selected);
     let anchorScreen = null;
     if (anchor && old.idx.has(anchor)) {
@@ -1190,12 +1527,12 @@
   root.querySelectorAll("button[data-act]").forEach((b) => b.addEventListener("click", () => actions[b.dataset.act]()));
 
   const viewSelect = $(".gvz-view");
-  data.views.forEach((v) => {
+  views.forEach((v) => {
     const o = el("option", null, v.title);
     o.value = v.key;
     viewSelect.appendChild(o);
   });
-  if (data.views.length < 2) viewSelect.style.display = "none";
+  if (views.length < 2) viewSelect.style.display = "none";
   // after a pick the arrow keys step the pass again rather than change the list
   viewSelect.addEventListener("change", () => { switchView(viewSelect.value); viewSelect.blur(); });
 
@@ -1249,7 +1586,7 @@
   const legend = $(".gvz-legend");
   const legendText = asMap(style.legend);
   const present = new Set();
-  for (const v of data.views) for (const id of v.ids) present.add(shown.get(id).style);
+  for (const v of views) for (const id of listOf(v.ids)) present.add(shown.get(id).style);
   for (const key of STYLE_KEYS) {
     if (!present.has(key)) continue;
     const row = el("span");
@@ -1298,6 +1635,15 @@
       if (i === undefined) return null;
       return { x: state.view.x[i] * state.s + state.tx, y: state.view.y[i] * state.s + state.ty };
     },
+    // the picture shown: its boxes and its edges as routed here (the tests compare them
+    // with gradviz.core.routing's)
+    picture: () => {
+      const v = state.view;
+      return { key: v.key, ids: v.ids.slice(), x: Array.from(v.x), y: Array.from(v.y), w: Array.from(v.w),
+        h: Array.from(v.h), straight: Boolean(v.straight),
+        edges: v.edges.map((e) => [v.ids[e[0]], v.ids[e[1]], e[2], Array.from(e[3])]) };
+    },
+    pictures: () => views.map((v) => v.key),
     centerOn: (id, zoom) => {
       const i = state.view.idx.get(id);
       if (i !== undefined) { if (zoom) state.s = zoom; centerOn(i); }

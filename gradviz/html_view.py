@@ -9,20 +9,19 @@ a 2D canvas with culling and a level of detail, so 10,000 nodes stay usable,
 and replays the recorded backward passes step by step.
 
 Grouping for big graphs follows the window's Modules panel: the model's top
-blocks (``layers.0``, ``layers.1``, ...) collapse into one box each. A static
-page cannot run the layout, so every picture it can switch to is laid out
-here: everything expanded, every block collapsed, every block collapsed but
-one, and linear chains collapsed.
-
-Each of those pictures is nearly as big as the graph it hides nodes of, so
-their number is bounded (:class:`PageLimits`): a grouped picture is offered only
-where it hides a real share of the nodes, and all of them together get at most
-a fixed multiple of the graph's own nodes and edges (the biggest blocks get
-their "open" picture first). The page's size and the time to build it grow with
-the graph, not with blocks x nodes; what was left out is said in the page. A
-graph beyond :attr:`PageLimits.max_elements` is refused with :class:`PageTooBig`
-before any layout runs, and past :attr:`PageLimits.seconds` the remaining
-pictures are left out and edges are drawn without routing around boxes.
+blocks (``layers.0``, ``layers.1``, ...) collapse into one box each. Three
+pictures are laid out here: everything expanded, every block collapsed, and
+linear chains collapsed; a grouped one is offered only where it hides a real
+share of the nodes, within a budget of the graph's own size (:class:`PageLimits`).
+The page routes a picture's edges when it first shows it (a port of
+:mod:`gradviz.core.routing`), and makes a block's "open" picture (every block
+collapsed but one) from the other two: its box replaced by its nodes as the
+expanded picture places them, the boxes below moved down. So the page's size and
+the time to build it grow with the graph, not with blocks x nodes, and cost about
+one layout of the graph more than its SVG. A graph beyond
+:attr:`PageLimits.max_elements` is refused with :class:`PageTooBig` before any
+layout runs, and past :attr:`PageLimits.seconds` the remaining pictures are left
+out (said in the page).
 
 Everything a snapshot names (tensor, module and op names) comes from a user's
 script: the page puts it in the DOM only as text (``textContent``) or draws it
@@ -57,12 +56,10 @@ from gradviz.core.grouping import (
     top_blocks,
 )
 from gradviz.core.layout import DEFAULT_SPACING, layout_with_routes, node_lines
-from gradviz.core.routing import Box, Obstacles, edge_geometries, geometry_polyline
 from gradviz.core.style import LIGHT, NODE_KINDS, corner_radius, style_key
 from gradviz.core.wire import sanitize
 
 __all__ = [
-    "MAX_BLOCK_VIEWS",
     "PageLimits",
     "PageTooBig",
     "SnapshotShapeError",
@@ -70,10 +67,6 @@ __all__ = [
     "page_model",
     "render_html",
 ]
-
-MAX_BLOCK_VIEWS = 160
-"""At most this many "one block open" pictures (and fewer where :class:`PageLimits`'
-budget runs out first); the expanded picture is always there."""
 
 _PILLS = ("leaf", "tensor", "no_grad")
 
@@ -109,8 +102,7 @@ class PageLimits:
     min_share: float = 0.1
     """A grouped picture is offered only when it hides at least this share of the nodes."""
     seconds: float = 30.0
-    """Wall-clock budget: past it no further picture is laid out and the edges still to
-    route are drawn straight (both noted in the page)."""
+    """Wall-clock budget: past it no further picture is laid out (noted in the page)."""
 
 
 DEFAULT_LIMITS = PageLimits()
@@ -242,37 +234,17 @@ def _r(value: float) -> float:
     return round(float(value), 1)
 
 
-class _TimedObstacles(Obstacles):
-    """The boxes edges route around, until the page's time is up: from then on they are
-    not there, so the edges still to route are drawn as plain curves between their ports
-    (and a route under way ends at once) rather than keep the page waiting. Routing is
-    slow where many long edges cross wide rows (thousands of ops all using one tensor)."""
-
-    def __init__(self, deadline: float | None):
-        super().__init__()
-        self.deadline = deadline
-        self.expired = False
-
-    def query(self, x0: float, x1: float, y0: float, y1: float) -> list[Any]:
-        if self.expired:
-            return []
-        if self.deadline is not None and time.monotonic() > self.deadline:
-            self.expired = True
-            return []
-        return super().query(x0, x1, y0, y1)
-
-
 def _view(
     graph: nx.DiGraph,
     key: str,
     title: str,
     focus: str | None = None,
-    deadline: float | None = None,
 ) -> dict[str, Any]:
-    """One picture: node boxes and edge polylines, laid out by the core layout.
+    """One picture: node boxes laid out by the core layout, and its edges by index.
 
-    Edges still to route once ``deadline`` (a ``time.monotonic()``) has passed are
-    drawn as plain curves between their ports, and the picture says so (``straight``)."""
+    The page routes the edges itself (``html_view.js``, a port of
+    :func:`gradviz.core.routing.edge_geometries`) when the picture is first shown, so
+    a picture costs its layout here and its boxes in the page, not its routes."""
     sized = graph
     if any(d.get("kind") == "group" for _, d in graph.nodes(data=True)):
         sized = graph.copy()
@@ -281,43 +253,23 @@ def _view(
                 sized.nodes[v]["vars"] = [group_caption(d)]
     result = layout_with_routes(sized, spacing=DEFAULT_SPACING)
     pos, sizes = result.positions, result.sizes
-    ids = [str(v) for v in graph.nodes]
     index = {v: i for i, v in enumerate(graph.nodes)}
-    # edges run where the window and the SVG export run them (gradviz.core.routing),
-    # drawn here as polylines through their passes
-    boxes: dict[Any, Box] = {}
-    obstacles = _TimedObstacles(deadline)
-    for v, d in graph.nodes(data=True):
-        (x, y), (w, h) = pos[v], sizes[v]
-        boxes[v] = Box.of(d.get("kind"), x, y, w, h)
-        obstacles.set(v, x, y, w, h)
-    kinds: dict[tuple[Any, Any], str] = {}
-    adj: dict[Any, list[tuple[Any, Any]]] = {}
-    for u, v, attrs in graph.edges(data=True):
-        if u != v:
-            kinds[(u, v)] = str(attrs.get("kind", "grad"))
-            adj.setdefault(u, []).append((u, v))
-            adj.setdefault(v, []).append((u, v))
-    shapes = edge_geometries(kinds, kinds, adj, boxes, obstacles)
-    edges: list[list[Any]] = []
-    for (u, v), kind in kinds.items():
-        pts = geometry_polyline(shapes[(u, v)][0])
-        flat = [c for p in pts for c in (_r(p[0]), _r(p[1]))]
-        edges.append([index[u], index[v], kind, flat])
-    view = {
+    edges = [
+        [index[u], index[v], str(attrs.get("kind", "grad"))]
+        for u, v, attrs in graph.edges(data=True)
+        if u != v
+    ]
+    return {
         "key": key,
         "title": title,
         "focus": focus,
-        "ids": ids,
+        "ids": [str(v) for v in graph.nodes],
         "x": [_r(pos[v][0]) for v in graph.nodes],
         "y": [_r(pos[v][1]) for v in graph.nodes],
         "w": [_r(sizes[v][0]) for v in graph.nodes],
         "h": [_r(sizes[v][1]) for v in graph.nodes],
         "edges": edges,
     }
-    if obstacles.expired:
-        view["straight"] = True
-    return view
 
 
 def _elements(graph: nx.DiGraph) -> int:
@@ -372,15 +324,17 @@ def _plural(n: int, word: str) -> str:
 
 def _views(
     graph: nx.DiGraph, limits: PageLimits, started: float
-) -> tuple[list[dict[str, Any]], dict[str, nx.DiGraph], list[str]]:
-    """Every picture the page can switch to, the grouped graphs they show, and notes
-    on what was left out.
+) -> tuple[list[dict[str, Any]], dict[str, nx.DiGraph], list[str], list[str]]:
+    """The pictures laid out here, the grouped graphs they show, the blocks the page can
+    open one at a time, and notes on what was left out.
 
-    Which grouped pictures there are is decided first, from their sizes: each must
-    hide at least ``limits.min_share`` of the nodes, and together they get a budget
-    of ``limits.extra_factor`` times the graph's nodes + edges. (A block's "open"
-    picture is the collapsed picture plus that block: offered for every one of 160
-    one-op blocks after a 6,000-op chain, the page laid the whole graph out 163 times.)
+    Laid out here: everything expanded, the model's blocks collapsed, linear chains
+    collapsed. A grouped picture is offered only where it hides at least
+    ``limits.min_share`` of the nodes, and the two together get a budget of
+    ``limits.extra_factor`` times the graph's nodes + edges. A block's "open" picture
+    (the collapsed picture with that block's nodes instead of its box) is made by the
+    page when it is asked for, from the other two pictures' positions: the page holds
+    no picture per block, so its size grows with the graph, not blocks x nodes.
     """
     deadline = started + limits.seconds
     n = graph.number_of_nodes()
@@ -388,12 +342,11 @@ def _views(
     need = max(1, math.ceil(limits.min_share * n))
     notes: list[str] = []
     grouped: dict[str, nx.DiGraph] = {}
-    plans: list[tuple[str, str, str | None]] = []  # (key, title, focus) in the page's order
+    plans: list[tuple[str, str]] = []  # (key, title) in the page's order
 
     # a list of blocks gives a box per block, and ops join the block they lie in
     # even where only the parameters carry a module (a snapshot without a recorder)
     blocks = top_blocks(module_tree(graph), split_lists=True)
-    collapsed: nx.DiGraph | None = None
     if blocks:
         candidate = collapse_modules(graph, blocks, infer=True)
         hidden = n - candidate.number_of_nodes()
@@ -405,9 +358,9 @@ def _views(
         elif _elements(candidate) > budget:
             notes.append("No collapsed-modules picture: it would make the page too big.")
         else:
-            collapsed = candidate
+            grouped["modules"] = candidate
+            plans.append(("modules", "Modules collapsed"))
             budget -= _elements(candidate)
-    chained: nx.DiGraph | None = None
     if linear_chains(graph):
         candidate = collapse_chains(graph)
         hidden = n - candidate.number_of_nodes()
@@ -419,69 +372,31 @@ def _views(
         elif _elements(candidate) > budget:
             notes.append("No collapsed-chains picture: it would make the page too big.")
         else:
-            chained = candidate
+            grouped["chains"] = candidate
+            plans.append(("chains", "Linear chains collapsed"))
             budget -= _elements(candidate)
 
-    opened: list[str] = []
-    if collapsed is not None:
-        grouped["modules"] = collapsed
-        plans.append(("modules", "Modules collapsed", None))
-        # one block open = the collapsed picture with that block's nodes instead of its box
-        base = _elements(collapsed) - 1
-        sizes: list[tuple[int, int, str]] = []
-        for i, block in enumerate(blocks):
-            gid = GROUP_PREFIX + block
-            if gid not in collapsed:
-                continue
-            members = [m for m in collapsed.nodes[gid].get("members") or [] if m in graph]
-            if len(members) < 2:
-                continue  # opening a one-node box shows nothing new
-            # (its members' degrees bound the edges they bring back)
-            brought = len(members) + sum(graph.degree(m) for m in members)
-            cost = base - collapsed.degree(gid) + brought
-            sizes.append((cost, i, block))
-        chosen: set[str] = set()
-        # the biggest blocks first: they hide the most
-        for cost, _, block in sorted(sizes, key=lambda c: (-c[0], c[1])):
-            if len(chosen) >= MAX_BLOCK_VIEWS or cost > budget:
-                continue
-            chosen.add(block)
-            budget -= cost
-        opened = [block for block in blocks if block in chosen]
-        if len(chosen) < len(sizes):
-            notes.append(
-                f"{_plural(len(sizes) - len(chosen), 'block')} of {len(sizes):,} cannot be opened "
-                "one at a time here (the page would grow with blocks \u00d7 nodes): "
-                "use Expand all to see their nodes."
-            )
-        owners = _owners(collapsed)
-        for block in opened:
-            grouped["open:" + block] = _open_one(graph, collapsed, owners, GROUP_PREFIX + block)
-            plans.append(("open:" + block, f"{block} open", block))
-    if chained is not None:
-        grouped["chains"] = chained
-        plans.append(("chains", "Linear chains collapsed", None))
-
-    views = [_view(graph, "all", "Everything expanded", deadline=deadline)]
+    views = [_view(graph, "all", "Everything expanded")]
     late: list[str] = []
-    for key, title, focus in plans:
+    for key, title in plans:
         if time.monotonic() > deadline:
             late.append(title)
             del grouped[key]
             continue
-        views.append(_view(grouped[key], key, title, focus=focus, deadline=deadline))
+        views.append(_view(grouped[key], key, title))
     if late:
         notes.append(
             f"{_plural(len(late), 'grouped picture')} left out: building the page ran past its "
-            f"{limits.seconds:g} s budget."
+            f"{limits.seconds:g} s time budget."
         )
-    straight = [v["title"] for v in views if v.get("straight")]
-    if straight:
-        notes.append(
-            f"Past the {limits.seconds:g} s time budget, edges were drawn without routing "
-            "around boxes in: " + ", ".join(straight) + "."
-        )
-    return views, grouped, notes
+    opened: list[str] = []
+    collapsed = grouped.get("modules")
+    if collapsed is not None:
+        for block in blocks:
+            gid = GROUP_PREFIX + block
+            if gid in collapsed and len(collapsed.nodes[gid].get("members") or []) >= 2:
+                opened.append(block)  # (opening a one-node box shows nothing new)
+    return views, grouped, notes, opened
 
 
 def _groups(grouped: Mapping[str, nx.DiGraph]) -> dict[str, dict[str, Any]]:
@@ -727,7 +642,7 @@ def page_model(
         raise SnapshotShapeError(f"a snapshot is a JSON object, not {type(snapshot).__name__}")
     graph = _decode_graph(snapshot, limits)
     passes = _decode_passes(snapshot)
-    views, grouped, notes = _views(graph, limits, started)
+    views, grouped, notes, opened = _views(graph, limits, started)
     groups = _groups(grouped)
     shown: dict[str, dict[str, Any]] = {}
     for g in (graph, *grouped.values()):
@@ -771,6 +686,7 @@ def page_model(
         "shown": shown,
         "groups": groups,
         "views": views,
+        "open": opened,
         "default_view": default,
         "notes": notes,
         "passes": [_pass_json(texts, k, p) for k, p in enumerate(passes)],

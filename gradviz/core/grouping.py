@@ -62,15 +62,14 @@ def top_blocks(modules: Iterable[str], *, split_lists: bool = False) -> list[str
         kids = children.get(name, [])
         numbered = bool(kids) and all(k.rsplit(".", 1)[-1].isdigit() for k in kids)
         if len(kids) > 1 and numbered:
-            out.extend(sorted(kids, key=_numbered_key))
+            out.extend(kids)
         else:
             out.append(name)
-    return out
+    return sorted(out, key=_natural)  # blocks.2 before blocks.10
 
 
-def _numbered_key(name: str) -> tuple[str, int]:
-    head, _, last = name.rpartition(".")
-    return head, int(last)
+def _natural(name: str) -> list[tuple[int, int | str]]:
+    return [(1, int(p)) if p.isdigit() else (0, p) for p in name.split(".")]
 
 
 def node_module(data: Mapping[str, Any]) -> str | None:
