@@ -293,6 +293,7 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
     (see :mod:`gradviz.runner`). A statement that outlives the time limit gets
     the kernel killed, and the report ends with that statement refused.
     """
+    from gradviz.protocol import Event, Result
     from gradviz.runner import (
         KernelDied,
         KernelError,
@@ -322,11 +323,9 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
     streamed: list[dict[str, Any]] = []
     budget = _Budget()
 
-    def on_event(message: dict[str, Any]) -> None:
-        result = message.get("result")
-        if message.get("event") == "result" and isinstance(result, dict):
-            if len(streamed) < MAX_KEPT_RESULTS:
-                streamed.append(budget.statement(result))
+    def on_event(event: Event) -> None:
+        if isinstance(event, Result) and len(streamed) < MAX_KEPT_RESULTS:
+            streamed.append(budget.statement(event.result))
 
     time_limit = getattr(args, "time_limit", None)
     trusted = _trusted(args)

@@ -6,21 +6,17 @@ stdin/stdout (never pickle: a message is data, not code). A runaway statement
 is stopped by killing this process; the window then starts a fresh kernel and
 replays the statements before it.
 
-Requests: ``{"id": N, "cmd": ..., ...}``. Every request gets exactly one reply
-``{"id": N, "event": "reply", "ok": true, "state": {...}}`` or
-``{"id": N, "event": "reply", "ok": false, "message": "..."}``; long
-commands may send ``{"id": N, "event": "progress", "done": k, "total": n}``
-first. The kernel says ``{"event": "ready", ...}`` once when it starts.
-
-Commands:
-``load`` (source, device, run_to: optional int, zero_points: cursors at which
-Zero grad was pressed, replayed), ``step``, ``skip``,
-``run_to_end`` (keep_going), ``run_to`` (index), ``run_to_line`` (line),
-``step_back``, ``reset``, ``zero_grad``, ``set_device`` (device, run_to),
-``snapshot``, ``report`` (source, device, keep_going, layout: run a whole
-script headless and reply with :func:`gradviz.core.report.json_report`; each
-statement's result is also sent as ``{"event": "result"}`` the moment it
-ends), ``ping``, ``shutdown``.
+Every request, reply and event is declared once, as a frozen dataclass, in
+:mod:`gradviz.protocol` (the commands, their fields, the events and what the
+parent checks of each). A request is a JSON object with an ``id`` and a ``cmd``
+naming the command, and the command's fields; every
+request gets exactly one reply ``{"id": N, "event": "reply", "ok": true,
+"state": {...}}`` or ``{"id": N, "event": "reply", "ok": false, "message":
+"..."}``; long commands may send ``progress``, ``output`` and ``result`` events
+first. The kernel says ``{"event": "ready", ...}`` once when it starts. The
+window sends intents (step, continue, run to backward, run to the end or a
+line): the kernel decides what they mean on its own state and says why it
+stopped (``stop`` in the reply).
 
 Watchdog: before each phase of work (a statement, the graph capture, the
 layout, encoding the reply) the kernel sends ``{"event": "phase", "phase":
@@ -28,7 +24,7 @@ layout, encoding the reply) the kernel sends ``{"event": "phase", "phase":
 kills the kernel when a phase outlives ``limit_s`` plus a grace period, so a
 deadline holds even while native code runs that no in-process check reaches.
 
-Requests are parsed by :func:`gradviz.core.wire.loads_request` (a malformed
+Requests are parsed by :func:`gradviz.protocol.decode_request` (a malformed
 one gets an error reply and the kernel stays up); every message is encoded by
 :func:`gradviz.core.wire.dumps` (NaN, objects, depth and size never crash it).
 

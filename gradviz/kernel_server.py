@@ -16,19 +16,50 @@ import traceback
 from collections.abc import Iterator
 from typing import IO, Any
 
-from gradviz.core.debugger import Pause
+from gradviz.core.debugger import Pause, calls_backward
 from gradviz.core.delta import StateEncoder, StateHint
 from gradviz.core.guards import Limits, arm_disable_dynamo_wrappers
 from gradviz.core.layout import IncrementalLayout, layout
 from gradviz.core.report import json_report, statement_json
 from gradviz.core.session import DeviceUnavailable, Session, cuda_unavailable_reason
-from gradviz.core.wire import MAX_REQUEST_BYTES, BadRequest, dumps, loads_request
+from gradviz.core.wire import dumps
+from gradviz.protocol import (
+    MAX_REQUEST_BYTES,
+    BadRequest,
+    Continue,
+    Debug,
+    DebugStop,
+    Load,
+    Ping,
+    Report,
+    Request,
+    Reset,
+    RunTo,
+    RunToBackward,
+    RunToEnd,
+    RunToLine,
+    SetDevice,
+    Shutdown,
+    Skip,
+    Snapshot,
+    Step,
+    StepBack,
+    Stop,
+    ZeroGrad,
+    decode_request,
+    request_of,
+)
 from gradviz.runner import MAX_OUTPUT_CHARS
 
 #: restricted mode, gradviz run: seconds of work a whole script may take (statements
 #: and captures), so that with the kernel's start and the report a refusal comes
 #: within 40 s; the window's sessions keep the interpreter's own budget
 REPORT_RUN_SECONDS = 30.0
+
+#: requests that act on a paused statement; any other ends it where it stands first
+_KEEP_PAUSE = (Step, Continue, RunToBackward, RunToEnd, RunToLine, Debug, DebugStop, Snapshot)
+#: error types of a statement the user (or a limit) stopped: Step passes it as stopped
+_STOPPED = frozenset({"DebugStopped", "Stopped"})
 
 
 class Kernel:
@@ -52,6 +83,7 @@ class Kernel:
         #: get MAX_OUTPUT_CHARS): a script printing 10 MB a statement must not make a
         #: reply the parent refuses to read (gradviz.runner.MAX_LINE_BYTES)
         self._output_left = MAX_OUTPUT_CHARS
+        self._debug_path: list[tuple[str, tuple[int, ...]]] = []
 
     # --- protocol ---------------------------------------------------------------
 
@@ -111,97 +143,247 @@ class Kernel:
         snap["zero_points"] = sorted(self.session.zero_points)
         return snap
 
-    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
-        cmd = request.get("cmd")
+    def handle(self, request: Request | dict[str, Any]) -> dict[str, Any]:
+        """Answer one request with the state it leaves (a handler per command). A dict
+        is read as its JSON object would be (tests drive the kernel in-process)."""
+        if isinstance(request, dict):
+            params = {k: v for k, v in request.items() if k not in ("id", "cmd")}
+            request = request_of(request.get("cmd"), **params)
+        self._stop = None
         s = self.session
-        if cmd == "ping":
-            return {"pong": True}
-        if s.paused is not None and cmd not in ("debug", "debug_stop", "snapshot"):
-            # any other command ends the paused statement where it stands first
-            stopped = s.stop_debugging()
-            if cmd == "step":
-                return self.state([stopped] if stopped else [])
-        if cmd == "debug":
-            mode = request.get("mode", "into")
-            raw = request.get("breakpoints") or []
-            if not all(isinstance(b, int) and not isinstance(b, bool) for b in raw) or len(raw) > 10_000:
-                raise BadRequest("'breakpoints' must be a list of line numbers")
-            breakpoints = frozenset(raw)
-            try:
-                outcome = s.debug(mode, breakpoints)
-            except ValueError as exc:
-                raise BadRequest(str(exc)) from None
-            if isinstance(outcome, Pause):
-                s.pause_snapshot()
-                return self.state([])
-            return self.state([outcome] if outcome else [])
-        if cmd == "debug_stop":
-            stopped = s.stop_debugging()
-            return self.state([stopped] if stopped else [])
-        if cmd == "load":
-            self._note_request(request)
-            s = self._new_session(
-                request.get("source", ""), request.get("device", "cpu"), _limits(request)
-            )
-            s.zero_points = {int(p) for p in request.get("zero_points") or [] if int(p) > 0}
-            return self.state(self._run_to(request.get("run_to")))
-        if cmd == "set_device":
-            s.set_device(request["device"])
-            return self.state(self._run_to(request.get("run_to")))
-        if cmd == "step":
+        if s.paused is not None and not isinstance(request, _KEEP_PAUSE):
+            s.stop_debugging()  # any other command ends the paused statement first
+        handler = getattr(self, f"_on_{request.CMD}")
+        return handler(request)
+
+    # --- handlers: one per command (gradviz.protocol names them) --------------------
+
+    def _on_ping(self, request: Ping) -> dict[str, Any]:
+        return {"pong": True}
+
+    def _on_snapshot(self, request: Snapshot) -> dict[str, Any]:
+        return self.state([])
+
+    def _on_load(self, request: Load) -> dict[str, Any]:
+        self._note_request(request)
+        s = self._new_session(request.source, request.device, _limits(request))
+        s.zero_points = {p for p in request.zero_points if p > 0}
+        return self.state(self._run_to(request.run_to))
+
+    def _on_set_device(self, request: SetDevice) -> dict[str, Any]:
+        self.session.set_device(request.device)
+        return self.state(self._run_to(request.run_to))
+
+    def _on_skip(self, request: Skip) -> dict[str, Any]:
+        if request.force:
+            self.session.skip_current()
+        else:
+            self.session.skip_failed()
+        return self.state([])
+
+    def _on_run_to(self, request: RunTo) -> dict[str, Any]:
+        return self.state(self._run_to(request.index))
+
+    def _on_step_back(self, request: StepBack) -> dict[str, Any]:
+        return self.state(self.session.step_back(self.progress))
+
+    def _on_reset(self, request: Reset) -> dict[str, Any]:
+        self.session.reset()
+        return self.state([])
+
+    def _on_zero_grad(self, request: ZeroGrad) -> dict[str, Any]:
+        zeroed = self.session.zero_grad()
+        st = self.state([])
+        st["zeroed"] = zeroed
+        return st
+
+    def _on_debug(self, request: Debug) -> dict[str, Any]:
+        results: list[Any] = []
+        self._debug(request.mode, frozenset(request.breakpoints), results)
+        return self.state(results)
+
+    def _on_debug_stop(self, request: DebugStop) -> dict[str, Any]:
+        stopped = self.session.stop_debugging()
+        return self.state([stopped] if stopped else [])
+
+    # The intents: what a key means is decided here, on the session as it stands when
+    # the request is read (a key pressed while the last request ran acts on the state
+    # that request left), and the reply says where and why it stopped.
+
+    def _on_step(self, request: Step) -> dict[str, Any]:
+        s = self.session
+        results: list[Any] = []
+        if s.paused is not None:
+            self._debug(request.mode, frozenset(), results)
+            return self.state(results)
+        skipped = self._pass_failed(skip_current=request.skip_current)
+        if s.at_end:
+            self._stop = Stop("end", skipped=skipped[0], skipped_why=skipped[1])
+            return self.state(results)
+        if request.mode == "out":
+            raise BadRequest("step out works inside a paused loop or call: step into first")
+        if request.mode == "into":
+            self._debug("into", frozenset(), results)
+        else:
             r = s.step()
-            return self.state([r] if r else [])
-        if cmd == "skip":
-            if request.get("force"):
-                s.skip_current()
+            results.extend([r] if r else [])
+        if self._stop is None or skipped[0] is not None:
+            self._stop = Stop(
+                self._stop.reason if self._stop else "done",
+                self._stop.line if self._stop else None, skipped[0], skipped[1],
+            )
+        return self.state(results)
+
+    def _on_run_to_end(self, request: RunToEnd) -> dict[str, Any]:
+        s = self.session
+        results: list[Any] = []
+        if s.paused is not None:
+            # finish the paused statement where it stands, then the rest
+            if self._debug("continue", frozenset(), results) or self._failed(results):
+                return self.state(results)
+        elif not request.keep_going:
+            self._pass_failed()
+        results += s.run_to_end(request.keep_going, self.progress)
+        self._stop = Stop("failed", results[-1].line) if self._failed(results) else Stop("end")
+        return self.state(results)
+
+    def _on_run_to_line(self, request: RunToLine) -> dict[str, Any]:
+        s = self.session
+        line = request.line
+        results: list[Any] = []
+        pause = s.paused
+        if pause is not None:
+            stmt = s.statements[pause.statement]
+            if stmt.line < line <= stmt.end_line:
+                # inside the paused statement: run to that line, a one-off breakpoint
+                self._debug("continue", frozenset({line}), results)
+                return self.state(results)
+            s.stop_debugging()
+        if self._failed_at_cursor() and line > s.statements[s.cursor].end_line:
+            s.skip_failed()
+        results += s.run_to_line(line, self.progress)
+        self._stop = Stop("failed", results[-1].line) if self._failed(results) else Stop("done")
+        return self.state(results)
+
+    def _on_continue(self, request: Continue) -> dict[str, Any]:
+        return self.state(self._go_on(frozenset(request.breakpoints), to_backward=False))
+
+    def _on_run_to_backward(self, request: RunToBackward) -> dict[str, Any]:
+        return self.state(self._go_on(frozenset(request.breakpoints), to_backward=True))
+
+    def _go_on(self, breakpoints: frozenset[int], to_backward: bool) -> list[Any]:
+        """F5 (``to_backward`` False) and Ctrl+F11: statement by statement, entering
+        those with a breakpoint inside (or, for backward, every one) under the
+        debugger, until a pause, a breakpoint, a failure or the end."""
+        s = self.session
+        mode = "backward" if to_backward else "continue"
+        results: list[Any] = []
+        first = True
+        if s.paused is not None:
+            if self._debug(mode, breakpoints, results) or self._failed(results):
+                return results
+            first = False
+        else:
+            self._pass_failed()
+        total = len(s.statements)
+        while not s.at_end:
+            stmt = s.statements[s.cursor]
+            if stmt.line in breakpoints and not first:
+                self._stop = Stop("breakpoint", stmt.line)
+                return results
+            if to_backward and not first and calls_backward(stmt.node):
+                self._stop = Stop("backward", stmt.line)
+                return results
+            inside = any(stmt.line < b <= stmt.end_line for b in breakpoints)
+            if to_backward or inside:
+                if self._debug(mode, breakpoints, results):
+                    return results
             else:
-                s.skip_failed()
-            return self.state([])
-        if cmd == "run_to_end":
-            return self.state(s.run_to_end(request.get("keep_going", False), self.progress))
-        if cmd == "run_to":
-            return self.state(self._run_to(request["index"]))
-        if cmd == "run_to_line":
-            return self.state(s.run_to_line(request["line"], self.progress))
-        if cmd == "step_back":
-            return self.state(s.step_back(self.progress))
-        if cmd == "reset":
-            s.reset()
-            return self.state([])
-        if cmd == "zero_grad":
-            zeroed = s.zero_grad()
-            st = self.state([])
-            st["zeroed"] = zeroed
-            return st
-        if cmd == "snapshot":
-            return self.state([])
-        if cmd == "report":
-            self._note_request(request)
-            s = self._new_session(request["source"], request.get("device", "cpu"), _limits(request))
-            if request.get("trace"):
-                s.enable_trace()
-            if not self.trusted:
-                # a shared script run headless is refused within REPORT_RUN_SECONDS of
-                # work in all (a longer statement limit asked for widens it)
-                asked = request.get("time_limit_s")
-                s.interpreter.max_run_seconds = max(
-                    REPORT_RUN_SECONDS, 2 * float(asked) if asked else 0.0
-                )
-            s.events.connect("statement_executed", self._send_result)
-            self._output_left = MAX_OUTPUT_CHARS
-            results = s.run_to_end(keep_going=request.get("keep_going", False))
-            self.phase("report")
-            report = json_report(s, results)
-            left = MAX_OUTPUT_CHARS
-            for statement in report["statements"]:
-                statement["output"], left = _clip_output(statement["output"], left)
-            if request.get("layout"):
-                self.phase("layout", {"nodes": s.graph.number_of_nodes()})
-                report["positions"] = {
-                    k: [float(x), float(y)] for k, (x, y) in layout(s.graph).items()
-                }
-            return report
-        raise BadRequest(f"unknown command {cmd!r}")
+                r = s.step()
+                results.extend([r] if r else [])
+            self.progress(s.cursor, total)
+            if self._failed(results):
+                self._stop = Stop("failed", results[-1].line)
+                return results
+            first = False
+        self._stop = Stop("no_backward" if to_backward else "end")
+        return results
+
+    def _debug(self, mode: str, breakpoints: frozenset[int], results: list[Any]) -> bool:
+        """Run or resume the statement at the cursor under the debugger; True when it
+        paused (the state is the pause's), its result appended when it ended."""
+        if self.session.paused is None:
+            self._debug_path = []  # a statement starts under the debugger
+        try:
+            outcome = self.session.debug(mode, breakpoints)
+        except ValueError as exc:
+            raise BadRequest(str(exc)) from None
+        if isinstance(outcome, Pause):
+            self._debug_path.append((mode, tuple(sorted(breakpoints))))
+            self.session.pause_snapshot()
+            reason = "breakpoint" if outcome.line in breakpoints else "paused"
+            if mode == "backward" and outcome.line not in breakpoints:
+                reason = "backward"
+            self._stop = Stop(reason, outcome.line, path=tuple(self._debug_path))
+            return True
+        self._debug_path = []
+        if outcome is not None:
+            results.append(outcome)
+            if not outcome.ok:
+                self._stop = Stop("failed", outcome.line)
+        return False
+
+    def _failed_at_cursor(self) -> bool:
+        s = self.session
+        return bool(s.results) and not s.results[-1].ok and s.results[-1].index == s.cursor
+
+    def _pass_failed(self, skip_current: bool = False) -> tuple[int | None, str | None]:
+        """Move past the statement at the cursor when it failed (or was stopped, or,
+        ``skip_current``, was killed by Stop): its line and why, or (None, None)."""
+        s = self.session
+        if s.at_end:
+            return None, None
+        line = s.statements[s.cursor].line
+        if self._failed_at_cursor():
+            error = s.results[-1].error
+            why = "stopped" if error is not None and error.type in _STOPPED else "failed"
+            s.skip_failed()
+            return line, why
+        if skip_current:
+            s.skip_current()
+            return line, "stopped"
+        return None, None
+
+    @staticmethod
+    def _failed(results: list[Any]) -> bool:
+        return bool(results) and not results[-1].ok
+
+    def _on_report(self, request: Report) -> dict[str, Any]:
+        self._note_request(request)
+        s = self._new_session(request.source, request.device, _limits(request))
+        if request.trace:
+            s.enable_trace()
+        if not self.trusted:
+            # a shared script run headless is refused within REPORT_RUN_SECONDS of
+            # work in all (a longer statement limit asked for widens it)
+            asked = request.time_limit_s
+            s.interpreter.max_run_seconds = max(
+                REPORT_RUN_SECONDS, 2 * float(asked) if asked else 0.0
+            )
+        s.events.connect("statement_executed", self._send_result)
+        self._output_left = MAX_OUTPUT_CHARS
+        results = s.run_to_end(keep_going=request.keep_going)
+        self.phase("report")
+        report = json_report(s, results)
+        left = MAX_OUTPUT_CHARS
+        for statement in report["statements"]:
+            statement["output"], left = _clip_output(statement["output"], left)
+        if request.layout:
+            self.phase("layout", {"nodes": s.graph.number_of_nodes()})
+            report["positions"] = {
+                k: [float(x), float(y)] for k, (x, y) in layout(s.graph).items()
+            }
+        return report
 
     #: streamed print output is sent at most this often (seconds) or past this size
     OUTPUT_EVERY_S = 0.05
@@ -269,11 +451,12 @@ class Kernel:
         self.send({"id": self._request_id, "event": "result", "result": message})
 
     _asked_limit = False
+    #: why the last intent stopped where it did (gradviz.protocol.Stop), sent with its reply
+    _stop: Stop | None = None
 
-    def _note_request(self, request: dict[str, Any]) -> None:
-        self._asked_limit = request.get("time_limit_s") is not None
-        filename = request.get("filename")
-        self.filename = filename if isinstance(filename, str) and filename else None
+    def _note_request(self, request: Load | Report) -> None:
+        self._asked_limit = request.time_limit_s is not None
+        self.filename = request.filename or None
 
     def _new_session(self, source: str, device: str, limits: Limits | None = None) -> Session:
         # the old session's objects may be collected again (see serve)
@@ -332,12 +515,11 @@ class Kernel:
             self.session.interpreter.stop_requested = False  # a late signal of an earlier request
             self._request_id = None
             try:
-                request = loads_request(line)
+                self._request_id, request = decode_request(line)
             except BadRequest as exc:
                 self.send({"event": "reply", "id": None, "ok": False, "message": f"bad request: {exc}"})
                 continue
-            self._request_id = request.get("id")
-            if request["cmd"] == "shutdown":
+            if isinstance(request, Shutdown):
                 self.send({"event": "reply", "id": self._request_id, "ok": True, "state": None})
                 return
             try:
@@ -352,10 +534,13 @@ class Kernel:
                 # kernel's size) is what is left once the old run's objects went
                 self._collect_pending()
                 self.phase("encode")
-                if request["cmd"] not in ("report", "ping"):
+                if not isinstance(request, (Report, Ping)):
                     hint, self._hint = self._hint, None
-                    state = self.encoder.encode(state, bool(request.get("delta")), hint)
-                self.send({"event": "reply", "id": self._request_id, "ok": True, "state": state})
+                    state = self.encoder.encode(state, request.delta, hint)
+                reply = {"event": "reply", "id": self._request_id, "ok": True, "state": state}
+                if self._stop is not None:
+                    reply["stop"] = self._stop.to_wire()
+                self.send(reply)
                 # What the kernel keeps from step to step (the graph, the layout, the
                 # script's objects) leaves the cyclic collector's work: without this a
                 # full collection over it stalls a step every few (100-200 ms at 2,000
@@ -406,10 +591,10 @@ def _clip_output(text: Any, left: int) -> tuple[Any, int]:
     return text[:keep] + cut, 0
 
 
-def _limits(request: dict[str, Any]) -> Limits:
+def _limits(request: Load | Report) -> Limits:
     limits = Limits()
-    if request.get("time_limit_s") is not None:
-        limits.max_statement_seconds = float(request["time_limit_s"])
+    if request.time_limit_s is not None:
+        limits.max_statement_seconds = float(request.time_limit_s)
     return limits
 
 

@@ -21,6 +21,7 @@ Torch-free: this process never imports torch.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import json
 import math
@@ -39,6 +40,19 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from gradviz.protocol import (
+    Event,
+    Phase,
+    Ready,
+    Reply,
+    Request,
+    Shutdown,
+    decode_event,
+    encode_request,
+    event_message,
+    request_of,
+)
 
 #: seconds a phase may run past its limit before the kernel is killed: the
 #: in-process checks refuse at the limit itself when they can (between ops,
@@ -488,13 +502,14 @@ class KernelProcess:
             ready = self._next_message(time.monotonic() + START_TIMEOUT_S)
         except TimeoutError:
             ready = None
-        if ready is None or ready.get("event") != "ready":
+        hello = decode_event(ready)
+        if not isinstance(hello, Ready):
             self.close()
             raise KernelDied(f"the kernel did not start{self._stderr_hint()}")
-        self.info = ready
+        self.info = hello.info()
         if not trusted and confine and command is None:
             # The kernel speaks before any script ran, so its report is still its own.
-            why = os_layer_missing(ready.get("confinement"))
+            why = os_layer_missing(hello.confinement)
             if why is not None:
                 self.close()
                 raise KernelUnconfined(why)
@@ -564,22 +579,30 @@ class KernelProcess:
     # --- requests ------------------------------------------------------------------
 
     def request(
-        self, cmd: str, on_event: Callable[[dict[str, Any]], None] | None = None, **params: Any
+        self,
+        request: Request | str,
+        on_event: Callable[[Event], None] | None = None,
+        **params: Any,
     ) -> dict[str, Any]:
-        """Send one command; return its reply message (``ok``, ``state`` or ``message``).
+        """Send one request (or the command ``request`` with ``params``); return its reply
+        message (``ok``, ``state`` or ``message``), every field checked
+        (:func:`gradviz.protocol.decode_event`).
 
         Every deadline is this side's: a phase runs under :func:`phase_limit` (the
         kernel's announced limit only when shorter than the statement limit this side
         set), the request as a whole under :func:`total_limit`. Past either, the kernel
         is killed and :class:`KernelTimeout` raised.
         """
+        if isinstance(request, str):
+            request = request_of(request, **params)
         rid = self._next_id
         self._next_id += 1
-        resets = cmd in ("load", "report")
-        own = self._own_limit(params.get("time_limit_s")) if resets else self._session_limit_s
-        if resets and "time_limit_s" not in params and self.time_limit_s is not None:
-            params["time_limit_s"] = own
-        line = json.dumps({"id": rid, "cmd": cmd, **params}) + "\n"
+        resets = request.RESETS
+        asked = getattr(request, "time_limit_s", None)
+        own = self._own_limit(asked) if resets else self._session_limit_s
+        if resets and asked is None and self.time_limit_s is not None:
+            request = dataclasses.replace(request, time_limit_s=own)  # type: ignore[call-arg]
+        line = encode_request(rid, request) + "\n"
         assert self._proc.stdin is not None
         try:
             self._proc.stdin.write(line.encode("utf-8"))
@@ -611,27 +634,27 @@ class KernelProcess:
                 raise KernelDied(
                     f"the kernel {exit_description(code)}{self._stderr_hint()}", phase, code
                 )
-            event = message.get("event")
-            if event == "gradviz.dropped":
+            if message.get("event") == "gradviz.dropped":
                 if message.get("reply_id") == rid:
                     raise KernelReplyTooLarge(
                         f"the kernel's reply was not read: {message.get('note')} (gradviz "
                         "limit max_reply_bytes)"
                     )
                 continue
-            if message.get("id") != rid:
-                continue
-            if event == "phase":
-                phase = message
-                limit = phase_limit(message.get("limit_s"), own)
-                started = time.monotonic()
-            elif event == "reply":
-                if resets and message.get("ok"):
-                    self._session_limit_s = own
-                return message
-            if on_event is not None:
-                on_event(message)
+            event = decode_event(message)
             del message
+            if event is None or event.id != rid:
+                continue
+            if isinstance(event, Phase):
+                phase = event.as_dict()
+                limit = phase_limit(event.limit_s, own)
+                started = time.monotonic()
+            elif isinstance(event, Reply):
+                if resets and event.ok:
+                    self._session_limit_s = own
+                return event_message(event)
+            if on_event is not None:
+                on_event(event)
 
     def _own_limit(self, configured: Any) -> float:
         """This side's limit for one phase; none for a trusted kernel unless configured
@@ -667,7 +690,7 @@ class KernelProcess:
         if self._proc.poll() is None:
             try:
                 assert self._proc.stdin is not None
-                self._proc.stdin.write(b'{"cmd": "shutdown"}\n')
+                self._proc.stdin.write(encode_request(None, Shutdown()).encode() + b"\n")
                 self._proc.stdin.flush()
                 self._proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):

@@ -217,7 +217,7 @@ def test_kernel_debug_command_pauses_and_reports(tmp_path):
     state = kernel.handle({"cmd": "debug_stop"})
     assert state["paused"] is None
     assert state["new_results"][0]["error"]["type"] == "DebugStopped"
-    from gradviz.core.wire import BadRequest
+    from gradviz.protocol import BadRequest
     for bad in ({"cmd": "debug", "mode": "into", "breakpoints": ["x"]},
                 {"cmd": "debug", "mode": "into", "breakpoints": [True]},
                 {"cmd": "debug", "mode": "into", "breakpoints": list(range(20_000))},

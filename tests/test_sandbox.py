@@ -424,6 +424,7 @@ import json  # noqa: E402
 import subprocess  # noqa: E402
 import time  # noqa: E402
 
+from gradviz import protocol  # noqa: E402
 from gradviz.core import wire  # noqa: E402
 from gradviz.runner import KernelProcess  # noqa: E402
 
@@ -555,8 +556,8 @@ def test_wire_encodes_anything():
          "debug-mode-int", "debug-breakpoints-string", "debug-unknown-field", "debug-stop-field"],
 )
 def test_malformed_requests_get_an_error_and_the_kernel_stays_up(line):
-    with pytest.raises(wire.BadRequest):
-        wire.loads_request(line)
+    with pytest.raises(protocol.BadRequest):
+        protocol.decode_request(line)
 
 
 @pytest.mark.slow

@@ -235,7 +235,7 @@ def test_timeline_shows_a_past_step_without_asking_the_kernel(qtbot, main_window
     sent = []
     real = window.client.request
     monkeypatch.setattr(
-        window.client, "request", lambda *a, **k: sent.append(a[0]) or real(*a, **k)
+        window.client, "request", lambda *a, **k: sent.append(getattr(a[0], "CMD", a[0])) or real(*a, **k)
     )
 
     # click "line 13 · it 1 · forward": h exists in forward's frame, loss does not yet
@@ -263,7 +263,8 @@ def test_timeline_shows_a_past_step_without_asking_the_kernel(qtbot, main_window
     assert window.editor.paused_line == CALL_LINE
     press(qtbot, window, Qt.Key.Key_F10)  # step over net(x) ...
     wait_idle(qtbot, window, lambda: window.editor.paused_line == BACKWARD_LINE)  # ... to backward()
-    assert sent[0] == "load" and sent.count("debug") == 3  # replayed: into, into; then over
+    # replayed: load, into, into (the kernel's account of the pause); then the Step intent
+    assert sent == ["load", "debug", "debug", "step"]
     # the steps after the one continued from left the timeline; the new step follows it
     assert len(window.timeline) == index
     assert window.timeline.steps[-2].label == "line 23 · it 1"

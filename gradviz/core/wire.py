@@ -1,10 +1,10 @@
 """One JSON encoder and one decoder for everything that crosses a process border.
 
 The kernel's replies, ``gradviz run --json`` and saved reports all go through
-:func:`dumps`; the kernel's requests come in through :func:`loads_request`.
-Both are total: whatever a script left behind (NaN, infinities, objects,
-self-references, a list nested 100,000 deep, a 50 MB string), encoding gives
-valid JSON, and a malformed request gives :class:`BadRequest`, never a crash.
+:func:`dumps`, which is total: whatever a script left behind (NaN, infinities,
+objects, self-references, a list nested 100,000 deep, a 50 MB string), encoding
+gives valid JSON, never a crash. (Requests are typed and checked by
+:mod:`gradviz.protocol`.)
 
 Torch-free, so the window process can use it without loading torch.
 """
@@ -22,14 +22,6 @@ MAX_DEPTH = 64
 MAX_STRING = 1_000_000
 #: longer lists and dicts are cut with a marker
 MAX_ITEMS = 1_000_000
-#: a request line longer than this is refused before parsing
-MAX_REQUEST_BYTES = 8 * 1024 * 1024
-
-
-class BadRequest(ValueError):
-    """A request the kernel cannot act on; the reply says why."""
-
-
 def dumps(value: Any, *, indent: int | None = None) -> str:
     """Encode anything as strict JSON (no NaN), never raising.
 
@@ -113,84 +105,3 @@ def _scalar_key(key: Any) -> str:
     if isinstance(key, (int, float, bool)) or key is None:
         return json.dumps(_leaf(key, 0, frozenset()))
     return f"<{type(key).__name__}>"
-
-
-# --- requests ---------------------------------------------------------------------
-
-#: command -> {field: allowed types}; fields not listed are refused
-REQUEST_FIELDS: dict[str, dict[str, tuple[type, ...]]] = {
-    "ping": {},
-    "shutdown": {},
-    "load": {"source": (str,), "device": (str,), "run_to": (int, type(None)),
-             "zero_points": (list, type(None)), "time_limit_s": (int, float),
-             "filename": (str,)},
-    "set_device": {"device": (str,), "run_to": (int, type(None))},
-    "step": {},
-    "skip": {"force": (bool,)},
-    "run_to_end": {"keep_going": (bool,)},
-    "run_to": {"index": (int,)},
-    "run_to_line": {"line": (int,)},
-    "step_back": {},
-    "reset": {},
-    "zero_grad": {},
-    "snapshot": {},
-    "report": {"source": (str,), "device": (str,), "keep_going": (bool,),
-               "layout": (bool,), "time_limit_s": (int, float), "trace": (bool,),
-               "filename": (str,)},
-    "debug": {"mode": (str,), "breakpoints": (list,)},
-    "debug_stop": {},
-}
-REQUIRED_FIELDS: dict[str, tuple[str, ...]] = {
-    "run_to": ("index",), "run_to_line": ("line",), "set_device": ("device",),
-    "report": ("source",),
-}
-
-
-def loads_request(line: str | bytes) -> dict[str, Any]:
-    """Parse and check one request line; raise :class:`BadRequest` with the reason."""
-    if len(line) > MAX_REQUEST_BYTES:
-        raise BadRequest(f"request of {len(line):,} bytes; the limit is {MAX_REQUEST_BYTES:,}")
-    try:
-        request = json.loads(line)
-    except RecursionError:
-        raise BadRequest("request nested too deeply") from None
-    except (ValueError, TypeError) as exc:  # JSONDecodeError, huge integers, bad UTF-8
-        raise BadRequest(f"bad JSON: {str(exc)[:200]}") from None
-    if not isinstance(request, dict):
-        raise BadRequest("a request must be a JSON object")
-    rid = request.get("id")
-    if rid is not None and not (isinstance(rid, (int, str)) and not isinstance(rid, bool)):
-        raise BadRequest("'id' must be an integer or a string")
-    if isinstance(rid, int) and abs(rid) > 2**53:
-        raise BadRequest("'id' is out of range")
-    cmd = request.get("cmd")
-    if not isinstance(cmd, str) or cmd not in REQUEST_FIELDS:
-        raise BadRequest(f"unknown command {str(cmd)[:40]!r}")
-    fields = REQUEST_FIELDS[cmd]
-    for name, value in request.items():
-        if name in ("id", "cmd"):
-            continue
-        if name == "delta":  # any command: reply with what changed (gradviz.core.delta)
-            if not isinstance(value, bool):
-                raise BadRequest("'delta' has the wrong type")
-            continue
-        if name not in fields:
-            raise BadRequest(f"'{cmd}' takes no field {name[:40]!r}")
-        if isinstance(value, bool) and bool not in fields[name]:
-            raise BadRequest(f"'{name}' has the wrong type")
-        if not isinstance(value, fields[name]):
-            raise BadRequest(f"'{name}' has the wrong type")
-        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 2**31:
-            raise BadRequest(f"'{name}' is out of range")
-    for name in REQUIRED_FIELDS.get(cmd, ()):
-        if name not in request:
-            raise BadRequest(f"'{cmd}' needs '{name}'")
-    limit = request.get("time_limit_s")
-    if limit is not None and not (0 < limit <= 3600):
-        raise BadRequest("'time_limit_s' must be between 0 and 3600")
-    points = request.get("zero_points")
-    if points is not None and not all(
-        isinstance(p, int) and not isinstance(p, bool) and 0 <= p < 2**31 for p in points
-    ):
-        raise BadRequest("'zero_points' must be a list of small integers")
-    return request

@@ -576,7 +576,7 @@ class Stepper(QObject):
                 text = f"Stopped at the breakpoint on line {stop.line} (before it runs)"
             elif stop.reason == "backward" and stop.line:
                 text = f"Stopped before line {stop.line}: it calls backward()"
-            elif stop.reason == "no_backward" and not model.new_results:
+            elif stop.reason == "no_backward":
                 text = "No backward() call is left to run to"
             elif stop.reason == "end" and not model.new_results and stop.skipped is None:
                 text = "At the end of the script: nothing left to step"
