@@ -43,9 +43,9 @@ class Snapshot(dict):  # type: ignore[type-arg]
 
     A dict (``snap["graph"]["nodes"]``, ``json.dumps(snap)`` as before) that also
     writes itself (:meth:`to_json`, :meth:`save`) and draws itself: :meth:`to_svg`,
-    :meth:`to_html`, and in Jupyter, VS Code notebooks and Colab ``_repr_html_``
-    (the interactive view) and ``_repr_svg_`` (the laid-out graph, gradviz's own
-    renderer, no Graphviz).
+    :meth:`to_html`, and in Jupyter, VS Code notebooks and Colab the interactive view
+    and the laid-out graph as SVG (gradviz's own renderer, no Graphviz) from one
+    layout (``_repr_mimebundle_``; ``_repr_html_`` and ``_repr_svg_`` each alone).
     """
 
     __slots__ = ()
@@ -85,6 +85,29 @@ class Snapshot(dict):  # type: ignore[type-arg]
 
     def _repr_svg_(self) -> str:
         return _svg_element(self.to_svg())
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> dict[str, str]:
+        """What a notebook shows, laid out once: the interactive page and, for front ends
+        without HTML, the SVG at the page's positions (IPython calls this instead of
+        ``_repr_html_`` and ``_repr_svg_``, which laid the graph out once each)."""
+        from gradviz.export import snapshot_to_svg
+        from gradviz.html_view import PageTooBig, notebook_page
+
+        def wanted(mime: str) -> bool:
+            return (not include or mime in include) and not (exclude and mime in exclude)
+
+        out = {"text/plain": repr(self)} if wanted("text/plain") else {}
+        positions = None
+        if wanted("text/html"):
+            try:
+                out["text/html"], positions = notebook_page(self.to_dict())
+            except PageTooBig:
+                pass  # too big for a page: the SVG alone
+        if wanted("image/svg+xml"):
+            out["image/svg+xml"] = _svg_element(snapshot_to_svg(self, positions=positions))
+        return out
 
     def __repr__(self) -> str:
         graph = self.get("graph") or {}

@@ -339,10 +339,18 @@ def snapshot_graph(
     return graph, positions or None
 
 
-def snapshot_to_svg(snapshot: Mapping[str, Any], *, spacing: LayoutSpacing | None = None) -> str:
-    """The snapshot's graph as an SVG document, laid out and drawn as the window draws it."""
-    graph, positions = snapshot_graph(snapshot)
-    return graph_to_svg(graph, positions, spacing=spacing)
+def snapshot_to_svg(
+    snapshot: Mapping[str, Any],
+    *,
+    spacing: LayoutSpacing | None = None,
+    positions: Mapping[Hashable, Sequence[float]] | None = None,
+) -> str:
+    """The snapshot's graph as an SVG document, laid out and drawn as the window draws it.
+
+    ``positions``: where the graph was just laid out (the notebook's page lays it out
+    too), used when the snapshot carries none of its own."""
+    graph, saved = snapshot_graph(snapshot)
+    return graph_to_svg(graph, saved or positions, spacing=spacing)
 
 
 def export_snapshot(snapshot: Mapping[str, Any], path: str | Path) -> nx.DiGraph:

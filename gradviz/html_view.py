@@ -64,6 +64,7 @@ __all__ = [
     "PageTooBig",
     "SnapshotShapeError",
     "notebook_html",
+    "notebook_page",
     "page_model",
     "render_html",
 ]
@@ -239,8 +240,9 @@ def _view(
     key: str,
     title: str,
     focus: str | None = None,
-) -> dict[str, Any]:
-    """One picture: node boxes laid out by the core layout, and its edges by index.
+) -> tuple[dict[str, Any], Mapping[Any, tuple[float, float]]]:
+    """One picture: node boxes laid out by the core layout, and its edges by index
+    (and the layout's own positions, unrounded).
 
     The page routes the edges itself (``html_view.js``, a port of
     :func:`gradviz.core.routing.edge_geometries`) when the picture is first shown, so
@@ -259,7 +261,7 @@ def _view(
         for u, v, attrs in graph.edges(data=True)
         if u != v
     ]
-    return {
+    view = {
         "key": key,
         "title": title,
         "focus": focus,
@@ -270,6 +272,7 @@ def _view(
         "h": [_r(sizes[v][1]) for v in graph.nodes],
         "edges": edges,
     }
+    return view, pos
 
 
 def _elements(graph: nx.DiGraph) -> int:
@@ -324,9 +327,9 @@ def _plural(n: int, word: str) -> str:
 
 def _views(
     graph: nx.DiGraph, limits: PageLimits, started: float
-) -> tuple[list[dict[str, Any]], dict[str, nx.DiGraph], list[str], list[str]]:
-    """The pictures laid out here, the grouped graphs they show, the blocks the page can
-    open one at a time, and notes on what was left out.
+) -> tuple[list[dict[str, Any]], dict[str, nx.DiGraph], list[str], list[str], Mapping[Any, Any]]:
+    """The pictures laid out here, the grouped graphs they show, notes on what was left
+    out, the blocks the page can open one at a time, and the expanded picture's positions.
 
     Laid out here: everything expanded, the model's blocks collapsed, linear chains
     collapsed. A grouped picture is offered only where it hides at least
@@ -376,14 +379,15 @@ def _views(
             plans.append(("chains", "Linear chains collapsed"))
             budget -= _elements(candidate)
 
-    views = [_view(graph, "all", "Everything expanded")]
+    everything, positions = _view(graph, "all", "Everything expanded")
+    views = [everything]
     late: list[str] = []
     for key, title in plans:
         if time.monotonic() > deadline:
             late.append(title)
             del grouped[key]
             continue
-        views.append(_view(grouped[key], key, title))
+        views.append(_view(grouped[key], key, title)[0])
     if late:
         notes.append(
             f"{_plural(len(late), 'grouped picture')} left out: building the page ran past its "
@@ -396,7 +400,7 @@ def _views(
             gid = GROUP_PREFIX + block
             if gid in collapsed and len(collapsed.nodes[gid].get("members") or []) >= 2:
                 opened.append(block)  # (opening a one-node box shows nothing new)
-    return views, grouped, notes, opened
+    return views, grouped, notes, opened, positions
 
 
 def _groups(grouped: Mapping[str, nx.DiGraph]) -> dict[str, dict[str, Any]]:
@@ -636,13 +640,19 @@ def page_model(
     too) when the graph is beyond ``limits`` (:class:`PageLimits`), before any
     layout has run.
     """
+    return _page_model(snapshot, title, limits)[0]
+
+
+def _page_model(
+    snapshot: Mapping[str, Any], title: str | None, limits: PageLimits | None
+) -> tuple[dict[str, Any], Mapping[Any, Any]]:
     started = time.monotonic()
     limits = limits or DEFAULT_LIMITS
     if not isinstance(snapshot, Mapping):
         raise SnapshotShapeError(f"a snapshot is a JSON object, not {type(snapshot).__name__}")
     graph = _decode_graph(snapshot, limits)
     passes = _decode_passes(snapshot)
-    views, grouped, notes, opened = _views(graph, limits, started)
+    views, grouped, notes, opened, positions = _views(graph, limits, started)
     groups = _groups(grouped)
     shown: dict[str, dict[str, Any]] = {}
     for g in (graph, *grouped.values()):
@@ -694,7 +704,7 @@ def page_model(
         "leaves": _leaves(snapshot, graph, passes),
         "tensors": _as_dict(snapshot.get("tensors"), "snapshot['tensors']"),
         "statements": statements,
-    }
+    }, positions
 
 
 def _default_title(snapshot: Mapping[str, Any], graph: nx.DiGraph) -> str:
@@ -796,7 +806,10 @@ def render_html(
     The page's size and build time are bounded by ``limits`` (:class:`PageLimits`):
     a graph beyond them raises :class:`PageTooBig` (a ValueError) before any work.
     """
-    model = page_model(snapshot, title=title, limits=limits)
+    return _render(page_model(snapshot, title=title, limits=limits))
+
+
+def _render(model: Mapping[str, Any]) -> str:
     body = _BODY.replace("__SCRIPT__", _asset("html_view.js")).replace(
         "__DATA__", _script_json(model)
     )
@@ -821,9 +834,24 @@ def notebook_html(
     The frame keeps the page's script, style and keyboard handling away from
     the notebook's own, and shows the same page in Jupyter, VS Code and Colab.
     """
-    page = render_html(snapshot, title=title, limits=limits)
-    return (
+    return notebook_page(snapshot, height=height, title=title, limits=limits)[0]
+
+
+def notebook_page(
+    snapshot: Mapping[str, Any],
+    *,
+    height: int = 640,
+    title: str | None = None,
+    limits: PageLimits | None = None,
+) -> tuple[str, dict[Any, tuple[float, float]]]:
+    """:func:`notebook_html` and the positions its expanded picture was laid out at, so a
+    notebook's SVG of the same display (``Snapshot._repr_mimebundle_``) needs no layout
+    of its own."""
+    model, positions = _page_model(snapshot, title, limits)
+    page = _render(model)
+    frame = (
         f'<iframe srcdoc="{html.escape(page, quote=True)}" '
         f'style="width:100%;height:{int(height)}px;border:1px solid #dee2e6;border-radius:4px" '
         'sandbox="allow-scripts" title="gradviz interactive graph"></iframe>'
     )
+    return frame, {str(v): (float(x), float(y)) for v, (x, y) in positions.items()}

@@ -359,3 +359,31 @@ def test_record_tells_grad_from_backward_under_trusted_mode_routing():
     snap = gradviz.snapshot(z, names={"x": x}, recorder=rec)
     assert [p["kind"] for p in snap["backward_passes"]] == ["grad", "backward"]
     assert gx.item() == pytest.approx(12.0) and x.grad.item() == pytest.approx(12.0)
+
+
+def test_notebook_display_lays_the_graph_out_once(model_and_loss, monkeypatch):
+    """IPython calls _repr_mimebundle_ instead of _repr_html_ and _repr_svg_: the page and
+    the SVG come from one layout, and are what the two would have given."""
+    import gradviz.export
+    import gradviz.html_view
+
+    model, loss, rec = model_and_loss
+    snap = gradviz.snapshot(loss, model=model, recorder=rec)
+    html_alone, svg_alone = snap._repr_html_(), snap._repr_svg_()
+    calls = []
+    real = gradviz.html_view.layout_with_routes
+
+    def counted(graph, *args, **kwargs):
+        calls.append(graph.number_of_nodes())
+        return real(graph, *args, **kwargs)
+
+    monkeypatch.setattr(gradviz.html_view, "layout_with_routes", counted)
+    monkeypatch.setattr(gradviz.export, "layout_with_routes", counted)
+    bundle = snap._repr_mimebundle_()
+    assert bundle["text/html"] == html_alone and bundle["image/svg+xml"] == svg_alone
+    assert bundle["text/plain"] == repr(snap)
+    whole = len(snap["graph"]["nodes"])
+    assert calls.count(whole) == 1, calls  # the expanded picture, laid out once
+    only_svg = snap._repr_mimebundle_(include={"image/svg+xml"})
+    assert set(only_svg) == {"image/svg+xml"} and only_svg["image/svg+xml"] == svg_alone
+    assert "text/html" not in snap._repr_mimebundle_(exclude={"text/html"})
