@@ -234,7 +234,9 @@ def _snapshot_arg(args: argparse.Namespace) -> bool:
     from gradviz.core.snapshot_file import looks_like_snapshot
 
     file = getattr(args, "file", None)
-    return bool(file) and not getattr(args, "demo", None) and looks_like_snapshot(file)
+    return isinstance(file, str) and bool(file) and not getattr(args, "demo", None) and (
+        looks_like_snapshot(file)
+    )
 
 
 def _read_snapshot_arg(file: str) -> dict[str, Any] | int:

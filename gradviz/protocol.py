@@ -32,7 +32,6 @@ import json
 import math
 import types
 from dataclasses import MISSING, asdict, dataclass, field, fields
-from functools import cache
 from typing import Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
 
 __all__ = [
@@ -254,9 +253,15 @@ class Report(Request):
 MAX_BREAKPOINTS = 10_000
 
 
-@cache
+_HINTS: dict[type[Request], dict[str, Any]] = {}
+
+
 def _hints(cls: type[Request]) -> dict[str, Any]:
-    return get_type_hints(cls)
+    """Each field's type, resolved once per class."""
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = get_type_hints(cls)
+    return hints
 
 
 def _fits(value: Any, hint: Any) -> tuple[bool, Any]:
@@ -289,7 +294,7 @@ def _fits(value: Any, hint: Any) -> tuple[bool, Any]:
     raise TypeError(f"no wire form for {hint!r}")  # a declaration error, caught by tests
 
 
-def request_of(cmd: str, **params: Any) -> Request:
+def request_of(cmd: Any, **params: Any) -> Request:
     """The request ``cmd`` with ``params`` (as a JSON object would carry them): checked
     field by field, :class:`BadRequest` with the reason otherwise."""
     cls = REQUESTS.get(cmd) if isinstance(cmd, str) else None

@@ -375,7 +375,7 @@ class ResultInfo:
             warnings=_strs(d, "warnings", path),
             output=_str(d, "output", path),
             value=_opt_str(d, "value", path),
-            allocated_bytes=_num(d, "allocated_bytes", path, 0),
+            allocated_bytes=int(_num(d, "allocated_bytes", path, 0)),
             memory=MemoryFigures() if memory is None
             else MemoryFigures.from_wire(memory, f"{path}.memory"),
             duration_s=_num(d, "duration_s", path, 0.0),
@@ -771,14 +771,15 @@ class DotGraphInfo:
 
 def _tensors(raw: Any) -> Mapping[str, TensorInfo]:
     d = _obj(raw, "tensors")
-    return MappingProxyType(
-        {
-            str(name): _memo(
-                "tensor", t, lambda t, n=name: TensorInfo.from_wire(t, _key("tensors", n), str(n))
-            )
-            for name, t in d.items()
-        }
-    )
+    out: dict[str, TensorInfo] = {}
+    for name, t in d.items():
+        key = str(name)
+
+        def decode(value: Any, key: str = key) -> TensorInfo:
+            return TensorInfo.from_wire(value, _key("tensors", key), key)
+
+        out[key] = _memo("tensor", t, decode)
+    return MappingProxyType(out)
 
 
 def _items(kind: str, path: str, decode: Callable[[Any, str], T]) -> Callable[[Any], tuple[T, ...]]:
@@ -788,10 +789,14 @@ def _items(kind: str, path: str, decode: Callable[[Any, str], T]) -> Callable[[A
     def run(raw: Any) -> tuple[T, ...]:
         if not isinstance(raw, (list, tuple)):
             raise _fail(path, "a list", raw)
-        return tuple(
-            _memo(kind, item, lambda x, i=i: decode(x, f"{path}[{i}]"))
-            for i, item in enumerate(raw)
-        )
+        out: list[T] = []
+        for i, item in enumerate(raw):
+
+            def one(value: Any, i: int = i) -> T:
+                return decode(value, f"{path}[{i}]")
+
+            out.append(_memo(kind, item, one))
+        return tuple(out)
 
     return run
 

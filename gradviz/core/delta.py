@@ -350,12 +350,14 @@ class StateDecoder:
         edges = _kept_then_added(self._edges, changed_edges, removed_edges)
         for flag in (True, False):
             for p in body.get("renew_edges_on" if flag else "renew_edges_off") or ():
-                key = (str(p[0]), str(p[1]))
-                old_edge = edges.get(key)
+                edge_key = (str(p[0]), str(p[1]))
+                old_edge = edges.get(edge_key)
                 if old_edge is None:
-                    raise DeltaMismatch(f"edge {key!r} changed, but the window does not hold it")
-                edges[key] = {**old_edge, "new": flag}
-                changes.edges.add(key)
+                    raise DeltaMismatch(
+                        f"edge {edge_key!r} changed, but the window does not hold it"
+                    )
+                edges[edge_key] = {**old_edge, "new": flag}
+                changes.edges.add(edge_key)
         if "edge_order" in body:
             order = [(str(p[0]), str(p[1])) for p in body["edge_order"]]
             if len(order) != len(edges) or any(k not in edges for k in order):

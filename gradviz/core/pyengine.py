@@ -292,6 +292,7 @@ class PythonEngine:
                         loops[node.lineno] = loop
                     else:
                         loops.pop(node.lineno, None)
+            inner_loop: ast.stmt | None
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 inner_loop = None  # a function's body runs in its own frame
             elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
@@ -305,7 +306,7 @@ class PythonEngine:
                     else:
                         inner = depth + 1 if isinstance(node, _COMPOUND) or name == "handlers" else depth
                     child_loop = inner_loop if name == "body" else loop
-                    if isinstance(child, (ast.excepthandler, ast.match_case)):
+                    if isinstance(child, (ast.ExceptHandler, ast.match_case)):
                         stack.extend((c, inner, child_loop) for c in child.body)
                     else:
                         stack.append((child, inner, child_loop))

@@ -463,6 +463,7 @@ class Session:
                     storages_before = _live_storages(self.globals)
                     value = interp.execute(stmt.node)
                 else:
+                    assert guard is not None  # restricted statements run under one
                     with guard:
                         value = interp.execute(stmt.node)
             except _WithTrace as exc:

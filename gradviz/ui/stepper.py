@@ -15,7 +15,7 @@ import gc
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QStandardItemModel
@@ -45,6 +45,51 @@ from gradviz.protocol import (
 )
 
 from .text import plain_tooltip
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QActionGroup
+    from PySide6.QtWidgets import QComboBox, QProgressBar
+
+    from gradviz.app.files import Document
+    from gradviz.app.guide import GuideNote
+    from gradviz.app.models import PauseInfo, ResultInfo, StatementInfo
+
+    from .editor import CodeEditor
+    from .graph_view import GraphView
+    from .kernel_client import KernelClient
+    from .panels import OutputPanel
+    from .timeline import TimelineBar
+
+
+class StepperWindow(Protocol):
+    """What the stepper reads and drives of its window (the main window is one): typed,
+    so a misspelled attribute is a type error, not a silent ``hasattr`` False (Run >
+    Device once never followed the device picker that way)."""
+
+    client: KernelClient
+    doc: Document
+    editor: CodeEditor
+    graph_view: GraphView
+    output_panel: OutputPanel
+    timeline_bar: TimelineBar
+    device_combo: QComboBox
+    device_actions: QActionGroup
+    progress: QProgressBar
+    model: AppState
+    state: dict[str, Any] | None
+    closing: bool
+    freeze_heap: bool
+
+    def set_status(self, text: str) -> None: ...
+    def update_actions(self) -> None: ...
+    def update_guide(self, note: GuideNote | None = None) -> None: ...
+    def apply_state(self, state: dict[str, Any], changes: Any = None) -> None: ...
+    def pause(self) -> PauseInfo | None: ...
+    def failed_here(self) -> ResultInfo | None: ...
+    def at_end(self) -> bool: ...
+    def cursor_index(self) -> int: ...
+    def statements(self) -> tuple[StatementInfo, ...]: ...
+    def device_from_state(self) -> str: ...
 
 #: how long Stop waits for the kernel to end a statement gently before killing it
 STOP_GRACE_MS = 1500
@@ -79,8 +124,8 @@ def _when_idle(method: Callable[..., None]) -> Callable[..., None]:
 class Stepper(QObject):
     """The forward commands, the timeline and the kernel's life, for one window."""
 
-    def __init__(self, window: Any):
-        super().__init__(window)
+    def __init__(self, window: StepperWindow):
+        super().__init__(window)  # type: ignore[arg-type]  # the window is a QObject
         self.w = window
         self.client = window.client
         self._sent_source: str | None = None
@@ -466,9 +511,7 @@ class Stepper(QObject):
         if req is not None and req.progress_done is not None:
             index = req.progress_done
         seconds = time.monotonic() - (self._busy_since or time.monotonic())
-        statements = self.w.statements()
-        if req is not None and req.cmd == "load":
-            statements = []
+        statements = () if req is not None and req.cmd == "load" else self.w.statements()
         line = statements[index].line if index is not None and index < len(statements) else None
         self._stopped = {"index": index, "line": line, "seconds": seconds}
         if not self.client.stop():
@@ -676,7 +719,7 @@ class Stepper(QObject):
             f"Going back to step {index + 1}: replaying…",
         )  # fmt: skip
         for mode, breakpoints in step.path:
-            self._send(Debug(mode=mode, breakpoints=breakpoints), "")
+            self._send(Debug(mode=mode, breakpoints=breakpoints), "")  # type: ignore[arg-type]
         self.w.timeline_bar.set_steps(self.timeline.steps, index)
 
     def _on_client_ready(self, info: dict[str, Any]) -> None:
