@@ -880,7 +880,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source> runs next. F10 steps over it, F11 steps into it, Shift+F11 finishes the loop or call, F5 runs to the next breakpoint, Shift+F5 stops here.</source>
-        <translation> 이(가) 다음에 실행됩니다. F10은 한 단계 실행, F11은 안으로 들어가기, Shift+F11은 반복문이나 호출을 끝까지 실행, F5는 다음 중단점까지 실행, Shift+F5는 여기서 중지합니다.</translation>
+        <translation> — 다음에 실행할 문장입니다. F10은 한 단계 실행, F11은 안으로 들어가기, Shift+F11은 반복문이나 호출을 끝까지 실행, F5는 다음 중단점까지 실행, Shift+F5는 여기서 중지합니다.</translation>
     </message>
     <message>
         <source>Fix</source>

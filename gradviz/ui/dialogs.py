@@ -103,12 +103,15 @@ def show_shortcuts(parent: QWidget, rows: list[tuple[str, str]]) -> QDialog:
         table.setItem(row, 1, QTableWidgetItem(keys))
     table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
     table.resizeColumnToContents(1)
+    # a long row (Korean is wider) wraps onto a second line rather than being cut off
+    table.setWordWrap(True)
+    table.horizontalHeader().sectionResized.connect(lambda *_: table.resizeRowsToContents())
     buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
     buttons.rejected.connect(dialog.reject)
     layout = QVBoxLayout(dialog)
     layout.addWidget(table)
     layout.addWidget(buttons)
-    dialog.resize(620, 440)
+    dialog.resize(680, 460)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.open()
     return dialog
