@@ -296,6 +296,32 @@ _SOLVES: dict[str, tuple[int, int, bool]] = {
 MATRIX_EXP_PRODUCTS = 8
 
 
+#: pointwise ops whose kernel costs far more than a multiply-add per element, in
+#: multiply-adds per element: time per element with torch 2.13 on CPU (2**22 elements)
+#: over a matrix product's time per multiply-add on the same machine (about 0.03 ns),
+#: rounded up. zeta of 2**29 elements took 140 s where the size guard let it through.
+_HEAVY_POINTWISE: dict[str, int] = {
+    "special_zeta": 10_000, "polygamma": 10_000, "igamma": 10_000, "igammac": 10_000,
+    "i0": 2_000, "special_i0e": 2_000, "special_i1": 2_000, "special_i1e": 400,
+    "special_modified_bessel_i0": 2_000, "special_modified_bessel_i1": 2_000,
+    "special_modified_bessel_k0": 2_000, "special_modified_bessel_k1": 2_000,
+    "special_scaled_modified_bessel_k0": 2_000, "special_scaled_modified_bessel_k1": 2_000,
+    "special_airy_ai": 2_000, "special_spherical_bessel_j0": 700,
+    "special_bessel_j0": 200, "special_bessel_j1": 200, "special_bessel_y0": 200,
+    "special_bessel_y1": 200, "digamma": 800, "lgamma": 500, "mvlgamma": 500,
+}
+#: the orthogonal polynomials of degree n: a recurrence of n steps per element (about
+#: 8 ns a step: legendre_polynomial_p of 10 elements at n = 10**12 runs for a day)
+_POLYNOMIAL_STEP = 300
+#: sorting: multiply-adds per element per halving (sort of 2**24 floats: 3.6 s);
+#: unique over rows compares whole rows, a tensor op per comparison (11,000)
+_SORT_STEP = 300
+_UNIQUE_ROW_STEP = 12_000
+#: histc: per bin (2**26 bins: 1.5 s) and per element
+_HISTC_BIN = 800
+
+
+
 def may_cost_work(func: Any) -> bool:
     """Whether :func:`op_macs` counts work for ``func``: the matrix products,
     convolutions, pools, distances, factorizations and attentions, whose work
@@ -303,7 +329,54 @@ def may_cost_work(func: Any) -> bool:
     name = func.overloadpacket.__name__
     if name in _LINEAR_OPS:
         return False
-    return name in _WORK_OPS or "pool" in name or name.startswith(_WORK_PREFIXES)
+    return (name in _WORK_OPS or "pool" in name or name.startswith(_WORK_PREFIXES)
+            or name in _HEAVY_POINTWISE or "_polynomial_" in name
+            or name in _SORTING_OPS)
+
+
+#: ops that sort (their work grows as n log n of the sorted dimension)
+_SORTING_OPS = frozenset({"sort", "argsort", "msort", "_unique", "_unique2", "unique_dim",
+                          "unique_dim_consecutive", "histc"})
+
+
+def _pointwise_elements(args: tuple) -> int:
+    shapes = [_dims(a) for a in args if isinstance(a, torch.Tensor)]
+    shape = broadcast_shape(shapes) if shapes else None
+    return math.prod(shape) if shape is not None else max((_numel(a) for a in args), default=0)
+
+
+def _largest_degree(n: Any) -> int:
+    if isinstance(n, torch.Tensor):
+        if n.numel() == 0:
+            return 0
+        values, _ = _compact(n)
+        with torch.no_grad():
+            low, high = torch.aminmax(values.to(torch.float64))
+        largest = max(abs(float(low)), abs(float(high)))
+    else:
+        largest = abs(float(n))
+    return int(min(largest, 2.0**62)) if math.isfinite(largest) else 1 << 62
+
+
+def _sorting_macs(name: str, args: tuple) -> int:
+    t = args[0] if args and isinstance(args[0], torch.Tensor) else None
+    if t is None or t.numel() == 0:
+        return 0
+    n = t.numel()
+    if name == "histc":
+        bins = int(args[1]) if len(args) > 1 and isinstance(args[1], int) else 100
+        return bins * _HISTC_BIN + n * 32
+    if name in ("unique_dim", "unique_dim_consecutive"):
+        dim = int(args[1]) % max(t.dim(), 1) if len(args) > 1 else 0
+        rows = int(t.shape[dim]) if t.dim() else 1
+        width = n // max(rows, 1)
+        return rows * max(rows.bit_length(), 1) * max(width, 1) * _UNIQUE_ROW_STEP
+    if name in ("_unique", "_unique2"):
+        along = n
+    else:
+        dim = args[1] if len(args) > 1 and isinstance(args[1], int) else -1
+        along = int(t.shape[dim]) if t.dim() else 1
+    return n * max(along.bit_length(), 1) * _SORT_STEP
 
 
 def op_macs(func: Any, args: tuple, flat_out: list[Any]) -> int:
@@ -388,6 +461,16 @@ def _macs(func: Any, args: tuple, out_numel: int | None) -> int | None:
         return 0
     name = func.overloadpacket.__name__
     try:
+        if name in _HEAVY_POINTWISE:
+            weight = _HEAVY_POINTWISE[name]
+            if name == "mvlgamma":
+                weight *= max(int(args[1]) if len(args) > 1 and isinstance(args[1], int) else 1, 1)
+            return _pointwise_elements(args) * weight
+        if "_polynomial_" in name:
+            n = args[1] if len(args) > 1 else 0
+            return _pointwise_elements(args) * max(_largest_degree(n), 1) * _POLYNOMIAL_STEP
+        if name in _SORTING_OPS:
+            return _sorting_macs(name, args)
         if name in ("mm", "addmm", "bmm", "baddbmm", "addbmm"):
             a, b = (args[0], args[1]) if name in ("mm", "bmm") else (args[1], args[2])
             return _numel(a) * int(b.shape[-1])
@@ -1082,7 +1165,7 @@ def _batch_norm_backward_check(func: Any, args: tuple, kwargs: dict) -> None:
         if t is None and name not in needed:
             continue
         if not isinstance(t, torch.Tensor) or (t.numel() != channels and (
-            name in needed or t.numel() != 0
+            name in needed or name == "weight" or t.numel() != 0
         )):
             raise _unchecked(op, f"got {name} of shape {_dims(t)} for {channels} channels")
 
@@ -1327,6 +1410,12 @@ def _meter_work(func: Any, args: tuple, kwargs: dict) -> None:
         _METER.busy = False
 
 
+#: binary pointwise ops: their Scalar overloads call the Tensor one with a wrapped
+#: number, which a Python kernel receives as a Python number and cannot pass on; none
+#: of them has a derivative whose formula calls them (the guard sizes their forward)
+_NOT_METERED = frozenset({"special_zeta", "igamma", "igammac", "histc"})
+
+
 def _work_ops() -> list[Any]:
     """Every ATen op (overload) with a kernel of its own whose work :func:`may_cost_work`
     counts: the ops a backward formula may call that the meter must see."""
@@ -1336,8 +1425,10 @@ def _work_ops() -> list[Any]:
         if not qualified.startswith("aten::"):
             continue
         name, _, overload = qualified[6:].partition(".")
+        if "_polynomial_" in name:
+            continue  # binary pointwise (see _NOT_METERED)
         probe = types.SimpleNamespace(overloadpacket=types.SimpleNamespace(__name__=name))
-        if not may_cost_work(probe):
+        if not may_cost_work(probe) or name in _NOT_METERED:
             continue
         if not any(torch._C._dispatch_has_kernel_for_dispatch_key(qualified, k) for k in keys):
             continue
@@ -2152,6 +2243,7 @@ class OpGuard(TorchDispatchMode):
                     input_storages.add(found[0])
 
         foreach_written = _foreach_written(func, args, kwargs)
+        written = _written_bytes(func, args, kwargs) if func._schema.is_mutable else 0
         out = func(*args, **kwargs)
         if _IN_COMPOSITE.depth and func.overloadpacket.__name__ in _FILLED_FACTORIES:
             if isinstance(out, torch.Tensor):
@@ -2205,7 +2297,9 @@ class OpGuard(TorchDispatchMode):
             name = func.overloadpacket.__name__
             self.counter.by_op[name] = self.counter.by_op.get(name, 0) + new_bytes
         if self.process_cap is not None:
-            self.unsampled_bytes += new_bytes
+            # memory written in place counts too: a tensor made by empty() (or a numpy
+            # array by np.empty) is not resident until it is written
+            self.unsampled_bytes += new_bytes + written
             if self.unsampled_bytes >= PROCESS_SAMPLE_BYTES or (self.counter.ops & 31) == 0:
                 self._check_process_memory()
         if largest > self.limits.max_op_bytes and not is_view:
@@ -2231,6 +2325,23 @@ def _foreach_written(func: Any, args: tuple, kwargs: dict) -> list[tuple[torch.T
             if isinstance(t, torch.Tensor) and not t.is_inference():
                 written.append((t, t._version))
     return written
+
+
+def _written_bytes(func: Any, args: tuple, kwargs: dict) -> int:
+    """Bytes of the storages a mutating op writes (in place or out=): pages of a tensor
+    made by ``empty`` become resident only when written, so resident memory can grow
+    by that much without any op allocating."""
+    total = 0
+    for arg in func._schema.arguments:
+        if arg.alias_info is None or not arg.alias_info.is_write:
+            continue
+        value = _argument(func, args, kwargs, arg.name)
+        for t in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(t, torch.Tensor) and t.device.type == "cpu" and t.layout == torch.strided:
+                found = _storage_of(t)
+                if found is not None:
+                    total += found[1]
+    return total
 
 
 def _storage_of(t: torch.Tensor) -> tuple[int, int] | None:

@@ -51,7 +51,7 @@ import torch
 from . import namespaces as ns
 from . import suggest
 from .errors import GradvizWarning, LimitExceeded, SandboxError, ScriptSyntaxError, Stopped
-from .guards import Limits, OpGuard, metering
+from .guards import PROCESS_SAMPLE_BYTES, Limits, OpGuard, metering
 
 ALLOWED_NODES: frozenset[type] = frozenset(
     {
@@ -804,6 +804,8 @@ class Interpreter:
         #: the op guard while the autograd engine runs outside it: script callbacks
         #: the engine makes (hooks, Function.backward) run under it again
         self.unguarded: Any = None
+        #: bytes of numpy arrays written since resident memory was last read
+        self._arrays_unsampled = 0
         self.iterations = 0
         self.depth = 0
         self.deadline: float | None = None
@@ -1075,6 +1077,7 @@ class Interpreter:
             index = self.eval(target.slice, scope)
             current = obj[index]
             obj[index] = self._binary(op, current, rhs, type(stmt.op))
+            self._touch_arrays(obj)
         elif isinstance(target, ast.Attribute):
             obj = self.eval(target.value, scope)
             current = self.get_attribute(obj, target.attr)
@@ -1567,6 +1570,7 @@ class Interpreter:
             index = self.eval(target.slice, scope)
             self._check_container_write(obj)
             obj[index] = value
+            self._touch_arrays(obj)
         elif isinstance(target, ast.Attribute):
             self.set_attribute(self.eval(target.value, scope), target.attr, value)
         else:
@@ -1680,6 +1684,7 @@ class Interpreter:
     def _binary(self, op: Callable[[Any, Any], Any], left: Any, right: Any, kind: type) -> Any:
         self._precheck_binary(left, right, kind)
         result = op(left, right)
+        self._touch_arrays(left, result)
         if isinstance(result, int) and result.bit_length() > self.limits.max_int_bits:
             raise self._int_limit()
         if isinstance(result, (str, list, tuple)):
@@ -2001,6 +2006,7 @@ class Interpreter:
         finally:
             if shares_numpy and guard is not None:
                 guard.lifting_shared = False
+        self._touch_arrays(owner, result, *host_args)
         transform = self._transforms.get(id(func))
         if transform is not None and transform[0] is func:
             result = _wrap_returned_functions(
@@ -2013,6 +2019,22 @@ class Interpreter:
         if isinstance(result, (str, list, tuple, dict, set)):
             self._check_length(len(result), 0)  # built: counted in what the process holds
         return self._checked_value(result)
+
+    def _touch_arrays(self, *values: Any) -> None:
+        """numpy arrays an operation wrote or made: their pages become resident as they
+        are written (``np.empty`` and ``np.zeros`` map memory that costs nothing until
+        then), and no torch op sees it. Once they add up to PROCESS_SAMPLE_BYTES, the
+        process's memory is read against its cap."""
+        total = 0
+        for value in values:
+            if isinstance(value, np.ndarray):
+                total += value.nbytes
+        if not total:
+            return
+        self._arrays_unsampled += total
+        if self._arrays_unsampled >= PROCESS_SAMPLE_BYTES:
+            self._arrays_unsampled = 0
+            self._check_memory()
 
     def _checked_value(self, value: Any) -> Any:
         """Refuse numpy values a script must never hold (see :func:`check_script_array`)."""
