@@ -87,8 +87,10 @@ def test_translate_without_qt():
     assert i18n.translate("Guide", "Ran line {line}").format(line=3) == "3번 줄을 실행했습니다"
     assert i18n.translate("Guide", "no such text") == "no such text"
     assert i18n.translate("Demos", "Devices") == "장치"
+    assert i18n.messages("Legend")["shares memory"] == "메모리 공유"
     i18n.set_language("en")
     assert i18n.translate("Guide", "Ran line {line}") == "Ran line {line}"
+    assert i18n.messages("Legend") == {}
 
 
 # --- the .ts and .qm files ------------------------------------------------------------------
@@ -124,10 +126,9 @@ def test_ts_files_match_the_sources(tmp_path):
         pytest.skip("no lupdate (pip install PySide6-Essentials)")
     copy = tmp_path / "gradviz_ko.ts"
     copy.write_bytes(i18n.ts_path("ko").read_bytes())
-    sources = sorted(str(p) for p in (ROOT / "gradviz").rglob("*.py"))
     subprocess.run(
-        [build.find_tool("lupdate"), "-locations", "none", "-no-obsolete", *sources,
-         "-ts", str(copy)],
+        [build.find_tool("lupdate"), "-locations", "none", "-no-obsolete",
+         *build.source_files(), "-ts", str(copy)],
         check=True, stdout=subprocess.DEVNULL,
     )  # fmt: skip
     now = {(c, s) for c, s, _ in _messages(copy)}
@@ -137,7 +138,11 @@ def test_ts_files_match_the_sources(tmp_path):
         "run: python -m gradviz.i18n.build --update, then translate the new messages"
     )
     demos = {s for _, s, _ in _messages(i18n.ts_path("ko").with_name("demos_ko.ts"))}
-    assert demos == set(build.demo_texts())
+    assert demos == set(build.demo_texts()), (
+        f"new: {sorted(set(build.demo_texts()) - demos)}\n"
+        "a demo's title, about line or #> note changed: run python -m gradviz.i18n.build "
+        "--update, then translate the new messages in gradviz/i18n/demos_ko.ts"
+    )
 
 
 def test_qm_is_what_lrelease_makes_of_the_ts():

@@ -39,6 +39,7 @@ __all__ = [
     "choose_language",
     "current_language",
     "language_from_locale",
+    "messages",
     "normalize_language",
     "qm_path",
     "set_language",
@@ -137,6 +138,16 @@ def catalog(language: str) -> dict[tuple[str, str, str], str]:
                 key = (name, message.findtext("source") or "", message.findtext("comment") or "")
                 out[key] = text
     return out
+
+
+def messages(context: str, language: str | None = None) -> dict[str, str]:
+    """English -> translation for every finished message of ``context`` (default: the
+    current language): what a page without Python (the HTML view's script) looks up."""
+    return {
+        source: text
+        for (ctx, source, disambiguation), text in catalog(language or _current).items()
+        if ctx == context and not disambiguation
+    }
 
 
 def translate(

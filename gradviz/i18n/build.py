@@ -27,7 +27,7 @@ from pathlib import Path
 
 from . import DEFAULT_LANGUAGE, LANGUAGES, qm_path, ts_path, ts_paths
 
-__all__ = ["find_tool", "main", "release", "update"]
+__all__ = ["demo_texts", "find_tool", "main", "release", "source_files", "stale", "update"]
 
 PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -60,11 +60,17 @@ def translated_languages() -> list[str]:
     return [lang for lang in LANGUAGES if lang != DEFAULT_LANGUAGE]
 
 
+def source_files() -> list[str]:
+    """What lupdate reads: the package's Python (``translate("Ctx", "text")`` and
+    ``QT_TRANSLATE_NOOP("Ctx", "text")``). Not the HTML view's JavaScript: lupdate's parser
+    stops at modern syntax (object spread); its words are marked in Python instead and
+    reach the page as :func:`gradviz.i18n.messages`."""
+    return sorted(str(p) for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts)
+
+
 def update(languages: list[str] | None = None) -> None:
     """Refresh the .ts files from the sources (new messages unfinished, gone ones dropped)."""
-    sources = sorted(
-        str(p) for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts
-    )
+    sources = source_files()
     for lang in languages or translated_languages():
         subprocess.run(
             [_tool("lupdate"), "-locations", "none", "-no-obsolete", "-source-language", "en",
