@@ -185,7 +185,7 @@
         </message>
         <message>
             <source>The saved b is stale (version 1, expected 0): backward refuses.</source>
-            <translation>저장된 b가 낡았습니다 (버전 1, 기대한 버전 0): backward가 거부합니다.</translation>
+            <translation>저장된 b의 버전이 맞지 않습니다 (버전 1, 기대한 버전 0): backward가 거부합니다.</translation>
         </message>
         <message>
             <source>The out-of-place version keeps the saved tensor intact.</source>

@@ -912,7 +912,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source>you stopped it after {seconds} s</source>
-        <translation>{seconds}초 뒤에 직접 중지했습니다</translation>
+        <translation>{seconds}초 뒤에 사용자가 중지했습니다</translation>
     </message>
     <message>
         <source>{who}; everything before it is kept. Step skips it; edit it first to run it again.</source>
@@ -1122,7 +1122,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source>stale: changed in place</source>
-        <translation>낡음: 제자리 연산으로 바뀜</translation>
+        <translation>버전 불일치: 제자리 연산으로 바뀜</translation>
     </message>
     <message>
         <source>shares memory</source>
@@ -1236,7 +1236,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     <message>
         <source>Plot</source>
         <extracomment>each point&apos;s x in slot units (slot i is centred on x = i); None: point i at slot i</extracomment>
-        <translation>그래프</translation>
+        <translation>차트</translation>
     </message>
     <message>
         <source>nothing to plot yet</source>
@@ -1267,7 +1267,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source>Gradient accumulation plot</source>
-        <translation>기울기 누적 그래프</translation>
+        <translation>기울기 누적 차트</translation>
     </message>
     <message>
         <source>x.grad after each backward() shows here</source>
@@ -1283,7 +1283,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source>Gradient accumulation table and plot</source>
-        <translation>기울기 누적 표와 그래프</translation>
+        <translation>기울기 누적 표와 차트</translation>
     </message>
     <message>
         <source> (iteration {n})</source>
@@ -1299,7 +1299,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source>event</source>
-        <translation>사건</translation>
+        <translation>이벤트</translation>
     </message>
     <message>
         <source>‖.grad‖ of each leaf (norm)</source>
@@ -1340,7 +1340,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source>Memory plot</source>
-        <translation>메모리 그래프</translation>
+        <translation>메모리 차트</translation>
     </message>
     <message>
         <source>allocated bytes per statement show here</source>
@@ -1348,7 +1348,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source>Memory table and plot</source>
-        <translation>메모리 표와 그래프</translation>
+        <translation>메모리 표와 차트</translation>
     </message>
     <message>
         <source>statement</source>
@@ -1485,7 +1485,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source>stale</source>
-        <translation>낡음</translation>
+        <translation>버전 불일치</translation>
     </message>
     <message>
         <source>created by</source>
@@ -1558,7 +1558,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source> — STALE (version {version}, saved at version {expected})</source>
-        <translation> — 낡음 (버전 {version}, 저장할 때 버전 {expected})</translation>
+        <translation> — 버전 불일치 (지금 버전 {version}, 저장할 때 버전 {expected})</translation>
     </message>
     <message>
         <source>collapsed linear chain of ops</source>
