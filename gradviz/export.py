@@ -13,6 +13,8 @@ import json
 import math
 import os
 import sys
+import threading
+import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,7 @@ from gradviz.core.style import LIGHT, Theme, style_key
 
 __all__ = [
     "SUPPORTED_SUFFIXES",
+    "Progress",
     "svg_to_png",
     "export_graph",
     "export_snapshot",
@@ -303,13 +306,15 @@ def export_graph(
     positions: Mapping[Hashable, Sequence[float]] | None = None,
     *,
     spacing: LayoutSpacing | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> None:
     """Write ``graph`` to ``path`` in the format its suffix names.
 
     ``positions`` are the canvas's node centres, so the export matches the
     window.  When None, the graph is laid out here; nodes missing from them
     are fitted in around the given ones (or, when that is not possible,
-    everything is laid out afresh).
+    everything is laid out afresh). ``progress`` is told what is being done
+    (a :class:`Progress` prints it on a terminal).
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -318,6 +323,15 @@ def export_graph(
         raise ValueError(
             f"cannot export to {path.name!r}: unknown suffix {suffix or '(none)'!r}; "
             f"supported: {', '.join(SUPPORTED_SUFFIXES)}"
+        )
+    if progress is not None:
+        laid = positions is not None and all(v in positions for v in graph.nodes)
+        what = "building the interactive page of" if suffix == ".html" else (
+            "drawing" if laid else "laying out and drawing"
+        )
+        progress(
+            f"{what} {graph.number_of_nodes():,} nodes and {graph.number_of_edges():,} edges "
+            f"({suffix[1:]})"
         )
     writer(graph, path, positions, spacing or DEFAULT_SPACING)
 
@@ -353,14 +367,91 @@ def snapshot_to_svg(
     return graph_to_svg(graph, saved or positions, spacing=spacing)
 
 
-def export_snapshot(snapshot: Mapping[str, Any], path: str | Path) -> nx.DiGraph:
-    """Write a snapshot's graph to ``path`` (any of :data:`SUPPORTED_SUFFIXES`); returns the graph."""
+def export_snapshot(
+    snapshot: Mapping[str, Any],
+    path: str | Path,
+    *,
+    progress: Callable[[str], None] | None = None,
+) -> nx.DiGraph:
+    """Write a snapshot's graph to ``path`` (any of :data:`SUPPORTED_SUFFIXES`); returns
+    the graph. ``progress``: as for :func:`export_graph`."""
     graph, positions = snapshot_graph(snapshot)
     if Path(path).suffix.lower() == ".html":
         # The page replays the snapshot's backward passes, so it takes the whole snapshot.
         from gradviz.html_view import render_html
 
+        if progress is not None:
+            passes = len(snapshot.get("backward_passes") or [])
+            progress(
+                f"building the interactive page of {graph.number_of_nodes():,} nodes, "
+                f"{graph.number_of_edges():,} edges and {passes:,} backward "
+                f"pass{'' if passes == 1 else 'es'}"
+            )
         Path(path).write_text(render_html(snapshot), encoding="utf-8")
         return graph
-    export_graph(graph, path, positions)
+    export_graph(graph, path, positions, progress=progress)
     return graph
+
+
+class Progress:
+    """What a long export is doing, as lines on a terminal: nothing for one that ends
+    within ``after`` seconds, then the step under way and each step after it, with the
+    time so far (``gradviz: laying out and drawing 1,070 nodes ... (1.2 s)``).
+
+    Call it with each step's words; :meth:`close` (or leaving a ``with`` block) stops
+    it. Lines go to ``stream`` (stderr) only when that is a terminal, unless
+    ``always``: a ``--json`` run or a pipe gets nothing.
+    """
+
+    def __init__(self, stream: Any = None, *, after: float = 1.0, always: bool = False):
+        self.stream = stream if stream is not None else sys.stderr
+        isatty = getattr(self.stream, "isatty", None)
+        self.enabled = always or bool(isatty and isatty())
+        self.after = after
+        self.started = time.monotonic()
+        self.current: str | None = None
+        self.shown: str | None = None
+        self._lock = threading.Lock()
+        self._timer: threading.Timer | None = None
+
+    def __call__(self, message: str) -> None:
+        if not self.enabled:
+            return
+        with self._lock:
+            self.current = message
+            late = time.monotonic() - self.started >= self.after
+            if late:
+                self._show()
+            elif self._timer is None:
+                self._timer = threading.Timer(
+                    self.after - (time.monotonic() - self.started), self._due
+                )
+                self._timer.daemon = True
+                self._timer.start()
+
+    def _due(self) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._show()
+
+    def _show(self) -> None:
+        if self.current is None or self.current == self.shown:
+            return
+        self.shown = self.current
+        elapsed = time.monotonic() - self.started
+        try:
+            print(f"gradviz: {self.current} ({elapsed:.1f} s)", file=self.stream, flush=True)
+        except (OSError, ValueError):
+            self.enabled = False
+
+    def close(self) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
