@@ -307,7 +307,8 @@ def build_toolbar(window: Any, actions: dict[str, QAction]) -> QToolBar:
             window.icon_buttons[action] = button
         else:
             tb.addAction(actions[key])
-    window.toolbar_text_width = tb.sizeHint().width()
+    window.toolbar_text_width = tb.sizeHint().width()  # the search hits' room included
+    window.search_label_action.setVisible(False)
     return tb
 
 
@@ -332,9 +333,11 @@ def _search_box(window: Any, tb: QToolBar) -> None:
     label.setObjectName("searchHits")
     label.setAccessibleName(translate("Actions", "Search hits"))
     label.setFixedWidth(72)
-    tb.addWidget(label)
     window.search_box = box
     window.search_label = label
+    #: shown while the box holds a search (GraphView); hidden, its room takes the mode
+    #: badge, so the toolbar keeps its texts beside the badge
+    window.search_label_action = tb.addWidget(label)
 
 
 def fit_toolbar(window: Any, width: int) -> None:

@@ -428,6 +428,7 @@ class GraphView(QObject):
             )
         colour = theme.BACKWARD if text and not n else theme.MUTED_TEXT
         self.w.search_label.setStyleSheet(f"color: {colour}; padding: 0 6px;")
+        self.w.search_label_action.setVisible(bool(text))
 
     def search_next(self, step: int = 1) -> None:
         """Enter in the search box: select the next hit on the canvas and inspect it."""
