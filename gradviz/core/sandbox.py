@@ -940,6 +940,11 @@ class Interpreter:
                 value = self._hooked(stmt, None, self.eval, stmt.value, None)
                 if isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str):
                     return None  # a '''text''' statement (a docstring, a note): not a value
+                size = text_bound(value, self.limits.max_str_length)
+                if size > self.limits.max_str_length:
+                    # gradviz shows a value by its repr, built whole before it is cut:
+                    # what it shows instead says why
+                    return TooLongToShow(type(value).__name__)
                 return value
             finally:
                 self.block_depth -= 1
@@ -1714,6 +1719,7 @@ class Interpreter:
         if kind is ast.Mod and isinstance(left, (str, bytes)):
             text = left if isinstance(left, str) else left.decode("latin-1")
             self._check_format_widths(" ".join(_PERCENT_SPEC.findall(text)), right)
+            self._check_text(left, right)
         if kind is ast.MatMult and isinstance(left, np.ndarray) and isinstance(right, np.ndarray):
             if left.ndim >= 1 and right.ndim >= 1:
                 work = left.size * (right.shape[-1] if right.ndim > 1 else 1)
@@ -1784,6 +1790,7 @@ class Interpreter:
         value = self.eval(node.value, scope)
         spec = self.eval(node.format_spec, scope) if node.format_spec is not None else ""
         self._check_format_widths(spec)
+        self._check_text(value)
         with self._formatting():
             if node.conversion == ord("r"):
                 value = repr(value)
@@ -1961,6 +1968,8 @@ class Interpreter:
                 for a in args
             )
             host_kwargs = {k: self._host_value(v) for k, v in kwargs.items()}
+            if (func is str or func is repr) and host_args:
+                self._check_text(host_args[0])  # before the text is built
             with self._formatting():
                 result = func(*host_args, **host_kwargs)
             if isinstance(result, (str, list, tuple)):
@@ -1968,6 +1977,7 @@ class Interpreter:
             return scrub_addresses(result) if isinstance(result, str) else result
         owner = getattr(func, "__self__", None)
         if isinstance(owner, str) and getattr(func, "__name__", "") == "format":
+            self._check_text(owner, *args, *kwargs.values())
             return scrub_addresses(self._safe_format(owner, args, kwargs))
         host_args = tuple(self._host_value(a) for a in args)
         key = kwargs.get("key")
@@ -2134,6 +2144,8 @@ class Interpreter:
         return value
 
     def _precheck_call(self, func: Any, args: tuple, kwargs: dict) -> None:
+        if (func is str or func is repr or func is ascii or func is format) and args:
+            self._check_text(args[0])
         owner = getattr(func, "__self__", None)
         max_len = self.limits.max_sequence_length
         if self._is_numpy_callable(func, owner):
@@ -2530,7 +2542,22 @@ class Interpreter:
 
     # --- builtins with caps --------------------------------------------------
 
+    def _check_text(self, *values: Any) -> None:
+        """Refuse to make text of values whose text would pass max_str_length (see
+        :func:`text_bound`), before any of it is built."""
+        cap = self.limits.max_str_length
+        total = 0
+        for value in values:
+            total += text_bound(value, cap - total)
+            if total > cap:
+                raise LimitExceeded(
+                    f"refused: the text of this value would be over {cap:,} characters "
+                    "(gradviz limit max_str_length); print a part of it",
+                    limit="max_str_length",
+                )
+
     def _print(self, *args: Any, sep: str = " ", end: str = "\n") -> None:
+        self._check_text(sep, end, *args)
         with self._formatting():
             text = scrub_addresses(sep.join(str(a) for a in args) + end)
         self.output.write(text, self.limits.max_str_length)
@@ -2858,6 +2885,7 @@ class Interpreter:
         if not isinstance(spec, str):
             raise TypeError("format() argument 2 must be str")
         self._check_format_widths(spec)
+        self._check_text(value)
         with self._formatting():
             return scrub_addresses(format(value, spec))
 
@@ -4121,3 +4149,101 @@ __all__ = [
     "inspect",
     "Iterable",
 ]
+
+
+class TooLongToShow:
+    """Shown in place of an expression statement's value whose text would pass
+    max_str_length."""
+
+    __slots__ = ("kind",)
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return (f"<a {self.kind} whose text is over the length limit (gradviz limit "
+                "max_str_length): not shown>")
+
+
+#: containers and objects text_bound walks at most; past it a value is "too big to say"
+TEXT_BOUND_STEPS = 1_000_000
+
+
+def _leaf_text(v: Any) -> int | None:
+    """Characters of a value that holds no other values; None for a container."""
+    if isinstance(v, str):
+        return len(v) + 2
+    if isinstance(v, (bytes, bytearray)):
+        return 4 * len(v) + 14
+    if isinstance(v, bool) or v is None or isinstance(v, (float, complex)):
+        return 24
+    if isinstance(v, int):
+        return v.bit_length() // 3 + 2
+    if isinstance(v, (torch.Tensor, np.ndarray, np.generic)):
+        n = v.numel() if isinstance(v, torch.Tensor) else int(np.size(v))
+        # both summarize past 1,000 elements (print options are not the script's)
+        return 16 * min(n, 1_000) + 8 * int(getattr(v, "ndim", 1)) + 96
+    if isinstance(v, (list, tuple, set, frozenset, collections.deque, dict, types.SimpleNamespace)):
+        return None
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return None
+    return 200
+
+
+def _parts(v: Any) -> tuple[int, list[Any]]:
+    """(characters of its own, the values it shows) of a container."""
+    if isinstance(v, dict):
+        return 2 + 4 * len(v), [*v.keys(), *v.values()]
+    if isinstance(v, types.SimpleNamespace):
+        attrs = vars(v)
+        return 20 + sum(len(k) + 3 for k in attrs), list(attrs.values())
+    if isinstance(v, (list, tuple, set, frozenset, collections.deque)):
+        named = 0 if type(v) in (list, tuple, set) else len(type(v).__name__) + 2
+        return 2 + 2 * len(v) + named, list(v)
+    fields = dataclasses.fields(v)
+    return (len(type(v).__name__) + 2 + sum(len(f.name) + 3 for f in fields),
+            [getattr(v, f.name, None) for f in fields])
+
+
+def text_bound(value: Any, limit: int) -> int:
+    """About how many characters ``str(value)`` or ``repr(value)`` makes, at least as
+    many, read from the value without building it; past ``limit`` it stops (and says
+    more than ``limit``). A list holding one 9 MB string 400 times costs the script 3 KB,
+    its repr 3.6 GB: str, repr, print, f-strings and %-formatting build the whole text
+    before any length check could see it. A container met again is counted again (its
+    text is repeated), one met inside itself once (repr writes ``[...]``)."""
+    own = _leaf_text(value)
+    if own is not None:
+        return own
+    sizes: dict[int, int] = {}
+    open_: set[int] = set()
+    steps = 0
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        v, done = stack.pop()
+        steps += 1
+        if steps > TEXT_BOUND_STEPS:
+            return limit + 1
+        if done:
+            base, children = _parts(v)
+            total = base
+            for child in children:
+                leaf = _leaf_text(child)
+                total += leaf if leaf is not None else sizes.get(id(child), 5)
+                steps += 1
+            open_.discard(id(v))
+            sizes[id(v)] = total
+            if total > limit:
+                return total
+            continue
+        if id(v) in sizes or id(v) in open_:
+            continue
+        open_.add(id(v))
+        stack.append((v, True))
+        for child in _parts(v)[1]:
+            steps += 1
+            if _leaf_text(child) is None and id(child) not in sizes and id(child) not in open_:
+                stack.append((child, False))
+        if steps > TEXT_BOUND_STEPS:
+            return limit + 1
+    return sizes.get(id(value), 0)
