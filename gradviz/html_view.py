@@ -662,7 +662,7 @@ def _page_model(
                     "lines": node_lines(sizing_attrs(d), DEFAULT_SPACING),
                     "style": _style_of(d),
                 }
-    nodes = {str(v): {k: val for k, val in d.items() if k != "id"} for v, d in graph.nodes(data=True)}
+    nodes = {str(v): _node_attrs(d) for v, d in graph.nodes(data=True)}
     # Big models open on their blocks, as a picture that can be read at once.
     default = 0
     if graph.number_of_nodes() > DEFAULT_GROUPED_NODES:
@@ -705,6 +705,23 @@ def _page_model(
         "tensors": _as_dict(snapshot.get("tensors"), "snapshot['tensors']"),
         "statements": statements,
     }, positions
+
+
+_UNSHOWN = frozenset({"id", "new"})  # "new": the last statement's glow, a window's thing
+_FALSE_AS_ABSENT = frozenset({"freed", "is_leaf", "requires_grad"})
+
+
+def _node_attrs(attrs: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's attributes as the page reads them: empty ones left out (the page reads
+    a missing list, dict, flag or name as empty), a quarter of a model's page."""
+    return {
+        k: v
+        for k, v in attrs.items()
+        if k not in _UNSHOWN
+        and v is not None
+        and not (isinstance(v, list | dict) and not v)
+        and not (v is False and k in _FALSE_AS_ABSENT)
+    }
 
 
 def _default_title(snapshot: Mapping[str, Any], graph: nx.DiGraph) -> str:
