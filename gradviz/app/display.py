@@ -123,7 +123,9 @@ def build_display(
         else:
             placed = layout(raw, _usable(previous, raw))
         return Display(raw, data, placed, seconds=time.perf_counter() - started)
-    graph = collapse_modules(raw, collapsed) if collapsed else raw
+    # ops join the collapsed block they lie in where only parameters carry a module
+    # (a snapshot taken without a recorder), as in the HTML page
+    graph = collapse_modules(raw, collapsed, infer=True) if collapsed else raw
     if chains:
         graph = collapse_chains(graph)
     groups = {n: dict(d) for n, d in graph.nodes(data=True) if d.get("kind") == "group"}
