@@ -422,6 +422,10 @@ def test_language_menu_remembers_the_choice(qtbot, gui_dirs, monkeypatch):
     assert again.language == "ko"
     assert again.menuBar().actions()[0].text() == "파일(&F)"
     assert [a.data() for a in again.language_actions.actions() if a.isChecked()] == ["ko"]
+    monkeypatch.setenv("LANG", "ko_KR.UTF-8")  # back to the system's language, Korean here
+    system = next(a for a in again.language_actions.actions() if a.data() == "")
+    system.trigger()
+    assert told[-1] == ("한국어", None)
     again.close()
 
     monkeypatch.setenv(i18n.ENV_VAR, "en")  # the variable beats the saved choice

@@ -622,7 +622,10 @@ class MainWindow(QMainWindow):
         self.settings.setValue(LANGUAGE_KEY, code)
         self.settings.sync()
         self._check_language_action()
-        chosen = i18n.choose_language(code, {})  # what this choice means without GRADVIZ_LANG
+        # what this choice means without GRADVIZ_LANG ("" follows the locale)
+        chosen = i18n.choose_language(
+            code, {k: v for k, v in os.environ.items() if k != i18n.ENV_VAR}
+        )
         env = i18n.normalize_language(os.environ.get(i18n.ENV_VAR, ""))
         dialogs.language_changed(self, i18n.LANGUAGES[chosen], env and i18n.LANGUAGES[env])
 
