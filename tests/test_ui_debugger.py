@@ -340,3 +340,16 @@ def test_keys_pressed_without_waiting_continue_the_paused_statement(qtbot, main_
     assert [p["iteration"] for p in passes] == [1, 2, 3], passes
     for name, grad in _plain_grads(3).items():
         assert window.tensors_panel.cell(name, "grad") == fmt_value(grad.tolist(), 200), name
+
+
+def test_run_device_menu_follows_the_device_picker(qtbot, main_window):
+    """Run > Device and the toolbar's picker show one device: the stepper once looked the
+    menu's actions up on itself (a hasattr that was always False) and never checked them."""
+    window = main_window(source="x = 1\n")
+    cpu, cuda = window.device_actions.actions()[:2]
+    assert cpu.isChecked()
+    window.stepper._set_combo_device("cuda")  # what a switch (or a refusal) shows
+    assert cuda.isChecked() and not cpu.isChecked()
+    assert window.device_combo.currentText() == "cuda"
+    window.stepper._set_combo_device("cpu")
+    assert cpu.isChecked() and window.device_combo.currentText() == "cpu"

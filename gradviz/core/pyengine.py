@@ -19,13 +19,15 @@ figures work the same in both modes:
   inside a recorded pass) straight through.
 * **Modules** are tagged through ``module_hook`` from a global forward pre-hook:
   the outermost call of a module the script named (``model(x)``).
-* **Stepping** inside a statement uses ``sys.settrace`` on the thread that runs it,
-  only while a debugger or ``--trace`` wants the statement hook (a plain run costs
-  nothing). Line events in the script's own frames become the same
+* **Stepping**: line events in the script's own frames become the same
   ``statement_hook(stmt, scope)`` calls the interpreter makes; the depth is the
-  block nesting of each script frame's line plus the calls between them. (Python
-  3.12's ``sys.monitoring`` would spare the frames between stops; 3.11 has only
-  ``settrace``.)
+  block nesting of each script frame's line plus the calls between them. On Python
+  3.12+ the events come from ``sys.monitoring`` (PEP 669), as debuggers built for it
+  do: a code object outside the script is disabled at its first start and costs
+  nothing after, and only the script's code objects get line events. Before 3.12, or
+  when another tool holds the debugger's monitoring id, ``sys.settrace`` on the
+  thread that runs the statement does the same (each library call then costs one
+  call of the tracer). ``GRADVIZ_TRACER=settrace`` forces the fallback.
 * **Stop** raises :class:`~gradviz.core.errors.Stopped` at the script's next line
   (every statement is traced in the script's own frames; library frames are not).
 
@@ -37,10 +39,12 @@ leaves the window alive).
 from __future__ import annotations
 
 import ast
+import atexit
 import builtins
 import functools
 import io
 import linecache
+import os
 import sys
 import threading
 import types
@@ -102,6 +106,104 @@ class FrameScope:
     """A paused frame's local variables (what the Tensors panel lists)."""
 
     names: dict[str, Any] = field(default_factory=dict)
+
+
+# --- line events: sys.monitoring on 3.12+, sys.settrace before ------------------------
+
+
+class _Monitor:
+    """The process's one ``sys.monitoring`` tool (PEP 669) for the trusted engine.
+
+    Events are on only while a statement runs (:meth:`enable` / :meth:`disable`). A
+    code object of any other file is disabled at its first ``PY_START`` (it never
+    calls back again, in any later statement); a script's code object gets ``LINE``
+    events of its own, which go to the engine running on the calling thread as the
+    settrace tracer's line events do."""
+
+    TOOL = 0  # sys.monitoring.DEBUGGER_ID
+    NAME = "gradviz"
+
+    def __init__(self) -> None:
+        self.ready = False
+        self.failed: str | None = None
+        #: the files of the statements running now, each with how many run (a paused
+        #: statement's worker keeps its file here until it ends)
+        self.files: dict[str, int] = {}
+
+    def start(self) -> bool:
+        """Claim the debugger's tool id once; False (settrace is used) when it is taken."""
+        if self.ready:
+            return True
+        if self.failed is not None:
+            return False
+        mon = sys.monitoring  # type: ignore[attr-defined]
+        holder = mon.get_tool(self.TOOL)
+        if holder not in (None, self.NAME):
+            self.failed = f"sys.monitoring's debugger id is held by {holder!r}"
+            return False
+        if holder is None:
+            mon.use_tool_id(self.TOOL, self.NAME)
+        mon.register_callback(self.TOOL, mon.events.PY_START, self._on_start)
+        mon.register_callback(self.TOOL, mon.events.LINE, self._on_line)
+        atexit.register(self.stop)  # before the interpreter tears its modules down
+        self.ready = True
+        return True
+
+    def stop(self) -> None:
+        """Turn every event off and give the tool id back."""
+        if not self.ready:
+            return
+        mon = sys.monitoring  # type: ignore[attr-defined]
+        mon.set_events(self.TOOL, 0)
+        mon.register_callback(self.TOOL, mon.events.PY_START, None)
+        mon.register_callback(self.TOOL, mon.events.LINE, None)
+        mon.free_tool_id(self.TOOL)
+        self.ready = False
+        self.files.clear()
+
+    def enable(self, filename: str) -> None:
+        self.files[filename] = self.files.get(filename, 0) + 1
+        sys.monitoring.set_events(self.TOOL, sys.monitoring.events.PY_START)  # type: ignore[attr-defined]
+
+    def disable(self, filename: str) -> None:
+        left = self.files.get(filename, 0) - 1
+        if left > 0:
+            self.files[filename] = left
+        else:
+            self.files.pop(filename, None)
+        if not self.files and self.ready:
+            sys.monitoring.set_events(self.TOOL, 0)  # type: ignore[attr-defined]
+
+    def _on_start(self, code: types.CodeType, offset: int) -> Any:
+        if code.co_filename not in self.files:
+            return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # library code: never again
+        engine = _engine()
+        if engine is None or engine.filename != code.co_filename:
+            return None  # the script's code on another thread: not stepped
+        sys.monitoring.set_local_events(  # type: ignore[attr-defined]
+            self.TOOL, code, sys.monitoring.events.LINE  # type: ignore[attr-defined]
+        )
+        # a new call: a frame freed before may have had this id
+        frame = sys._getframe(1)
+        engine._last_line.pop(id(frame), None)
+        engine._last_start.pop(id(frame), None)
+        return None
+
+    def _on_line(self, code: types.CodeType, line: int) -> Any:
+        engine = _engine()
+        if engine is None or engine._thread_id != threading.get_ident():
+            return None
+        engine._trace_line(sys._getframe(1), "line", None)
+        return None
+
+
+_MONITOR = _Monitor()
+
+
+def _use_monitoring() -> bool:
+    if sys.version_info < (3, 12) or os.environ.get("GRADVIZ_TRACER") == "settrace":
+        return False
+    return _MONITOR.start()
 
 
 # --- backward calls and module calls, routed to the running engine ---------------------
@@ -361,12 +463,16 @@ class PythonEngine:
         out, err, argv = sys.stdout, sys.stderr, sys.argv
         sys.stdout = self.output
         sys.argv = list(self.argv)  # argparse reads the script's arguments, not gradviz's
-        # Always traced, but only the script's own frames get a line tracer: the loop
+        # Always traced, but only the script's own frames get line events: the loop
         # iteration and line of each backward pass, Stop at the next line. Library
-        # frames cost one call of _trace each (None: not traced).
+        # frames cost nothing with sys.monitoring, one call of _trace each with settrace.
+        monitored = _use_monitoring()
         old_trace = sys.gettrace()
         try:
-            sys.settrace(self._trace)
+            if monitored:
+                _MONITOR.enable(self.filename)
+            else:
+                sys.settrace(self._trace)
             if isinstance(stmt, ast.Expr):
                 return eval(code, self.globals)  # noqa: S307 - the user's own trusted code
             exec(code, self.globals)  # noqa: S102 - the user's own trusted code
@@ -375,7 +481,10 @@ class PythonEngine:
             self.current_line = self._failing_line(exc) or stmt.lineno
             raise
         finally:
-            sys.settrace(old_trace)
+            if monitored:
+                _MONITOR.disable(self.filename)
+            else:
+                sys.settrace(old_trace)
             sys.stdout, sys.stderr, sys.argv = out, err, argv
             _ACTIVE.engine = previous
             self._module_stack.clear()  # a forward that raised: its tagging ends too

@@ -143,6 +143,8 @@ class Stepper(QObject):
         #: a statement the user or the time limit stopped: index, line, seconds, message
         self._stopped: dict[str, Any] | None = None
         self._restarted_note: str | None = None
+        #: why the window skips a statement Stop or the watchdog killed (said once)
+        self._skip_why: str | None = None
         self._pending: list[Callable[[], None]] = []
         self._busy_timer = QTimer(self)
         self._busy_timer.setInterval(250)
@@ -372,6 +374,10 @@ class Stepper(QObject):
             and self.w.pause() is None and not self.w.at_end()
         )
         if skip:
+            # why it was stopped is the window's to say (the kernel that timed out is gone)
+            self._skip_why = (
+                "it hit the time limit" if stopped and stopped.get("message") else "you stopped it"
+            )
             self._stopped = None
         elif self.w.pause() is None and self.w.at_end():
             self.w.set_status("At the end of the script: nothing left to step")
@@ -625,6 +631,8 @@ class Stepper(QObject):
                 text = "At the end of the script: nothing left to step"
         if stop is not None and stop.skipped is not None:
             why = "you stopped it" if stop.skipped_why == "stopped" else "it failed"
+            if self._skip_why is not None:
+                why, self._skip_why = self._skip_why, None
             text = f"Skipped line {stop.skipped} ({why}); {text}"
         return text
 
