@@ -27,12 +27,23 @@ from typing import Any
 import torch
 
 from gradviz.core.backward import BackwardPass, BackwardStep, _WithTrace, record_backward
-from gradviz.core.capture import IdRegistry, NodeNames, capture, graph_to_json, tensor_value
+from gradviz.core.capture import (
+    IdRegistry,
+    NodeNames,
+    capture,
+    graph_to_json,
+    stats_budget,
+    tensor_value,
+)
 from gradviz.core.modules import ModuleTags, tagging
 from gradviz.core.snapshot_file import SNAPSHOT_FORMAT, SNAPSHOT_VERSION, read_snapshot
 from gradviz.headless import no_display_reason
 
 __all__ = ["NoDisplayError", "Recorder", "Snapshot", "load", "record", "save", "show", "snapshot"]
+
+RECORD_STATS_ELEMENTS = 20_000_000
+"""Values one recorded backward pass reduces for its gradients' min/max/mean (all steps
+together); past them a gradient shows its first values and its size."""
 
 FORMAT = SNAPSHOT_FORMAT
 FORMAT_VERSION = SNAPSHOT_VERSION
@@ -165,9 +176,12 @@ class Recorder:
             nodes.append(fn)
 
         try:
-            result, trace = record_backward(
-                func, args, kwargs, run, self.registry, self._names, on_step=on_step
-            )
+            # every step's gradients are summarized: on GPT-2 some 3,000 of up to 2.4M
+            # values each, seconds of reductions; a pass shares one budget of them
+            with stats_budget(RECORD_STATS_ELEMENTS):
+                result, trace = record_backward(
+                    func, args, kwargs, run, self.registry, self._names, on_step=on_step
+                )
         except _WithTrace as failed:
             self._add(failed.trace, nodes)
             raise failed.original from None

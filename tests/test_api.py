@@ -387,3 +387,20 @@ def test_notebook_display_lays_the_graph_out_once(model_and_loss, monkeypatch):
     only_svg = snap._repr_mimebundle_(include={"image/svg+xml"})
     assert set(only_svg) == {"image/svg+xml"} and only_svg["image/svg+xml"] == svg_alone
     assert "text/html" not in snap._repr_mimebundle_(exclude={"text/html"})
+
+
+def test_a_recorded_pass_summarizes_its_gradients_within_a_budget(monkeypatch):
+    import gradviz.api
+
+    monkeypatch.setattr(gradviz.api, "RECORD_STATS_ELEMENTS", 5_000)
+    w = torch.randn(60, 50, requires_grad=True)  # 3,000 values, summarized (over 1,000)
+    with gradviz.record() as rec:
+        loss = (w * 2).sin().sum()
+        loss.backward()
+    snap = gradviz.snapshot(loss, names={"w": w}, recorder=rec)
+    texts = [
+        g for step in snap["backward_passes"][0]["steps"] for g in step["grad_inputs"]
+        if isinstance(g, str)
+    ]
+    assert any("mean" in t for t in texts) and any("skipped" in t for t in texts), texts
+    assert "mean" in str(snap["grad_history"]["w"][0])  # .grad after the pass: not in the budget
