@@ -8,6 +8,9 @@ import pytest
 
 # Headless by default; a developer can still run the UI tests on a real display.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# The tests read the window in English whatever the machine's locale (LANG=ko_KR.UTF-8
+# picks Korean otherwise); tests/test_i18n.py sets Korean where it checks it.
+os.environ.setdefault("GRADVIZ_LANG", "en")
 
 def _give_memory_back() -> None:
     """Collect what the module's tests left, and hand freed heap back to the OS (glibc
