@@ -343,3 +343,12 @@ def test_module_tagging_keeps_no_graph_alive(tmp_path):
     # and the tags are still there for the graph that is drawn
     modules = {d.get("module") for _, d in session.graph.nodes(data=True) if d["kind"] == "grad_fn"}
     assert modules == {"m"}
+
+
+@pytest.mark.parametrize("trusted", [True, False], ids=["trusted", "restricted"])
+def test_triple_quoted_comment_blocks_are_not_echoed(trusted):
+    """A '''...''' block used as a comment shows nothing, as python shows nothing; a real
+    expression statement still shows its value."""
+    source = "x = 1\n'''a comment\nover two lines'''\nx + 1\n"
+    results = Session(source, trusted=trusted).run_to_end()
+    assert [(r.line, r.value) for r in results] == [(1, None), (2, None), (4, "2")]

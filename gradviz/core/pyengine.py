@@ -453,7 +453,12 @@ class PythonEngine:
     def execute(self, stmt: ast.stmt) -> Any:
         """Run one top-level statement as Python; return an expression statement's value."""
         self.current_line = stmt.lineno
-        if isinstance(stmt, ast.Expr):
+        # a ''''text'''' block is a comment in a script (python echoes nothing)
+        echoed = isinstance(stmt, ast.Expr) and not (
+            isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+        )
+        if echoed:
+            assert isinstance(stmt, ast.Expr)
             code = compile(ast.Expression(stmt.value), self.filename, "eval")
         else:
             code = compile(ast.Module([stmt], type_ignores=[]), self.filename, "exec")
@@ -473,7 +478,7 @@ class PythonEngine:
                 _MONITOR.enable(self.filename)
             else:
                 sys.settrace(self._trace)
-            if isinstance(stmt, ast.Expr):
+            if echoed:
                 return eval(code, self.globals)  # noqa: S307 - the user's own trusted code
             exec(code, self.globals)  # noqa: S102 - the user's own trusted code
             return None
