@@ -69,3 +69,38 @@ def test_search_by_name_op_and_shape():
     assert all("Addmm" in g.nodes[n]["label"] for n in search(g, "addmm"))
     assert search(g, "4x3")  # the first layer's weight shape
     assert search(g, "") == []
+
+
+def test_top_blocks_can_split_lists_of_blocks():
+    from gradviz.core.grouping import top_blocks
+
+    tree = ["tok", "blocks", "blocks.0", "blocks.0.fc", "blocks.1", "blocks.1.fc", "blocks.10",
+            "blocks.10.fc", "head"]
+    assert top_blocks(tree) == ["blocks", "head", "tok"]  # the window's Modules panel, as before
+    assert top_blocks(tree, split_lists=True) == ["blocks.0", "blocks.1", "blocks.10", "head", "tok"]
+
+
+def test_ops_join_the_block_they_lie_in_when_only_parameters_carry_modules():
+    """A snapshot without a recorder: ops inferred into their blocks, and a weight tied
+    between the embedding and the head (one block at both ends) keeps its parameters
+    only, so no box runs into itself."""
+    from gradviz.core.grouping import infer_blocks, top_blocks
+    from tests.test_html_view_routes import parameters_only_snapshot
+
+    g = graph_from_json(parameters_only_snapshot(blocks=3)["graph"])
+    assert not any(d.get("module") for _, d in g.nodes(data=True) if d.get("kind") == "grad_fn")
+    blocks = top_blocks(module_tree(g), split_lists=True)
+    assert blocks == ["blocks.0", "blocks.1", "blocks.2", "tok"]
+    inferred = infer_blocks(g, blocks)
+    for b in ("blocks.0", "blocks.1", "blocks.2"):
+        labels = {g.nodes[v]["label"] for v, owner in inferred.items() if owner == b}
+        assert {"NativeLayerNormBackward0", "AddmmBackward0", "ReluBackward0"} <= labels, labels
+    c = collapse_modules(g, blocks, infer=True)
+    assert nx.is_directed_acyclic_graph(c)
+    tok = c.nodes["g:tok"]["members"]
+    assert all(g.nodes[m]["kind"] in ("tensor", "accumulate_grad") for m in tok)
+    assert c.number_of_nodes() < g.number_of_nodes() / 3
+    # without inference (or with a recorder's tags) nothing changes
+    assert set(collapse_modules(g, blocks).nodes) != set(c.nodes)
+    recorded = model_graph()
+    assert infer_blocks(recorded, top_blocks(module_tree(recorded), split_lists=True)) == {}
