@@ -1299,10 +1299,11 @@ def _checked_kernel(func: Any, after: Any) -> Any:
     work = func in _WORK_KERNELS
 
     def kernel(keyset: Any, *args: Any, **kwargs: Any) -> Any:
-        live = _live(args, kwargs)
+        metered = work and _METER.guard is not None
+        live = (check is not None or record is not None or metered) and _live(args, kwargs)
         if check is not None and live:
             check(func, args, kwargs)
-        if work and live and _METER.guard is not None:
+        if metered and live:
             _meter_work(func, args, kwargs)
         out = func.redispatch(keyset & after, *args, **kwargs)
         if record is not None and live:
@@ -1413,7 +1414,14 @@ def _meter_work(func: Any, args: tuple, kwargs: dict) -> None:
 #: binary pointwise ops: their Scalar overloads call the Tensor one with a wrapped
 #: number, which a Python kernel receives as a Python number and cannot pass on; none
 #: of them has a derivative whose formula calls them (the guard sizes their forward)
-_NOT_METERED = frozenset({"special_zeta", "igamma", "igammac", "histc"})
+_NOT_METERED = frozenset({"special_zeta", "igamma", "igammac", "histc"}) | {
+    # matrix products: a Python kernel on each would cost every linear layer's forward
+    # (a GRU's small products: +28% of a script's time), and a backward formula's
+    # products multiply matrices of its forward's shapes (an mm's backward repeats its
+    # forward's work, which the guard counted; factorizations' backwards are dominated by
+    # the factorizations and exponentials that are metered)
+    "mm", "addmm", "bmm", "baddbmm", "addbmm",
+}
 
 
 def _work_ops() -> list[Any]:
