@@ -183,11 +183,10 @@ _VISIBLE = {
     "QDockWidget", "QGroupBox", "add_menu_action", "show_error", "message_box",
     "GuideTitle", "Tag",
 }  # fmt: skip
-#: files whose words are the window's (stepper.py and kernel_client.py have their own owner)
-_WINDOW_FILES = sorted(
-    p for p in (ROOT / "gradviz" / "ui").glob("*.py")
-    if p.name not in ("stepper.py", "kernel_client.py")
-) + [ROOT / "gradviz" / "app" / "guide.py"]  # fmt: skip
+#: files whose words are the window's (every module of gradviz/ui, and the guide's)
+_WINDOW_FILES = sorted((ROOT / "gradviz" / "ui").glob("*.py")) + [
+    ROOT / "gradviz" / "app" / "guide.py"
+]
 
 
 def _raw_words(node: ast.AST) -> str | None:

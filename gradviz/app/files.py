@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from gradviz.core.gcpause import paused_gc
+from gradviz.i18n import QT_TRANSLATE_NOOP, translate
 
 from .snapshot import SnapshotError, parse_snapshot, script_from_snapshot
 
@@ -93,11 +94,17 @@ def read_path(path: Path) -> OpenedFile:
 
 
 #: what a file that is not text most likely is, by its first bytes
+#: (the English is the key of its translation, context ``Files``)
 _MAGIC = (
-    (b"\x89PNG\r\n\x1a\n", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"),
-    (b"GIF8", "a GIF image"), (b"%PDF", "a PDF document"), (b"PK\x03\x04", "a zip archive"),
-    (b"\x7fELF", "a program (ELF)"), (b"\x80", "a pickle (a saved PyTorch model?)"),
-    (b"\x93NUMPY", "a NumPy array file"), (b"\x1f\x8b", "a gzip archive"),
+    (b"\x89PNG\r\n\x1a\n", QT_TRANSLATE_NOOP("Files", "a PNG image")),
+    (b"\xff\xd8\xff", QT_TRANSLATE_NOOP("Files", "a JPEG image")),
+    (b"GIF8", QT_TRANSLATE_NOOP("Files", "a GIF image")),
+    (b"%PDF", QT_TRANSLATE_NOOP("Files", "a PDF document")),
+    (b"PK\x03\x04", QT_TRANSLATE_NOOP("Files", "a zip archive")),
+    (b"\x7fELF", QT_TRANSLATE_NOOP("Files", "a program (ELF)")),
+    (b"\x80", QT_TRANSLATE_NOOP("Files", "a pickle (a saved PyTorch model?)")),
+    (b"\x93NUMPY", QT_TRANSLATE_NOOP("Files", "a NumPy array file")),
+    (b"\x1f\x8b", QT_TRANSLATE_NOOP("Files", "a gzip archive")),
 )
 #: the largest script the editor opens (a model checkpoint opened by mistake is not one)
 MAX_SCRIPT_BYTES = 5 * 1024 * 1024
@@ -108,13 +115,28 @@ def _looks_like(raw: bytes) -> str | None:
     return next((what for magic, what in _MAGIC if raw.startswith(magic)), None)
 
 
-def _not_text(path: Path, raw: bytes, why: str) -> OpenedFile:
+def _looks_like_text(raw: bytes) -> str | None:
+    """"it looks like a PNG image" (in the current language) for a file that starts with
+    ``raw``, or None."""
     kind = _looks_like(raw)
-    what = f"it looks like {kind}" if kind else why
+    if kind is None:
+        return None
+    return translate("Files", "it looks like {kind}").format(kind=translate("Files", kind))
+
+
+def _too_big(size: int) -> str:
+    return translate("Files", "it is {size} bytes, more than a script").format(size=f"{size:,}")
+
+
+def _not_text(path: Path, raw: bytes, why: str) -> OpenedFile:
+    what = _looks_like_text(raw) or why
     return OpenedFile(
         "refused", path,
-        message=f"{path.name} is not a script gradviz can open: {what}. Nothing was "
-        "changed, and the file was not touched.",
+        message=translate(
+            "Files",
+            "{name} is not a script gradviz can open: {what}. Nothing was "
+            "changed, and the file was not touched.",
+        ).format(name=path.name, what=what),
     )
 
 
@@ -124,18 +146,26 @@ def _read_path(path: Path) -> OpenedFile:
         if size > MAX_SCRIPT_BYTES and not path.name.endswith(".json"):
             with path.open("rb") as f:
                 head = f.read(16)
-            return _not_text(path, head, f"it is {size:,} bytes, more than a script")
+            return _not_text(path, head, _too_big(size))
         raw = path.read_bytes()
     except OSError as exc:
-        return OpenedFile("refused", path, message=f"Cannot open {path}: {exc}", unreadable=True)
+        return OpenedFile(
+            "refused", path, unreadable=True,
+            message=translate("Files", "Cannot open {path}: {error}").format(path=path, error=exc),
+        )
     # Never shown as a script (and so never saved over) unless it is text, whole:
     # a PNG opened by mistake and saved with Ctrl+S lost the image.
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return _not_text(path, raw[:16], f"it is not valid UTF-8 text (byte {exc.start:,})")
+        return _not_text(
+            path, raw[:16],
+            translate("Files", "it is not valid UTF-8 text (byte {byte})").format(
+                byte=f"{exc.start:,}"
+            ),
+        )
     if "\x00" in text:
-        return _not_text(path, raw[:16], "it holds NUL bytes, so it is not text")
+        return _not_text(path, raw[:16], translate("Files", "it holds NUL bytes, so it is not text"))
     if text.startswith("\ufeff"):
         text = text[1:]  # a byte order mark: the editor shows the text, not the mark
     if not path.name.endswith(".json"):
@@ -144,7 +174,9 @@ def _read_path(path: Path) -> OpenedFile:
         data = json.loads(text)
     except ValueError as exc:
         return OpenedFile(
-            "refused", path, message=f"{path.name} is not a gradviz snapshot (not JSON: {exc})"
+            "refused", path,
+            message=translate("Files", "{name} is not a gradviz snapshot (not JSON: {error})")
+            .format(name=path.name, error=exc),
         )
     checked = isinstance(data, dict) and "format" in data
     if checked:
@@ -172,7 +204,7 @@ def refuse_to_overwrite(path: Path) -> str | None:
         if not path.exists():
             return None
         if path.is_dir():
-            return f"{path} is a folder: nothing was saved"
+            return translate("Files", "{path} is a folder: nothing was saved").format(path=path)
         size = path.stat().st_size
         with path.open("rb") as f:
             raw = f.read(min(size, MAX_SCRIPT_BYTES + 1))
@@ -180,20 +212,18 @@ def refuse_to_overwrite(path: Path) -> str | None:
         return None  # the write itself will say what is wrong
     why = None
     if size > MAX_SCRIPT_BYTES:
-        why = f"it is {size:,} bytes, more than a script"
+        why = _too_big(size)
     else:
         try:
             if "\x00" in raw.decode("utf-8"):
-                why = "it holds NUL bytes"
+                why = translate("Files", "it holds NUL bytes")
         except UnicodeDecodeError:
-            why = "it is not UTF-8 text"
+            why = translate("Files", "it is not UTF-8 text")
     if why is None:
         return None
-    kind = _looks_like(raw)
-    return (
-        f"{path.name} was not overwritten: {f'it looks like {kind}' if kind else why}. "
-        "Save the script under another name."
-    )
+    return translate(
+        "Files", "{name} was not overwritten: {why}. Save the script under another name."
+    ).format(name=path.name, why=_looks_like_text(raw) or why)
 
 
 def write_text_atomically(path: Path, text: str) -> None:
@@ -287,9 +317,11 @@ def restore_plan(
     if file:
         name = file.name
     elif demo_name and demo_name in demo_titles:
-        name = f"your edits of the demo '{demo_titles[demo_name]}'"
+        name = translate("Files", "your edits of the demo '{title}'").format(
+            title=translate("Demos", demo_titles[demo_name])
+        )
     else:
-        name = "an untitled script"
+        name = translate("Files", "an untitled script")
         demo_name = None
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved_at))
     return RestorePlan(text, file if file and file.is_file() else None, demo_name, name, when)

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gradviz.i18n import translate
+
 MAX_STEPS = 500
 MAX_KEPT_STATES = 200
 MAX_KEPT_NODES = 2_000
@@ -69,18 +71,23 @@ def describe_step(state: dict[str, Any]) -> tuple[str, str]:
     """A short label and a tooltip for the moment ``state`` shows."""
     paused = state.get("paused")
     if isinstance(paused, dict):
-        label = f"line {paused.get('line')}"
-        tip = f"paused before line {paused.get('line')}"
+        line = paused.get("line")
+        label = translate("Timeline", "line {line}").format(line=line)
+        tip = translate("Timeline", "paused before line {line}").format(line=line)
         if paused.get("iteration") is not None:
-            label += f" · it {paused['iteration']}"
-            tip += f", iteration {paused['iteration']}"
+            n = paused["iteration"]
+            label += translate("Timeline", " · it {n}").format(n=n)
             if paused.get("iterations") is not None:
-                tip += f" of {paused['iterations']}"
+                tip += translate("Timeline", ", iteration {n} of {total}").format(
+                    n=n, total=paused["iterations"]
+                )
+            else:
+                tip += translate("Timeline", ", iteration {n}").format(n=n)
         frames = paused.get("frames") or []
         if frames:
             inner = str(frames[-1].get("name", ""))
             label += f" · {inner.rpartition('.')[2]}"
-            tip += f", in {inner}"
+            tip += translate("Timeline", ", in {frame}").format(frame=inner)
         return label, tip
     new = state.get("new_results") or []
     cursor = int(state.get("cursor", 0))
@@ -88,14 +95,33 @@ def describe_step(state: dict[str, Any]) -> tuple[str, str]:
         last = new[-1]
         error = last.get("error") or {}
         if not last.get("ok"):
-            verb = "stopped" if error.get("type") == "DebugStopped" else "failed"
-            return f"✕ line {last['line']}", f"line {last['line']} {verb}: {error.get('message', '')}"
+            tip = (
+                translate("Timeline", "line {line} stopped: {message}")
+                if error.get("type") == "DebugStopped"
+                else translate("Timeline", "line {line} failed: {message}")
+            )
+            return (
+                translate("Timeline", "✕ line {line}").format(line=last["line"]),
+                tip.format(line=last["line"], message=error.get("message", "")),
+            )
         if len(new) == 1:
-            return f"ran {last['line']}", f"ran line {last['line']}; {cursor} statements run"
+            return (
+                translate("Timeline", "ran {line}").format(line=last["line"]),
+                translate("Timeline", "ran line {line}; {n} statements run").format(
+                    line=last["line"], n=cursor
+                ),
+            )
         return (
-            f"ran {new[0]['line']}–{last['line']}",
-            f"ran lines {new[0]['line']}–{last['line']}; {cursor} statements run",
+            translate("Timeline", "ran {first}–{last}").format(
+                first=new[0]["line"], last=last["line"]
+            ),
+            translate("Timeline", "ran lines {first}–{last}; {n} statements run").format(
+                first=new[0]["line"], last=last["line"], n=cursor
+            ),
         )
     if cursor == 0:
-        return "start", "nothing has run yet"
-    return f"at {cursor}", f"{cursor} statements run"
+        return translate("Timeline", "start"), translate("Timeline", "nothing has run yet")
+    return (
+        translate("Timeline", "at {n}").format(n=cursor),
+        translate("Timeline", "{n} statements run").format(n=cursor),
+    )

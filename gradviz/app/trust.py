@@ -24,34 +24,48 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gradviz.i18n import QT_TRANSLATE_NOOP, translate
+
 TRUSTED = "trusted"
 RESTRICTED = "restricted"
 
-#: what the window's banner and badge say, in VS Code's words where they fit
-BADGE_TEXT = {TRUSTED: "Trusted", RESTRICTED: "Restricted mode"}
+#: what the window's banner and badge say, in VS Code's words where they fit (English:
+#: the keys of their translations, context ``Trust``; the window shows translate(...))
+BADGE_TEXT = {
+    TRUSTED: QT_TRANSLATE_NOOP("Trust", "Trusted"),
+    RESTRICTED: QT_TRANSLATE_NOOP("Trust", "Restricted mode"),
+}
 BADGE_TIP = {
-    TRUSTED: "This script runs as Python, as python would run it: imports, files, the GPU. "
-    "Scripts you write, the demos and folders you trusted run this way.",
-    RESTRICTED: "This script runs in restricted mode: gradviz's interpreter in a confined "
-    "process, with no files, network or programs, and only what the allowlist admits. "
-    "For scripts from someone else.",
+    TRUSTED: QT_TRANSLATE_NOOP(
+        "Trust",
+        "This script runs as Python, as python would run it: imports, files, the GPU. "
+        "Scripts you write, the demos and folders you trusted run this way.",
+    ),
+    RESTRICTED: QT_TRANSLATE_NOOP(
+        "Trust",
+        "This script runs in restricted mode: gradviz's interpreter in a confined "
+        "process, with no files, network or programs, and only what the allowlist admits. "
+        "For scripts from someone else.",
+    ),
 }
 
 
 def banner_text(folder: Path) -> str:
     """The banner's question: short enough for a narrow editor (the whole path is in
     its tooltip, banner_tip)."""
-    return (
-        f"Restricted mode: scripts in '{folder.name or folder}' may come from someone else, "
-        "so this one runs in gradviz's sandbox. Trust the authors of this folder's scripts?"
-    )
+    return translate(
+        "Trust",
+        "Restricted mode: scripts in '{folder}' may come from someone else, "
+        "so this one runs in gradviz's sandbox. Trust the authors of this folder's scripts?",
+    ).format(folder=folder.name or folder)
 
 
 def banner_tip(folder: Path) -> str:
-    return (
-        f"{folder}\n\nIn restricted mode gradviz's interpreter runs the script in a confined "
+    return f"{folder}\n\n" + translate(
+        "Trust",
+        "In restricted mode gradviz's interpreter runs the script in a confined "
         "process: no files, network or programs, and only the Python its allowlist admits. "
-        "Trust folder runs the scripts of this folder as Python from now on (remembered)."
+        "Trust folder runs the scripts of this folder as Python from now on (remembered).",
     )
 
 

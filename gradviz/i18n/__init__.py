@@ -25,7 +25,6 @@ from View › Language, then the system locale (``LC_ALL``, ``LC_MESSAGES``,
 from __future__ import annotations
 
 import os
-import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -124,6 +123,10 @@ def catalog(language: str) -> dict[tuple[str, str, str], str]:
     ``language``'s .ts file (empty for English or a missing file)."""
     if language == DEFAULT_LANGUAGE:
         return {}
+    # here, not at the top: the kernel imports this module (the core's explanations mark
+    # their sentences with QT_TRANSLATE_NOOP) and never reads a catalog
+    import xml.etree.ElementTree as ET
+
     out: dict[tuple[str, str, str], str] = {}
     contexts = (c for path in ts_paths(language) for c in ET.parse(path).getroot().iter("context"))
     for context in contexts:

@@ -73,6 +73,7 @@ from gradviz.runner import (
     timeout_message,
     total_limit,
 )
+from gradviz.ui.i18n import translate
 
 #: requests that rebuild the session from the start before running anything
 _RESETTING = (Load, SetDevice, StepBack, Reset)
@@ -261,7 +262,9 @@ class KernelClient(QObject):
         self._crashes_in_a_row = 0
         self._kill_process()
         if self._inflight is not None or self._queue:
-            self._fail_all("the kernel was replaced: the script's trust changed")
+            self._fail_all(
+                translate("KernelClient", "the kernel was replaced: the script's trust changed")
+            )
         self._pending_replay = None
         self._replaying = False
         self._start_process()
@@ -291,7 +294,12 @@ class KernelClient(QObject):
         self._next_id += 1
         self._queue.append(req)
         if self._dead:
-            self._fail(req, "the kernel is not running (it crashed repeatedly); press Reset")
+            self._fail(
+                req,
+                translate(
+                    "KernelClient", "the kernel is not running (it crashed repeatedly); press Reset"
+                ),
+            )
             self._queue.remove(req)
             return req.id
         self._pump()
@@ -598,7 +606,9 @@ class KernelClient(QObject):
                 message = json.loads(line.decode("utf-8"))
             except (UnicodeDecodeError, ValueError, RecursionError):
                 self._stderr_tail.append(
-                    "bad line from kernel: " + line[:200].decode("utf-8", "replace")
+                    translate("KernelClient", "bad line from kernel: {line}").format(
+                        line=line[:200].decode("utf-8", "replace")
+                    )
                 )
                 continue
             del line
@@ -613,8 +623,11 @@ class KernelClient(QObject):
         self._buffer = bytearray()
         self._generation += 1
         self._stderr_tail.append(
-            f"refused: the kernel wrote a line of over {size:,} bytes (gradviz reads at most "
-            f"{self.max_line_bytes:,} a line)"
+            translate(
+                "KernelClient",
+                "refused: the kernel wrote a line of over {size} bytes (gradviz reads at most "
+                "{limit} a line)",
+            ).format(size=f"{size:,}", limit=f"{self.max_line_bytes:,}")
         )
         proc = self._process
         if proc is not None and proc.state() != QProcess.ProcessState.NotRunning:
@@ -753,19 +766,32 @@ class KernelClient(QObject):
         self._ready = False
         self._watchdog.stop()
         proc.deleteLater()
-        if status == QProcess.ExitStatus.CrashExit:
-            # native code failed (a segmentation fault in a C extension, an abort)
-            how = "crashed (native code in the script or a library failed)"
-        else:
-            how = f"exited with code {code}"  # the script ended the process (os._exit)
         phase = self._phase or {}
         line = phase.get("line") if phase.get("phase") == "statement" else None
-        if type(line) is int and 0 < line < 2**31:
-            how += f" while line {line} ran"
+        if not (type(line) is int and 0 < line < 2**31):
+            line = None
+        # native code failed (a segmentation fault in a C extension, an abort), or the
+        # script ended the process (os._exit)
+        crashed = status == QProcess.ExitStatus.CrashExit
+        if crashed and line is None:
+            what = translate(
+                "KernelClient", "the kernel crashed (native code in the script or a library failed)"
+            )
+        elif crashed:
+            what = translate(
+                "KernelClient",
+                "the kernel crashed (native code in the script or a library failed) "
+                "while line {line} ran",
+            )
+        elif line is None:
+            what = translate("KernelClient", "the kernel exited with code {code}")
+        else:
+            what = translate("KernelClient", "the kernel exited with code {code} while line {line} ran")
+        what = what.format(code=code, line=line)
         tail = "\n".join(list(self._stderr_tail)[-6:])
-        message = f"the kernel {how}" + (f":\n{tail}" if tail else "")
+        message = what + (f":\n{tail}" if tail else "")
         replay = self._replay_plan()
-        self._fail_all(f"the kernel {how}", crashed=True)
+        self._fail_all(what, crashed=True)
         self._crashes_in_a_row += 1
         self.crashed.emit(message)
         if self._crashes_in_a_row >= MAX_CRASHES_IN_A_ROW:

@@ -44,6 +44,7 @@ from gradviz.protocol import (
     ZeroGrad,
 )
 
+from .i18n import translate
 from .text import plain_tooltip
 
 if TYPE_CHECKING:
@@ -111,7 +112,9 @@ def _when_idle(method: Callable[..., None]) -> Callable[..., None]:
     @functools.wraps(method)
     def wrapper(self: Stepper, *args: Any, **kwargs: Any) -> None:
         if self.w.doc.read_only:
-            self.w.set_status("This is a read-only snapshot: open a script (Ctrl+O) to step")
+            self.w.set_status(
+                translate("Stepper", "This is a read-only snapshot: open a script (Ctrl+O) to step")
+            )
             return
         if self.w.client.busy or self._pending:
             self._pending.append(lambda: method(self, *args, **kwargs))
@@ -219,7 +222,11 @@ class Stepper(QObject):
                 # e.g. the last session used cuda and this machine has none: use cpu
                 self._device = "cpu"
                 self._set_combo_device("cpu")
-                self.w.output_panel.add_note(f"{reply.get('message')}: running on cpu instead")
+                self.w.output_panel.add_note(
+                    translate("Stepper", "{message}: running on cpu instead").format(
+                        message=reply.get("message")
+                    )
+                )
                 self._send(replace(request, device="cpu"), status, then)
                 return
             self._on_reply(reply, request)
@@ -253,7 +260,7 @@ class Stepper(QObject):
         if reply.get("stopped") or reply.get("crashed") or reply.get("message") == "cancelled":
             return  # the stop / crash handlers say what happened
         if not reply.get("ok"):
-            message = reply.get("message", "the kernel refused")
+            message = reply.get("message", translate("Stepper", "the kernel refused"))
             self._sent_source = self.client.source
             if isinstance(request, SetDevice):
                 self._device = self.w.device_from_state()
@@ -300,7 +307,7 @@ class Stepper(QObject):
         self._stopped = None
         self._send(
             Load(source=self._source(), device=self._device, run_to=run_to),
-            status or "Loading the script…",
+            status or translate("Stepper", "Loading the script…"),
             then,
         )
 
@@ -314,13 +321,23 @@ class Stepper(QObject):
             self.w.editor.set_error(
                 line,
                 line,
-                f"{message}\n\nNothing ran and the state is unchanged: fix this line and "
-                "press Step again.",
+                translate(
+                    "Stepper",
+                    "{message}\n\nNothing ran and the state is unchanged: fix this line and "
+                    "press Step again.",
+                ).format(message=message),
             )
             self.w.output_panel.add_note(
-                f"{message} (nothing ran; the state is kept)", line, "error"
+                translate("Stepper", "{message} (nothing ran; the state is kept)").format(
+                    message=message
+                ),
+                line,
+                "error",
             )
-            self.w.set_status(f"Line {line}: {message}. Nothing ran; the state is kept.")
+            self.w.set_status(
+                translate("Stepper", "Line {line}: {message}. Nothing ran; the state is kept.")
+                .format(line=line, message=message)
+            )
             self.w.update_guide(guide_note(GuideContext(syntax_error=(line, message))))
             return False
         return True
@@ -331,7 +348,7 @@ class Stepper(QObject):
         the same level); reloads edited text first; the kernel passes a failed statement."""
         if self._continue_from_timeline(self.step):
             return
-        self._step("over", "Running the next statement…")
+        self._step("over", translate("Stepper", "Running the next statement…"))
 
     @_when_idle
     def step_into(self) -> None:
@@ -339,7 +356,7 @@ class Stepper(QObject):
         the forward of a script nn.Module called as net(x))."""
         if self._continue_from_timeline(self.step_into):
             return
-        self._step("into", "Stepping into…")
+        self._step("into", translate("Stepper", "Stepping into…"))
 
     @_when_idle
     def step_out(self) -> None:
@@ -347,9 +364,13 @@ class Stepper(QObject):
         if self._continue_from_timeline(self.step_out):
             return
         if self.w.pause() is None or self.text_changed():
-            self.w.set_status("Step out works inside a paused loop or call: Step into (F11) first")
+            self.w.set_status(
+                translate(
+                    "Stepper", "Step out works inside a paused loop or call: Step into (F11) first"
+                )
+            )
             return
-        self._send(Step(mode="out"), "Stepping out…")
+        self._send(Step(mode="out"), translate("Stepper", "Stepping out…"))
 
     def _step(self, mode: StepMode, status: str) -> None:
         """Send a Step intent; the kernel decides what it means on its own state (resume
@@ -364,7 +385,9 @@ class Stepper(QObject):
                     return
                 self._send(Step(mode=mode), status)
 
-            self.load_into_kernel(self.w.cursor_index(), then, "The script changed: re-running it…")
+            self.load_into_kernel(
+                self.w.cursor_index(), then, translate("Stepper", "The script changed: re-running it…")
+            )
             return
         stopped = self._stopped
         # A statement Stop killed is not run again by accident: the restarted kernel
@@ -376,11 +399,13 @@ class Stepper(QObject):
         if skip:
             # why it was stopped is the window's to say (the kernel that timed out is gone)
             self._skip_why = (
-                "it hit the time limit" if stopped and stopped.get("message") else "you stopped it"
+                translate("Stepper", "it hit the time limit")
+                if stopped and stopped.get("message")
+                else translate("Stepper", "you stopped it")
             )
             self._stopped = None
         elif self.w.pause() is None and self.w.at_end():
-            self.w.set_status("At the end of the script: nothing left to step")
+            self.w.set_status(translate("Stepper", "At the end of the script: nothing left to step"))
             return
         self._send(Step(mode=mode, skip_current=skip), status)
 
@@ -390,7 +415,10 @@ class Stepper(QObject):
         inside a body where one is; to the end when there is none (the kernel decides)."""
         if self._continue_from_timeline(self.continue_run):
             return
-        self._intent(Continue(breakpoints=self._breakpoints()), "Running to the next breakpoint…")
+        self._intent(
+            Continue(breakpoints=self._breakpoints()),
+            translate("Stepper", "Running to the next breakpoint…"),
+        )
 
     @_when_idle
     def run_to_backward(self) -> None:
@@ -399,7 +427,8 @@ class Stepper(QObject):
         if self._continue_from_timeline(self.run_to_backward):
             return
         self._intent(
-            RunToBackward(breakpoints=self._breakpoints()), "Running to the next backward()…"
+            RunToBackward(breakpoints=self._breakpoints()),
+            translate("Stepper", "Running to the next backward()…"),
         )
 
     def _intent(self, request: Request, status: str) -> None:
@@ -420,12 +449,14 @@ class Stepper(QObject):
 
     def _on_editor_breakpoints_changed(self, lines: list[int]) -> None:
         if lines:
-            self.w.set_status(
-                "Breakpoints on line" + ("s " if len(lines) > 1 else " ")
-                + ", ".join(str(n) for n in lines) + ": Run (F5) stops at the next one"
-            )  # fmt: skip
+            text = (
+                translate("Stepper", "Breakpoints on lines {lines}: Run (F5) stops at the next one")
+                if len(lines) > 1
+                else translate("Stepper", "Breakpoints on line {lines}: Run (F5) stops at the next one")
+            )
+            self.w.set_status(text.format(lines=", ".join(str(n) for n in lines)))
         else:
-            self.w.set_status("No breakpoints: Run (F5) runs to the end")
+            self.w.set_status(translate("Stepper", "No breakpoints: Run (F5) runs to the end"))
 
     @_when_idle
     def run_to_end(self) -> None:
@@ -433,7 +464,7 @@ class Stepper(QObject):
         statement finishes where it stands first)."""
         if self._continue_from_timeline(self.run_to_end):
             return
-        self._intent(RunToEnd(), "Running to the end…")
+        self._intent(RunToEnd(), translate("Stepper", "Running to the end…"))
 
     def run_to_cursor(self) -> None:
         """Ctrl+F10: run through the statement on the editor's cursor line."""
@@ -443,7 +474,9 @@ class Stepper(QObject):
     def _run_to_line(self, line: int) -> None:
         if self._continue_from_timeline(lambda: self._run_to_line(line)):
             return
-        self._intent(RunToLine(line=line), f"Running to line {line}…")
+        self._intent(
+            RunToLine(line=line), translate("Stepper", "Running to line {line}…").format(line=line)
+        )
 
     @_when_idle
     def step_back(self) -> None:
@@ -463,7 +496,7 @@ class Stepper(QObject):
         self._stopped = None
         cursor = (self.w.state or {}).get("cursor") or 0
         self._note_replay(max(cursor - 1, 0))
-        self._send(StepBack(), "Stepping back…")
+        self._send(StepBack(), translate("Stepper", "Stepping back…"))
 
     @_when_idle
     def reset(self) -> None:
@@ -476,13 +509,13 @@ class Stepper(QObject):
         if self.text_changed():
             self.load_into_kernel(None)
             return
-        self._send(Reset(), "Resetting…")
+        self._send(Reset(), translate("Stepper", "Resetting…"))
 
     @_when_idle
     def zero_grad(self) -> None:
         if self._continue_from_timeline(self.zero_grad):
             return
-        self._send(ZeroGrad(), "Zeroing every leaf's .grad…")
+        self._send(ZeroGrad(), translate("Stepper", "Zeroing every leaf's .grad…"))
 
     def stop(self) -> None:
         """Shift+F5: a paused or running statement ends where it stands (its work so far
@@ -490,7 +523,7 @@ class Stepper(QObject):
         restarts and replays."""
         if not self.client.busy and self.w.pause() is not None:
             self._pending.clear()
-            self._send(DebugStop(), "Stopping the paused statement…")
+            self._send(DebugStop(), translate("Stepper", "Stopping the paused statement…"))
             return
         if not self.client.busy:
             return
@@ -500,7 +533,9 @@ class Stepper(QObject):
             # The kernel ends the statement at its next loop iteration or statement and
             # replies as usual: its work so far is kept, nothing is rewound. Only a
             # statement stuck in one long native op is killed (after a short grace).
-            self.w.set_status("Stopping: the statement ends at its next step and keeps its work…")
+            self.w.set_status(
+                translate("Stepper", "Stopping: the statement ends at its next step and keeps its work…")
+            )
             QTimer.singleShot(STOP_GRACE_MS, lambda rid=req.id: self._stop_hard(rid))
             return
         self._stop_hard(None)
@@ -522,13 +557,24 @@ class Stepper(QObject):
         self._stopped = {"index": index, "line": line, "seconds": seconds}
         if not self.client.stop():
             return
-        where = f"line {line}" if line else "the statement"
+        where = (
+            translate("Stepper", "line {line}").format(line=line)
+            if line
+            else translate("Stepper", "the statement")
+        )
         self.w.output_panel.add_note(
-            f"Stopped {where} after {seconds:.1f} s. Restarting the kernel and replaying the "
-            "statements before it; nothing before it is lost.",
+            translate(
+                "Stepper",
+                "Stopped {where} after {seconds} s. Restarting the kernel and replaying the "
+                "statements before it; nothing before it is lost.",
+            ).format(where=where, seconds=f"{seconds:.1f}"),
             line,
         )
-        self.w.set_status(f"Stopped {where}: restarting the kernel and replaying…")
+        self.w.set_status(
+            translate("Stepper", "Stopped {where}: restarting the kernel and replaying…").format(
+                where=where
+            )
+        )
 
     def _on_client_timed_out(self, message: str, phase: Any) -> None:
         """The watchdog killed the kernel: mark the statement, keep everything before it."""
@@ -549,11 +595,18 @@ class Stepper(QObject):
         seconds = float(limit) if type(limit) in (int, float) and 0 <= limit < 1e9 else 0.0
         self._stopped = {"index": index, "line": line, "seconds": seconds, "message": message}
         self.w.output_panel.add_note(
-            f"{message}. Restarting the kernel and replaying the statements before it; "
-            "nothing before it is lost.",
+            translate(
+                "Stepper",
+                "{message}. Restarting the kernel and replaying the statements before it; "
+                "nothing before it is lost.",
+            ).format(message=message),
             line,
         )
-        self.w.set_status(f"Time limit: line {line} stopped; restarting the kernel and replaying…")
+        self.w.set_status(
+            translate(
+                "Stepper", "Time limit: line {line} stopped; restarting the kernel and replaying…"
+            ).format(line=line)
+        )
 
     @_when_idle
     def set_device(self, device: str) -> None:
@@ -564,18 +617,29 @@ class Stepper(QObject):
             return
         info = self.client.info
         if device == "cuda" and info and not info.get("cuda_available"):
-            self.w.set_status(f"cuda is unavailable: {info.get('cuda_reason')}")
+            self.w.set_status(
+                translate("Stepper", "cuda is unavailable: {reason}").format(
+                    reason=info.get("cuda_reason")
+                )
+            )
             self._set_combo_device(self._device)
             return
         self._device = device
         self._set_combo_device(device)
         cursor = self.w.cursor_index()
         if self.text_changed() and self._syntax_ok():
-            self.load_into_kernel(cursor, status=f"Switching to {device} and re-running…")
+            self.load_into_kernel(
+                cursor,
+                status=translate("Stepper", "Switching to {device} and re-running…").format(
+                    device=device
+                ),
+            )
         else:
             self._send(
                 SetDevice(device=device, run_to=cursor),
-                f"Switching to {device}: re-running {cursor} statements…",
+                translate("Stepper", "Switching to {device}: re-running {n} statements…").format(
+                    device=device, n=cursor
+                ),
             )
 
     def _set_combo_device(self, device: str) -> None:
@@ -622,18 +686,28 @@ class Stepper(QObject):
         text = reply_status(request.CMD, model, pause)
         if stop is not None and pause is None and not any(not r.ok for r in model.new_results):
             if stop.reason == "breakpoint" and stop.line:
-                text = f"Stopped at the breakpoint on line {stop.line} (before it runs)"
+                text = translate(
+                    "Stepper", "Stopped at the breakpoint on line {line} (before it runs)"
+                ).format(line=stop.line)
             elif stop.reason == "backward" and stop.line:
-                text = f"Stopped before line {stop.line}: it calls backward()"
+                text = translate("Stepper", "Stopped before line {line}: it calls backward()").format(
+                    line=stop.line
+                )
             elif stop.reason == "no_backward":
-                text = "No backward() call is left to run to"
+                text = translate("Stepper", "No backward() call is left to run to")
             elif stop.reason == "end" and not model.new_results and stop.skipped is None:
-                text = "At the end of the script: nothing left to step"
+                text = translate("Stepper", "At the end of the script: nothing left to step")
         if stop is not None and stop.skipped is not None:
-            why = "you stopped it" if stop.skipped_why == "stopped" else "it failed"
+            why = (
+                translate("Stepper", "you stopped it")
+                if stop.skipped_why == "stopped"
+                else translate("Stepper", "it failed")
+            )
             if self._skip_why is not None:
                 why, self._skip_why = self._skip_why, None
-            text = f"Skipped line {stop.skipped} ({why}); {text}"
+            text = translate("Stepper", "Skipped line {line} ({why}); {status}").format(
+                line=stop.skipped, why=why, status=text
+            )
         return text
 
     def _on_client_replayed_step(self, state: dict[str, Any]) -> None:
@@ -642,7 +716,9 @@ class Stepper(QObject):
 
     def _on_timeline_bar_step_picked(self, index: int) -> None:
         if self.busy:
-            self.w.set_status("The kernel is busy: pick the step again when it is done")
+            self.w.set_status(
+                translate("Stepper", "The kernel is busy: pick the step again when it is done")
+            )
             self.w.timeline_bar.set_steps(self.timeline.steps, self._shown_step())
             return
         self.show_timeline_step(index)
@@ -664,11 +740,18 @@ class Stepper(QObject):
         self.w.apply_state(self._in_place(step.state))
         self.w.timeline_bar.set_steps(self.timeline.steps, index)
         if index == last:
-            self.w.set_status(f"Back at the present: step {index + 1} of {last + 1}")
+            self.w.set_status(
+                translate("Stepper", "Back at the present: step {n} of {total}").format(
+                    n=index + 1, total=last + 1
+                )
+            )
         else:
             self.w.set_status(
-                f"Showing step {index + 1} of {last + 1} ({step.tip}) from the timeline;"
-                " Step or Run continues from here"
+                translate(
+                    "Stepper",
+                    "Showing step {n} of {total} ({tip}) from the timeline;"
+                    " Step or Run continues from here",
+                ).format(n=index + 1, total=last + 1, tip=step.tip)
             )
 
     def _in_place(self, state: dict[str, Any]) -> dict[str, Any]:
@@ -724,7 +807,7 @@ class Stepper(QObject):
         self._send(
             Load(source=source or "", device=self._device, run_to=step.cursor,
                  zero_points=tuple(zero_points)),
-            f"Going back to step {index + 1}: replaying…",
+            translate("Stepper", "Going back to step {n}: replaying…").format(n=index + 1),
         )  # fmt: skip
         for mode, breakpoints in step.path:
             self._send(Debug(mode=mode, breakpoints=breakpoints), "")  # type: ignore[arg-type]
@@ -738,7 +821,11 @@ class Stepper(QObject):
             item.setEnabled(available)
             reason = info.get("cuda_reason") or ""
             item.setToolTip(
-                plain_tooltip("CUDA is available" if available else f"cuda unavailable: {reason}")
+                plain_tooltip(
+                    translate("Stepper", "CUDA is available")
+                    if available
+                    else translate("Stepper", "cuda unavailable: {reason}").format(reason=reason)
+                )
             )
             cuda_action = self.w.device_actions.actions()[1]
             cuda_action.setEnabled(available)
@@ -746,9 +833,13 @@ class Stepper(QObject):
             if not available and self._device == "cuda":
                 self._device = "cpu"
                 self._set_combo_device("cpu")
-                self.w.set_status(f"cuda is unavailable here ({reason}): using cpu")
+                self.w.set_status(
+                    translate("Stepper", "cuda is unavailable here ({reason}): using cpu").format(
+                        reason=reason
+                    )
+                )
         if not self.client.replaying and self.w.state is None:
-            self.w.set_status("Kernel ready")
+            self.w.set_status(translate("Stepper", "Kernel ready"))
 
     def _on_client_progressed(self, done: int, total: int) -> None:
         if total >= 2:
@@ -756,13 +847,20 @@ class Stepper(QObject):
             self.w.progress.setValue(done)
             self.w.progress.show()
         if self.client.replaying:
-            self.w.set_status(f"Replaying {done} of {total} statements on a fresh kernel…")
+            self.w.set_status(
+                translate("Stepper", "Replaying {done} of {total} statements on a fresh kernel…")
+                .format(done=done, total=total)
+            )
         else:
             statements = self.w.statements()
             self._running_index = done
             if done < len(statements) and done < total:
                 line = statements[done].line
-                self.w.set_status(f"Running line {line} ({done + 1} of {total})…")
+                self.w.set_status(
+                    translate("Stepper", "Running line {line} ({n} of {total})…").format(
+                        line=line, n=done + 1, total=total
+                    )
+                )
 
     def _on_client_busy_changed(self, busy: bool) -> None:
         if busy:
@@ -794,24 +892,30 @@ class Stepper(QObject):
         req = self.client.inflight
         if req is not None and req.progress_done is not None:
             index = req.progress_done
-        where = "the script"
+        where = translate("Stepper", "the script")
         if req is not None and req.cmd != "load" and index is not None and index < len(statements):
-            where = f"line {statements[index].line}"
-        self.w.set_status(f"Running {where} for {elapsed:.0f} s… Stop (Shift+F5) ends it")
+            where = translate("Stepper", "line {line}").format(line=statements[index].line)
+        self.w.set_status(
+            translate("Stepper", "Running {where} for {seconds} s… Stop (Shift+F5) ends it").format(
+                where=where, seconds=f"{elapsed:.0f}"
+            )
+        )
 
     def _on_client_restarting(self, why: str) -> None:
         self.w.progress.hide()
         if why == "crashed":
-            self.w.set_status("The kernel died: restarting it and replaying…")
+            self.w.set_status(translate("Stepper", "The kernel died: restarting it and replaying…"))
 
     def _on_client_crashed(self, message: str) -> None:
         if self.w.closing:
             return
         self._restarted_note = message
         self.w.output_panel.add_note(
-            f"{_first_line(message)}. Restarting it and replaying the statements that had run."
+            translate(
+                "Stepper", "{message}. Restarting it and replaying the statements that had run."
+            ).format(message=_first_line(message))
         )
-        self.w.set_status("The kernel died: restarting it and replaying…")
+        self.w.set_status(translate("Stepper", "The kernel died: restarting it and replaying…"))
 
     def _on_client_replayed(self, reply: dict[str, Any]) -> None:
         if self.w.closing or self.w.doc.read_only:
@@ -820,7 +924,11 @@ class Stepper(QObject):
         self._restarted_note = None
         self.w.progress.hide()
         if not reply.get("ok"):
-            self.w.set_status(f"Restarted, but the replay failed: {reply.get('message')}")
+            self.w.set_status(
+                translate("Stepper", "Restarted, but the replay failed: {message}").format(
+                    message=reply.get("message")
+                )
+            )
             self._sent_source = self.client.source
             self.w.update_actions()
             return
@@ -832,22 +940,30 @@ class Stepper(QObject):
         self._on_client_replayed_step(state)
         n = self.w.model.cursor
         if crashed:
-            self.w.set_status(f"Kernel restarted after a crash; replayed {n} statements")
+            self.w.set_status(
+                translate("Stepper", "Kernel restarted after a crash; replayed {n} statements")
+                .format(n=n)
+            )
         else:
             where = (
-                f"line {self._stopped['line']}"
+                translate("Stepper", "line {line}").format(line=self._stopped["line"])
                 if self._stopped and self._stopped.get("line")
-                else "the statement"
+                else translate("Stepper", "the statement")
             )
             self.w.set_status(
-                f"Stopped {where}; replayed {n} statements on a fresh kernel:"
-                " all state before it is kept"
+                translate(
+                    "Stepper",
+                    "Stopped {where}; replayed {n} statements on a fresh kernel:"
+                    " all state before it is kept",
+                ).format(where=where, n=n)
             )
 
     def _on_client_gave_up(self, message: str) -> None:
         self._pending.clear()
         self.w.output_panel.add_note(
-            "The kernel keeps crashing; press Reset (Ctrl+R) to start it again."
+            translate("Stepper", "The kernel keeps crashing; press Reset (Ctrl+R) to start it again.")
         )
-        self.w.set_status("The kernel keeps crashing: press Reset (Ctrl+R) to start it again")
+        self.w.set_status(
+            translate("Stepper", "The kernel keeps crashing: press Reset (Ctrl+R) to start it again")
+        )
         self.w.update_actions()
