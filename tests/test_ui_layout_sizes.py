@@ -75,3 +75,48 @@ def _vertical():
     from PySide6.QtCore import Qt
 
     return Qt.Orientation.Vertical
+
+
+def test_a_long_status_ends_at_a_word_and_never_widens_the_window(qtbot, main_window):
+    from gradviz.ui.text import ElidedLabel
+
+    window = main_window(demo="two_paths")
+    _settle(qtbot, window, (1024, 700))
+    long = ("Line 15 failed: RuntimeError: Trying to backward through the graph a second "
+            "time (or directly access saved tensors after they have already been freed). "
+            "Saved intermediate values of the graph are freed when you call .backward()")
+    window.set_status(long)
+    qtbot.wait(50)
+    label = window.status_label
+    assert isinstance(label, ElidedLabel)
+    assert window.status_text() == long  # what tests and the user's tooltip read
+    shown = label.shown_text()
+    assert shown.endswith("…") and len(shown) < len(long)
+    # it ends where a word ends: the text before "…" is a prefix that stops at a space
+    kept = shown[:-1]
+    assert long.startswith(kept) and long[len(kept)] in " ,;:.(", shown
+    assert long in label.toolTip()
+    assert window.minimumSizeHint().width() <= 1024
+    window.set_status("Ran line 4")
+    assert label.shown_text() == "Ran line 4" and label.toolTip() == ""
+
+
+def test_another_script_starts_the_tensors_table_at_its_names(qtbot, main_window):
+    from tests.test_ui_window import wait_idle
+
+    window = main_window(demo="retain_graph")
+    _settle(qtbot, window, (1024, 700))
+    window.stepper.run_to_end()
+    wait_idle(qtbot, window, lambda: window.state and window.state["at_end"] or
+              window.failed_here() is not None)
+    bar = window.tensors_panel.table.horizontalScrollBar()
+    if bar.maximum() == 0:
+        pytest.skip("the tensors table fits without scrolling at this size")
+    bar.setValue(bar.maximum())
+    from gradviz.core.demos import find_demo
+
+    window.files.load_demo(find_demo("inplace_memory"), ask=False)
+    wait_idle(qtbot, window, lambda: window.state is not None)
+    window.stepper.run_to_end()
+    wait_idle(qtbot, window, lambda: window.state and window.state["at_end"])
+    assert bar.value() == 0

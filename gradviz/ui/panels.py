@@ -381,11 +381,17 @@ class TensorsPanel(QWidget):
                     item.setFont(font)
                 self.table.setItem(row, col, item)
         self.table.setUpdatesEnabled(True)
+        if names and not set(names) & set(self._sized_for):
+            # another script's tensors: start at the name column (a scroll to the right
+            # kept from the last script hid it)
+            self.table.horizontalScrollBar().setValue(0)
         if names:
             # refit when rows come or go or a value grows (a user's own widths survive
             # value changes until the rows change)
             self._fitter.refit(rows_changed=names != self._sized_for)
             self._sized_for = list(names)
+        if not names:
+            self._sized_for = []
         self.hint.setVisible(not names)
         self._previous = tensors
         self._has_previous = True

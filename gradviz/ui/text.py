@@ -161,3 +161,54 @@ class SafeTextBrowser(QTextBrowser):
     def loadResource(self, type: int, name: QUrl) -> Any:  # noqa: A002, N802 - Qt override
         # The document refuses (and records) everything but data: URLs, which Qt decodes.
         return None
+
+
+def elide_words(text: str, metrics: Any, width: int) -> str:
+    """``text`` cut to ``width`` pixels at a word's end, with "…" (whole when it fits;
+    one long word is cut inside it only when nothing else fits)."""
+    text = " ".join(text.split())  # a status line is one line
+    if width <= 0 or metrics.horizontalAdvance(text) <= width:
+        return text
+    ellipsis = "…"
+    room = width - metrics.horizontalAdvance(ellipsis)
+    cut = metrics.elidedText(text, Qt.TextElideMode.ElideRight, max(room, 0) + 1)
+    cut = cut[:-1] if cut.endswith(ellipsis) else cut
+    words = cut.rsplit(" ", 1)
+    if len(words) == 2 and words[0] and not text[len(cut):len(cut) + 1].isspace():
+        cut = words[0]  # the last word was cut inside: end before it
+    return cut.rstrip(" ,;:") + ellipsis
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that never forces its parent wider: text too long for it ends
+    in "…" at a word's end and shows whole in the tooltip. ``text()`` is the whole text."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setMinimumWidth(1)
+        policy = self.sizePolicy()
+        policy.setHorizontalPolicy(policy.Policy.Ignored)
+        self.setSizePolicy(policy)
+        self._full = ""
+        self.setText(text)
+
+    def setText(self, text: str) -> None:  # noqa: N802 - Qt override
+        self._full = str(text)
+        self._elide()
+
+    def text(self) -> str:
+        return self._full
+
+    def shown_text(self) -> str:
+        """What the label shows now (cut or whole)."""
+        return super().text()
+
+    def _elide(self) -> None:
+        shown = elide_words(self._full, self.fontMetrics(), self.contentsRect().width())
+        super().setText(shown)
+        self.setToolTip(plain_tooltip(self._full) if shown != " ".join(self._full.split()) else "")
+
+    def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._elide()

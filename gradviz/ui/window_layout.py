@@ -37,7 +37,7 @@ from .panels import (
     TensorsPanel,
 )
 from .passes_panel import PassesPanel
-from .text import plain_label
+from .text import ElidedLabel, plain_label
 from .timeline import TimelineBar
 from .trust_banner import TrustBanner
 
@@ -171,10 +171,10 @@ def build_status(w: Any) -> None:
     """``w.status_label`` (what just happened), ``w.progress``, ``w.layout_label``,
     ``w.position_label`` and ``w.device_label``."""
     bar = w.statusBar()
-    w.status_label = QLabel(translate("Window", "Starting the kernel…"))
+    # a long status (an error's message) ends in "…" at a word, whole in its tooltip
+    w.status_label = ElidedLabel(translate("Window", "Starting the kernel…"))
     w.status_label.setObjectName("kernelStatus")
     w.status_label.setAccessibleName(translate("Window", "Status"))
-    w.status_label.setTextFormat(Qt.TextFormat.PlainText)
     w.progress = QProgressBar()
     w.progress.setAccessibleName(translate("Window", "Progress"))
     w.progress.setMaximumWidth(180)
