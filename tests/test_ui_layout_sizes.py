@@ -120,3 +120,18 @@ def test_another_script_starts_the_tensors_table_at_its_names(qtbot, main_window
     window.stepper.run_to_end()
     wait_idle(qtbot, window, lambda: window.state and window.state["at_end"])
     assert bar.value() == 0
+
+
+def test_dock_tabs_show_whole_titles(qtbot, main_window):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QTabBar
+
+    window = main_window(demo="two_paths")
+    _settle(qtbot, window, (1024, 700))
+    bars = [b for b in window.findChildren(QTabBar) if b.parent() is window and b.count()]
+    assert bars
+    for bar in bars:
+        assert bar.elideMode() == Qt.TextElideMode.ElideNone and bar.usesScrollButtons()
+        for i in range(bar.count()):  # each tab is as wide as its whole title
+            text_width = bar.fontMetrics().horizontalAdvance(bar.tabText(i).replace("&", ""))
+            assert bar.tabRect(i).width() >= text_width, bar.tabText(i)

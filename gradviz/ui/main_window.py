@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QSplitter,
+    QTabBar,
     QToolBar,
 )
 
@@ -457,6 +458,16 @@ class MainWindow(QMainWindow):
         self.graph_view.update_search_hits()
 
     # --- window geometry, help, status ------------------------------------------------------------
+
+    def childEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
+        super().childEvent(event)
+        child = event.child()
+        if event.type() == QEvent.Type.ChildPolished and isinstance(child, QTabBar):
+            # the tabs of docks sharing a place (made by QMainWindow as docks are
+            # tabified or restored): whole titles, scrolled when they do not fit
+            # ("Gradient accu…", "M…" at 1024 px), never cut
+            child.setElideMode(Qt.TextElideMode.ElideNone)
+            child.setUsesScrollButtons(True)
 
     def resizeEvent(self, event: Any) -> None:  # noqa: N802 - Qt override
         action_table.fit_toolbar(self, event.size().width())
