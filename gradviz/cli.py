@@ -21,6 +21,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gradviz import i18n
+from gradviz.i18n import QT_TRANSLATE_NOOP, translate
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 #: characters one text field of a statement keeps (its value, an error message, a
@@ -147,66 +150,97 @@ def _build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="gradviz",
-        description="Step through PyTorch autograd. With no command, opens the window.",
+        description=translate(
+            "Cli", "Step through PyTorch autograd. With no command, opens the window."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"gradviz {__version__}")
     sub = parser.add_subparsers(dest="command")
 
-    run = sub.add_parser("run", help="run a script headless and report what autograd did")
+    run = sub.add_parser(
+        "run", help=translate("Cli", "run a script headless and report what autograd did")
+    )
     src = run.add_mutually_exclusive_group(required=True)
-    src.add_argument("file", nargs="?", help="a tensor script (.py)")
-    src.add_argument("--demo", help="run a built-in demo by name (see `gradviz demos`)")
+    src.add_argument("file", nargs="?", help=translate("Cli", "a tensor script (.py)"))
+    src.add_argument(
+        "--demo", help=translate("Cli", "run a built-in demo by name (see `gradviz demos`)")
+    )
     run.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    run.add_argument("--keep-going", action="store_true", help="go on after a failing statement")
-    run.add_argument("--json", action="store_true", help="print one JSON object")
+    run.add_argument(
+        "--keep-going", action="store_true", help=translate("Cli", "go on after a failing statement")
+    )
+    run.add_argument("--json", action="store_true", help=translate("Cli", "print one JSON object"))
     run.add_argument(
         "--trace", action="store_true",
-        help="with --json: add 'steps', every statement run at any depth (loops, functions), "
-        "and place each backward pass (line, iteration, the nodes it ran over)",
+        help=translate(
+            "Cli",
+            "with --json: add 'steps', every statement run at any depth (loops, functions), "
+            "and place each backward pass (line, iteration, the nodes it ran over)",
+        ),
     )
     run.add_argument(
         "--time-limit", type=float, default=None, metavar="S",
-        help="seconds one statement may run (default 25); past it the kernel is stopped",
+        help=translate(
+            "Cli", "seconds one statement may run (default 25); past it the kernel is stopped"
+        ),
     )
     _add_trust_arguments(run)
     run.add_argument(
         "--total-limit", type=float, default=None, metavar="S",
-        help="seconds the whole run may take (default 600, or 4 statement limits when more); "
-        "past it the kernel is stopped",
+        help=translate(
+            "Cli",
+            "seconds the whole run may take (default 600, or 4 statement limits when more); "
+            "past it the kernel is stopped",
+        ),
     )
 
     export = sub.add_parser(
-        "export", help="write the graph of a script (run first) or of a snapshot file to a file"
+        "export",
+        help=translate(
+            "Cli", "write the graph of a script (run first) or of a snapshot file to a file"
+        ),
     )
     esrc = export.add_mutually_exclusive_group(required=True)
-    esrc.add_argument("file", nargs="?", help="a tensor script (.py) or a .gradviz.json snapshot")
+    esrc.add_argument(
+        "file", nargs="?",
+        help=translate("Cli", "a tensor script (.py) or a .gradviz.json snapshot"),
+    )
     esrc.add_argument("--demo")
-    export.add_argument("-o", "--output", required=True, help=".svg .png .dot .graphml .json or .html")
+    export.add_argument(
+        "-o", "--output", required=True,
+        help=translate("Cli", ".svg .png .dot .graphml .json or .html"),
+    )
     export.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     _add_trust_arguments(export)
 
-    demos = sub.add_parser("demos", help="list the built-in demos, one a line")
-    demos.add_argument("-v", "--verbose", action="store_true", help="also say what each teaches")
+    demos = sub.add_parser("demos", help=translate("Cli", "list the built-in demos, one a line"))
+    demos.add_argument(
+        "-v", "--verbose", action="store_true", help=translate("Cli", "also say what each teaches")
+    )
 
-    window = sub.add_parser("window", help="open the window (the default)")
+    window = sub.add_parser("window", help=translate("Cli", "open the window (the default)"))
     window.add_argument("file", nargs="?")
     window.add_argument("--demo")
 
-    opener = sub.add_parser("open", help="open a script or a saved .gradviz.json snapshot")
+    opener = sub.add_parser(
+        "open", help=translate("Cli", "open a script or a saved .gradviz.json snapshot")
+    )
     opener.add_argument("file")
     for p in (window, opener):
         p.add_argument(
             "--quit-after", type=float, default=None, metavar="S",
-            help="close the window after S seconds (a smoke test of an install)",
+            help=translate("Cli", "close the window after S seconds (a smoke test of an install)"),
         )
     return parser
 
 
 #: errors that are restricted mode's refusals, not the script's own failures
 REFUSAL_TYPES = ("SandboxError", "ScriptSyntaxError", "LimitExceeded")
-TRUST_HINT = (
+#: (English in --json's "trust_hint"; the text output translates it, context ``Cli``)
+TRUST_HINT = QT_TRANSLATE_NOOP(
+    "Cli",
     "restricted mode refused this; if you trust the script's author, run it as Python: "
-    "gradviz run --trust FILE"
+    "gradviz run --trust FILE",
 )
 
 
@@ -216,12 +250,17 @@ def _add_trust_arguments(parser: argparse.ArgumentParser) -> None:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument(
         "--restricted", action="store_true",
-        help="run the script in restricted mode: gradviz's interpreter in a confined "
-        "process, for scripts from someone else (no files, network or programs)",
+        help=translate(
+            "Cli",
+            "run the script in restricted mode: gradviz's interpreter in a confined "
+            "process, for scripts from someone else (no files, network or programs)",
+        ),
     )
     mode.add_argument(
         "--trust", action="store_true",
-        help="run the script as real Python (the default): for your own code, as python runs it",
+        help=translate(
+            "Cli", "run the script as real Python (the default): for your own code, as python runs it"
+        ),
     )
 
 
@@ -443,7 +482,7 @@ def _print_report(report: dict[str, Any]) -> None:
     parse_error = report.get("parse_error")
     if parse_error:
         message = parse_error.get("message") if isinstance(parse_error, dict) else parse_error
-        _out(f"error: {message}")
+        _out(translate("Cli", "error: {message}").format(message=message))
     statements = report.get("statements")
     for r in statements if isinstance(statements, list) else []:
         if not isinstance(r, dict):
@@ -463,19 +502,20 @@ def _print_report(report: dict[str, Any]) -> None:
             _out(f"           ! {w}")
         allocated = r.get("allocated_bytes")
         if allocated and isinstance(allocated, (int, float)) and not isinstance(allocated, bool):
-            _out(f"           allocated {fmt_bytes(allocated)}")
+            _out("           " + translate("Cli", "allocated {size}").format(size=fmt_bytes(allocated)))
         error = r.get("error")
         if isinstance(error, dict):
             _out(f"           {error.get('type')}: {error.get('message')}")
             if error.get("explanation"):
-                _out(f"           why: {error['explanation']}")
+                why = translate("Explain", str(error["explanation"]))
+                _out("           " + translate("Cli", "why: {why}").format(why=why))
             if report.get("mode") == "restricted" and error.get("type") in REFUSAL_TYPES:
-                _out(f"           {TRUST_HINT}")
+                _out("           " + translate("Cli", TRUST_HINT))
         elif error:
             _out(f"           {error}")
     history = report.get("grad_history") or {}
     if isinstance(history, dict) and history:
-        _out("grad after each backward pass:")
+        _out(translate("Cli", "grad after each backward pass:"))
         for name, values in history.items():
             _out(f"  {str(name)[:MAX_FIELD_CHARS]}: {fmt_value(values, MAX_FIELD_CHARS)}")
 
@@ -497,12 +537,22 @@ def cmd_run(args: argparse.Namespace) -> int:
             return snap
         nodes = len(snap["graph"]["nodes"])
         passes = len(snap.get("backward_passes") or [])
-        _err(
-            f"{args.file} is a gradviz snapshot ({nodes} nodes, {passes} backward "
-            f"pass{'' if passes == 1 else 'es'}), not a script: there is nothing to run. "
-            f"Open it with `gradviz open {args.file}`, or draw it with "
-            f"`gradviz export {args.file} -o graph.svg`"
+        refusal = (
+            translate(
+                "Cli",
+                "{file} is a gradviz snapshot ({nodes} nodes, {passes} backward pass), not a "
+                "script: there is nothing to run. Open it with `gradviz open {file}`, or draw "
+                "it with `gradviz export {file} -o graph.svg`",
+            )
+            if passes == 1
+            else translate(
+                "Cli",
+                "{file} is a gradviz snapshot ({nodes} nodes, {passes} backward passes), not a "
+                "script: there is nothing to run. Open it with `gradviz open {file}`, or draw "
+                "it with `gradviz export {file} -o graph.svg`",
+            )
         )
+        _err(refusal.format(file=args.file, nodes=nodes, passes=passes))
         return EXIT_USAGE
     report = _run_report(args)
     if isinstance(report, int):
@@ -512,10 +562,43 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not _trusted(args) and _report_failed(report):
         report["trust_hint"] = TRUST_HINT
     if args.json:
+        report = _with_translations(report)
         sys.stdout.write(dumps(report, indent=1) + "\n")
     else:
         _print_report(report)
     return EXIT_FAILED if _report_failed(report) else EXIT_OK
+
+
+def _with_translations(report: dict[str, Any]) -> dict[str, Any]:
+    """``--json``'s additions for the chosen language, English kept as it is: ``language``
+    after ``mode``, and beside each error's ``explanation`` (English, the stable key) its
+    ``explanation_translated`` (the same sentence in ``language``; None when there is none)."""
+
+    def error(e: Any) -> Any:
+        if not isinstance(e, dict) or "explanation" not in e:
+            return e
+        out: dict[str, Any] = {}
+        for key, value in e.items():
+            out[key] = value
+            if key == "explanation":
+                out["explanation_translated"] = (
+                    translate("Explain", value) if isinstance(value, str) else None
+                )
+        return out
+
+    out: dict[str, Any] = {}
+    for key, value in report.items():
+        if key == "parse_error":
+            value = error(value)
+        elif key == "statements" and isinstance(value, list):
+            value = [
+                {**r, "error": error(r["error"])} if isinstance(r, dict) and "error" in r else r
+                for r in value
+            ]
+        out[key] = value
+        if key == "mode":
+            out["language"] = i18n.current_language()
+    return out
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -531,10 +614,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         except (ValueError, OSError) as exc:
             _err(exc)
             return EXIT_USAGE
-        _out(
-            f"wrote {args.output} ({graph.number_of_nodes()} nodes, "
-            f"{graph.number_of_edges()} edges)"
-        )
+        _out(_wrote(args.output, graph))
         return EXIT_OK
     report = _run_report(args, layout=True)
     if isinstance(report, int):
@@ -552,8 +632,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:
         _err(exc)
         return EXIT_USAGE
-    _out(f"wrote {args.output} ({graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges)")
+    _out(_wrote(args.output, graph))
     return EXIT_FAILED if _report_failed(report) else EXIT_OK
+
+
+def _wrote(path: str, graph: Any) -> str:
+    return translate("Cli", "wrote {path} ({nodes} nodes, {edges} edges)").format(
+        path=path, nodes=graph.number_of_nodes(), edges=graph.number_of_edges()
+    )
 
 
 def cmd_demos(args: argparse.Namespace) -> int:
@@ -565,9 +651,9 @@ def cmd_demos(args: argparse.Namespace) -> int:
         _err(exc)
         return EXIT_USAGE
     for demo in demos:
-        _out(f"{demo.name:<18} {demo.title}")
+        _out(f"{demo.name:<18} {translate('Demos', demo.title)}")
         if demo.about and getattr(args, "verbose", False):
-            _out(f"{'':<18} {demo.about}")
+            _out(f"{'':<18} {translate('Demos', demo.about)}")
     return EXIT_OK
 
 
@@ -578,17 +664,18 @@ def _no_display_reason() -> str | None:
     reason = no_display_reason()
     if reason is None:
         return None
-    return (
-        f"{reason}. Run gradviz on a desktop, or under a virtual screen "
-        "(xvfb-run -a gradviz); the headless commands (gradviz run, export, demos) need none"
-    )
+    return translate(
+        "Cli",
+        "{reason}. Run gradviz on a desktop, or under a virtual screen "
+        "(xvfb-run -a gradviz); the headless commands (gradviz run, export, demos) need none",
+    ).format(reason=reason)
 
 
 def cmd_window(args: argparse.Namespace) -> int:
     """The window on a script, a demo, or a saved snapshot (read-only when it has no script)."""
     file = getattr(args, "file", None)
     if file and not Path(file).is_file():
-        _err(f"no such file: {file}")
+        _err(translate("Cli", "no such file: {file}").format(file=file))
         return EXIT_USAGE
     if file and _snapshot_arg(args) and _has_format(file):
         # Checked here too, so a damaged snapshot is explained without a display.
@@ -602,7 +689,7 @@ def cmd_window(args: argparse.Namespace) -> int:
     try:
         from gradviz.ui.app import run_app
     except ImportError as exc:
-        _err(f"the window needs PySide6 ({exc})")
+        _err(translate("Cli", "the window needs PySide6 ({error})").format(error=exc))
         return EXIT_USAGE
     quit_after = getattr(args, "quit_after", None)
     if quit_after is not None:
@@ -648,6 +735,8 @@ COMMANDS = ("run", "export", "demos", "window", "open")
 
 
 def main(argv: list[str] | None = None) -> int:
+    # GRADVIZ_LANG, else the locale (the window's saved choice is the window's own)
+    i18n.set_language(i18n.choose_language())
     parser = _build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] not in COMMANDS and not argv[0].startswith("-") and (

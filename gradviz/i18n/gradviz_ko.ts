@@ -400,6 +400,131 @@
     </message>
 </context>
 <context>
+    <name>Cli</name>
+    <message>
+        <source>Step through PyTorch autograd. With no command, opens the window.</source>
+        <extracomment>characters one text field of a statement keeps (its value, an error message, a warning, its source: at most the 1 MB a script may have); print output has its own budget (runner.MAX_OUTPUT_CHARS) characters of statements&apos; text other than print output kept, all fields together entries (list items, dict keys) kept in the nested values of all statements together statement results streamed by the kernel kept for a run it could not finish fields of one statement&apos;s result kept (a statement has ten)</extracomment>
+        <translation>PyTorch autograd를 한 단계씩 따라갑니다. 명령 없이 실행하면 창을 엽니다.</translation>
+    </message>
+    <message>
+        <source>run a script headless and report what autograd did</source>
+        <translation>창 없이 스크립트를 실행하고 autograd가 한 일을 보고합니다</translation>
+    </message>
+    <message>
+        <source>a tensor script (.py)</source>
+        <translation>텐서 스크립트 (.py)</translation>
+    </message>
+    <message>
+        <source>run a built-in demo by name (see `gradviz demos`)</source>
+        <translation>내장 데모를 이름으로 실행합니다 (`gradviz demos` 참고)</translation>
+    </message>
+    <message>
+        <source>go on after a failing statement</source>
+        <translation>실패한 문장이 있어도 계속 실행합니다</translation>
+    </message>
+    <message>
+        <source>print one JSON object</source>
+        <translation>JSON 객체 하나로 출력합니다</translation>
+    </message>
+    <message>
+        <source>with --json: add &apos;steps&apos;, every statement run at any depth (loops, functions), and place each backward pass (line, iteration, the nodes it ran over)</source>
+        <translation>--json과 함께: &apos;steps&apos;(반복문, 함수 안까지 모든 깊이에서 실행된 문장 전부)를 더하고, 역전파마다 위치(줄, 반복 차수, 거쳐 간 노드)를 적습니다</translation>
+    </message>
+    <message>
+        <source>seconds one statement may run (default 25); past it the kernel is stopped</source>
+        <translation>문장 하나에 허용하는 실행 시간(초, 기본값 25). 넘기면 커널을 중지합니다</translation>
+    </message>
+    <message>
+        <source>seconds the whole run may take (default 600, or 4 statement limits when more); past it the kernel is stopped</source>
+        <translation>전체 실행에 허용하는 시간(초, 기본값 600, 문장 제한 시간의 4배가 더 길면 그 값). 넘기면 커널을 중지합니다</translation>
+    </message>
+    <message>
+        <source>write the graph of a script (run first) or of a snapshot file to a file</source>
+        <translation>스크립트(먼저 실행합니다)나 스냅숏 파일의 계산 그래프를 파일로 씁니다</translation>
+    </message>
+    <message>
+        <source>a tensor script (.py) or a .gradviz.json snapshot</source>
+        <translation>텐서 스크립트 (.py) 또는 .gradviz.json 스냅숏</translation>
+    </message>
+    <message>
+        <source>.svg .png .dot .graphml .json or .html</source>
+        <translation>.svg .png .dot .graphml .json 또는 .html</translation>
+    </message>
+    <message>
+        <source>list the built-in demos, one a line</source>
+        <translation>내장 데모를 한 줄에 하나씩 보여 줍니다</translation>
+    </message>
+    <message>
+        <source>also say what each teaches</source>
+        <translation>데모마다 무엇을 배우는지도 보여 줍니다</translation>
+    </message>
+    <message>
+        <source>open the window (the default)</source>
+        <translation>창을 엽니다 (기본값)</translation>
+    </message>
+    <message>
+        <source>open a script or a saved .gradviz.json snapshot</source>
+        <translation>스크립트나 저장된 .gradviz.json 스냅숏을 엽니다</translation>
+    </message>
+    <message>
+        <source>close the window after S seconds (a smoke test of an install)</source>
+        <translation>S초 뒤에 창을 닫습니다 (설치가 제대로 되었는지 확인하는 스모크 테스트)</translation>
+    </message>
+    <message>
+        <source>restricted mode refused this; if you trust the script&apos;s author, run it as Python: gradviz run --trust FILE</source>
+        <extracomment>errors that are restricted mode&apos;s refusals, not the script&apos;s own failures (English in --json&apos;s &quot;trust_hint&quot;; the text output translates it, context ``Cli``)</extracomment>
+        <translation>제한 모드가 이 작업을 거부했습니다. 스크립트 작성자를 신뢰한다면 Python으로 실행하세요: gradviz run --trust FILE</translation>
+    </message>
+    <message>
+        <source>run the script in restricted mode: gradviz&apos;s interpreter in a confined process, for scripts from someone else (no files, network or programs)</source>
+        <translation>스크립트를 제한 모드로 실행합니다: gradviz의 인터프리터가 격리된 프로세스에서 실행하며, 다른 사람이 만든 스크립트에 씁니다 (파일, 네트워크, 다른 프로그램 사용 불가)</translation>
+    </message>
+    <message>
+        <source>run the script as real Python (the default): for your own code, as python runs it</source>
+        <translation>스크립트를 실제 Python으로 실행합니다 (기본값): 직접 쓴 코드에 쓰며, python이 실행하는 것과 같습니다</translation>
+    </message>
+    <message>
+        <source>error: {message}</source>
+        <translation>오류: {message}</translation>
+    </message>
+    <message>
+        <source>allocated {size}</source>
+        <translation>{size} 할당</translation>
+    </message>
+    <message>
+        <source>why: {why}</source>
+        <translation>이유: {why}</translation>
+    </message>
+    <message>
+        <source>grad after each backward pass:</source>
+        <translation>역전파를 한 번 할 때마다의 grad:</translation>
+    </message>
+    <message>
+        <source>{file} is a gradviz snapshot ({nodes} nodes, {passes} backward pass), not a script: there is nothing to run. Open it with `gradviz open {file}`, or draw it with `gradviz export {file} -o graph.svg`</source>
+        <translation>{file} 파일은 스크립트가 아니라 gradviz 스냅숏(노드 {nodes}개, 역전파 {passes}회)이라서 실행할 것이 없습니다. `gradviz open {file}`로 열거나, `gradviz export {file} -o graph.svg`로 그림을 그리세요</translation>
+    </message>
+    <message>
+        <source>{file} is a gradviz snapshot ({nodes} nodes, {passes} backward passes), not a script: there is nothing to run. Open it with `gradviz open {file}`, or draw it with `gradviz export {file} -o graph.svg`</source>
+        <translation>{file} 파일은 스크립트가 아니라 gradviz 스냅숏(노드 {nodes}개, 역전파 {passes}회)이라서 실행할 것이 없습니다. `gradviz open {file}`로 열거나, `gradviz export {file} -o graph.svg`로 그림을 그리세요</translation>
+    </message>
+    <message>
+        <source>wrote {path} ({nodes} nodes, {edges} edges)</source>
+        <translation>{path}에 썼습니다 (노드 {nodes}개, 간선 {edges}개)</translation>
+    </message>
+    <message>
+        <source>{reason}. Run gradviz on a desktop, or under a virtual screen (xvfb-run -a gradviz); the headless commands (gradviz run, export, demos) need none</source>
+        <translation>{reason}. gradviz는 데스크톱에서 실행하거나 가상 화면(xvfb-run -a gradviz)에서 실행하세요. 창 없는 명령(gradviz run, export, demos)은 화면이 없어도 됩니다</translation>
+    </message>
+    <message>
+        <source>no such file: {file}</source>
+        <translation>파일이 없습니다: {file}</translation>
+    </message>
+    <message>
+        <source>the window needs PySide6 ({error})</source>
+        <translation>창을 열려면 PySide6가 필요합니다 ({error})</translation>
+    </message>
+</context>
+<context>
     <name>DebugStrip</name>
     <message>
         <source>Debugger: where the paused statement stands</source>
@@ -526,6 +651,69 @@ An autosaved copy from {when} exists. Restore it?</source>
     <message>
         <source>Breakpoint: Run (F5) stops here (click to remove)</source>
         <translation>중단점: 실행(F5)하면 여기서 멈춥니다 (클릭하면 지워집니다)</translation>
+    </message>
+</context>
+<context>
+    <name>Explain</name>
+    <message>
+        <source>An earlier backward() without retain_graph=True freed the values this graph saved for computing gradients; pass retain_graph=True to every backward() but the last one to walk it again.</source>
+        <translation>앞서 retain_graph=True 없이 호출한 backward()가 기울기를 계산하려고 이 계산 그래프에 저장해 둔 값을 해제했습니다. 그래프를 다시 거슬러 가려면 마지막 backward()를 뺀 모든 backward()에 retain_graph=True를 넘기세요.</translation>
+    </message>
+    <message>
+        <source>Writing into a view of a leaf that requires grad would corrupt the leaf&apos;s gradient; do it inside torch.no_grad().</source>
+        <translation>requires_grad=True인 리프 텐서의 뷰(view)에 값을 쓰면 그 리프 텐서의 기울기가 망가집니다. 이런 쓰기는 torch.no_grad() 안에서 하세요.</translation>
+    </message>
+    <message>
+        <source>Changing a leaf that requires grad in place would corrupt the gradient PyTorch must compute for it; change it inside torch.no_grad() or change a clone instead.</source>
+        <translation>requires_grad=True인 리프 텐서를 제자리 연산으로 바꾸면 PyTorch가 그 텐서에 대해 계산해야 할 기울기가 망가집니다. torch.no_grad() 안에서 바꾸거나, clone()으로 만든 복사본을 바꾸세요.</translation>
+    </message>
+    <message>
+        <source>An in-place operation changed a tensor after an operation saved it for backward (its version counter moved on), so the saved value is stale; use the out-of-place version (b = b * 2 instead of b.mul_(2)).</source>
+        <translation>어떤 연산이 역전파에 쓰려고 저장해 둔 텐서를 그 뒤에 제자리 연산이 바꿔 버려서(텐서의 버전 카운터가 올라갔습니다) 저장된 값이 더는 맞지 않습니다. 새 텐서를 만드는 연산을 쓰세요 (b.mul_(2) 대신 b = b * 2).</translation>
+    </message>
+    <message>
+        <source>An operation mixed tensors on two devices; move them to one device with .to(dev) first.</source>
+        <translation>한 연산에 서로 다른 두 장치의 텐서가 섞여 있습니다. 먼저 .to(dev)로 텐서들을 한 장치로 옮기세요.</translation>
+    </message>
+    <message>
+        <source>NumPy cannot track gradients, so PyTorch refuses to hand over a tensor that is part of a graph; call .detach() first (and .to(&apos;cpu&apos;) for a cuda tensor).</source>
+        <translation>NumPy는 기울기를 추적하지 못하기 때문에, PyTorch는 계산 그래프에 속한 텐서를 NumPy로 넘겨주지 않습니다. 먼저 .detach()를 호출하세요 (cuda 텐서라면 .to(&apos;cpu&apos;)도).</translation>
+    </message>
+    <message>
+        <source>NumPy arrays live in CPU memory; copy the tensor to the cpu with .to(&apos;cpu&apos;) first.</source>
+        <translation>NumPy 배열은 CPU 메모리에만 있을 수 있습니다. 먼저 .to(&apos;cpu&apos;)로 텐서를 cpu에 복사하세요.</translation>
+    </message>
+    <message>
+        <source>This tensor was not built from anything that requires grad (or was built under no_grad), so there is no graph to run backward through.</source>
+        <translation>이 텐서는 requires_grad=True인 텐서에서 만들어지지 않았거나 no_grad 안에서 만들어져서, 역전파로 거슬러 갈 계산 그래프가 없습니다.</translation>
+    </message>
+    <message>
+        <source>backward() with no argument needs a single number; reduce the tensor first (for example .sum() or .mean()) or pass a gradient of the same shape.</source>
+        <translation>인자 없는 backward()는 값이 하나뿐인 텐서(스칼라)에서만 호출할 수 있습니다. 먼저 .sum()이나 .mean() 등으로 텐서를 하나의 값으로 줄이거나, 같은 shape의 기울기를 인자로 넘기세요.</translation>
+    </message>
+    <message>
+        <source>The shapes of the operands do not fit this operation; check them with .shape.</source>
+        <translation>피연산자들의 shape이 이 연산에 맞지 않습니다. .shape으로 확인해 보세요.</translation>
+    </message>
+    <message>
+        <source>Tensors made under inference_mode can never join an autograd graph; make them outside inference_mode, or clone them first.</source>
+        <translation>inference_mode 안에서 만든 텐서는 autograd 계산 그래프에 들어갈 수 없습니다. inference_mode 밖에서 만들거나, 먼저 clone()으로 복사하세요.</translation>
+    </message>
+    <message>
+        <source>autograd.grad was asked for the gradient of a tensor the output does not depend on.</source>
+        <translation>autograd.grad에 출력과 연결되지 않은(출력이 의존하지 않는) 텐서의 기울기를 요청했습니다.</translation>
+    </message>
+    <message>
+        <source>Gradients need real-valued (floating point) numbers; create the tensor with a float dtype, for example torch.tensor([1., 2.]).</source>
+        <translation>기울기는 실수(부동소수점) 값에서만 구할 수 있습니다. torch.tensor([1., 2.])처럼 float dtype으로 텐서를 만드세요.</translation>
+    </message>
+    <message>
+        <source>This machine has no CUDA device, so tensors can only live on the cpu here.</source>
+        <translation>이 컴퓨터에는 CUDA 장치가 없어서, 여기서는 텐서를 cpu에만 둘 수 있습니다.</translation>
+    </message>
+    <message>
+        <source>The kernel hit its memory limit (60% of this machine&apos;s memory by default), so gradviz refused the allocation; use smaller tensors or fewer of them.</source>
+        <translation>커널이 메모리 한도(기본값은 이 컴퓨터 메모리의 60%)에 닿아서 gradviz가 메모리 할당을 거부했습니다. 더 작은 텐서를 쓰거나 텐서 수를 줄이세요.</translation>
     </message>
 </context>
 <context>
@@ -677,6 +865,97 @@ An autosaved copy from {when} exists. Restore it?</source>
     <message>
         <source>untitled.py</source>
         <translation>제목 없음.py</translation>
+    </message>
+    <message>
+        <source>a PNG image</source>
+        <extracomment>what a file that is not text most likely is, by its first bytes (the English is the key of its translation, context ``Files``)</extracomment>
+        <translation>PNG 이미지</translation>
+    </message>
+    <message>
+        <source>a JPEG image</source>
+        <translation>JPEG 이미지</translation>
+    </message>
+    <message>
+        <source>a GIF image</source>
+        <translation>GIF 이미지</translation>
+    </message>
+    <message>
+        <source>a PDF document</source>
+        <translation>PDF 문서</translation>
+    </message>
+    <message>
+        <source>a zip archive</source>
+        <translation>zip 압축 파일</translation>
+    </message>
+    <message>
+        <source>a program (ELF)</source>
+        <translation>실행 프로그램(ELF)</translation>
+    </message>
+    <message>
+        <source>a pickle (a saved PyTorch model?)</source>
+        <translation>pickle 파일(저장된 PyTorch 모델?)</translation>
+    </message>
+    <message>
+        <source>a NumPy array file</source>
+        <translation>NumPy 배열 파일</translation>
+    </message>
+    <message>
+        <source>a gzip archive</source>
+        <translation>gzip 압축 파일</translation>
+    </message>
+    <message>
+        <source>it looks like {kind}</source>
+        <extracomment>the largest script the editor opens (a model checkpoint opened by mistake is not one)</extracomment>
+        <translation>{kind} 같습니다</translation>
+    </message>
+    <message>
+        <source>it is {size} bytes, more than a script</source>
+        <translation>크기가 {size}바이트로, 스크립트라고 보기에는 너무 큽니다</translation>
+    </message>
+    <message>
+        <source>{name} is not a script gradviz can open: {what}. Nothing was changed, and the file was not touched.</source>
+        <translation>{name} 파일은 gradviz가 열 수 있는 스크립트가 아닙니다: {what}. 아무것도 바꾸지 않았고, 파일에도 손대지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>Cannot open {path}: {error}</source>
+        <translation>{path} 파일을 열 수 없습니다: {error}</translation>
+    </message>
+    <message>
+        <source>it is not valid UTF-8 text (byte {byte})</source>
+        <translation>올바른 UTF-8 텍스트가 아닙니다 (바이트 위치 {byte})</translation>
+    </message>
+    <message>
+        <source>it holds NUL bytes, so it is not text</source>
+        <translation>NUL 바이트가 들어 있어 텍스트가 아닙니다</translation>
+    </message>
+    <message>
+        <source>{name} is not a gradviz snapshot (not JSON: {error})</source>
+        <translation>{name} 파일은 gradviz 스냅숏이 아닙니다 (JSON이 아님: {error})</translation>
+    </message>
+    <message>
+        <source>{path} is a folder: nothing was saved</source>
+        <translation>{path}: 폴더이므로 아무것도 저장하지 않았습니다</translation>
+    </message>
+    <message>
+        <source>it holds NUL bytes</source>
+        <translation>NUL 바이트가 들어 있습니다</translation>
+    </message>
+    <message>
+        <source>it is not UTF-8 text</source>
+        <translation>UTF-8 텍스트가 아닙니다</translation>
+    </message>
+    <message>
+        <source>{name} was not overwritten: {why}. Save the script under another name.</source>
+        <translation>{name} 파일을 덮어쓰지 않았습니다: {why}. 스크립트를 다른 이름으로 저장하세요.</translation>
+    </message>
+    <message>
+        <source>your edits of the demo &apos;{title}&apos;</source>
+        <extracomment>how the prompt names it: ``two_paths.py``, ``the demo &apos;Two paths&apos; (edited)``, … when it was saved, as the prompt shows it</extracomment>
+        <translation>데모 &apos;{title}&apos;의 수정본</translation>
+    </message>
+    <message>
+        <source>an untitled script</source>
+        <translation>제목 없는 스크립트</translation>
     </message>
 </context>
 <context>
@@ -1070,6 +1349,43 @@ An autosaved copy from {when} exists. Restore it?</source>
     <message>
         <source>What happens next</source>
         <translation>다음에 일어날 일</translation>
+    </message>
+</context>
+<context>
+    <name>KernelClient</name>
+    <message>
+        <source>the kernel was replaced: the script&apos;s trust changed</source>
+        <extracomment>characters of one streamed print kept (the statement&apos;s result carries it whole) give up restarting after this many exits in a row without a good reply the kernel said hello: {&quot;pid&quot;, &quot;cuda_available&quot;, &quot;cuda_reason&quot;} every reply: request id, the whole reply message progress of the request in flight: done, total print output of the running statement, as it is written (text, line or None) True while a request is in flight or waiting, or the kernel is starting the kernel exited unexpectedly; the message says how (a restart follows) a fresh kernel is being started: why (&quot;stopped&quot;, &quot;crashed&quot;) the replay after a restart finished: its reply (ok, state or message) restarting was abandoned after repeated crashes the watchdog killed the kernel: a phase outlived its time limit (message, phase) refuse a restricted kernel with no OS layer (runner.os_layer_missing); a kernel program given by hand (a test&apos;s fake, a developer&apos;s) is taken as is the start of a line not ended yet (never more than max_line_bytes) counts kernels started and killed: a line handled during feed() that restarted the kernel ends that feed (the rest was the old kernel&apos;s) a stdout line longer than this kills the kernel (tests make it small) a kernel killed for what it wrote, until it is gone rebuilds whole states from the kernel&apos;s deltas (gradviz.core.delta) cursors of Zero-grad presses in the running session (replayed after a restart) trusted: the kernel runs the script as real Python, unconfined, in ``cwd`` (the script&apos;s folder), with no time limit (Stop ends it); else restricted the script&apos;s file, sent with each load in trusted mode (tracebacks, debugger) seconds a statement may run (None: the kernel&apos;s default); sent with every load seconds one whole request may take (None: runner.total_limit&apos;s default) seconds a phase may run past its limit the limit the phase in progress runs under, and whether the watchdog&apos;s next deadline is the request&apos;s total rather than the phase&apos;s the statement limit the running kernel&apos;s session was given (by a load)</extracomment>
+        <translation>커널을 교체했습니다: 스크립트의 신뢰 설정이 바뀌었습니다</translation>
+    </message>
+    <message>
+        <source>the kernel is not running (it crashed repeatedly); press Reset</source>
+        <translation>커널이 실행되고 있지 않습니다 (계속 비정상 종료되었습니다). 처음으로를 누르세요</translation>
+    </message>
+    <message>
+        <source>bad line from kernel: {line}</source>
+        <extracomment>requests whose statements the kernel can end gently (Stop keeps their work)</extracomment>
+        <translation>커널이 보낸 잘못된 줄: {line}</translation>
+    </message>
+    <message>
+        <source>refused: the kernel wrote a line of over {size} bytes (gradviz reads at most {limit} a line)</source>
+        <translation>거부함: 커널이 {size}바이트가 넘는 줄을 보냈습니다 (gradviz는 한 줄에 최대 {limit}바이트까지 읽습니다)</translation>
+    </message>
+    <message>
+        <source>the kernel crashed (native code in the script or a library failed)</source>
+        <translation>커널이 비정상 종료되었습니다 (스크립트나 라이브러리의 네이티브 코드가 실패했습니다)</translation>
+    </message>
+    <message>
+        <source>the kernel crashed (native code in the script or a library failed) while line {line} ran</source>
+        <translation>{line}번 줄을 실행하는 중에 커널이 비정상 종료되었습니다 (스크립트나 라이브러리의 네이티브 코드가 실패했습니다)</translation>
+    </message>
+    <message>
+        <source>the kernel exited with code {code}</source>
+        <translation>커널이 끝났습니다 (종료 코드 {code})</translation>
+    </message>
+    <message>
+        <source>the kernel exited with code {code} while line {line} ran</source>
+        <translation>{line}번 줄을 실행하는 중에 커널이 끝났습니다 (종료 코드 {code})</translation>
     </message>
 </context>
 <context>
@@ -1692,6 +2008,255 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
 </context>
 <context>
+    <name>Stepper</name>
+    <message>
+        <source>This is a read-only snapshot: open a script (Ctrl+O) to step</source>
+        <extracomment>how long Stop waits for the kernel to end a statement gently before killing it Stop is enabled this long after a request starts (a quick step never flashes it) intents that run from the statement at the cursor (the status names its line)</extracomment>
+        <translation>읽기 전용 스냅숏입니다: 한 단계씩 실행하려면 스크립트를 여세요 (Ctrl+O)</translation>
+    </message>
+    <message>
+        <source>{message}: running on cpu instead</source>
+        <extracomment>what the last replay repeated outside the script (trusted), to say after it every step the user took, with the state it left (see gradviz.app.timeline) the timeline step shown when it is a past one (None: the kernel&apos;s present) replies still to come that a timeline replay asked for (not new steps) a statement the user or the time limit stopped: index, line, seconds, message why the window skips a statement Stop or the watchdog killed (said once)</extracomment>
+        <translation>{message}: 대신 cpu에서 실행합니다</translation>
+    </message>
+    <message>
+        <source>the kernel refused</source>
+        <translation>커널이 거부했습니다</translation>
+    </message>
+    <message>
+        <source>Loading the script…</source>
+        <translation>스크립트를 불러오는 중…</translation>
+    </message>
+    <message>
+        <source>{message}
+
+Nothing ran and the state is unchanged: fix this line and press Step again.</source>
+        <translation>{message}
+
+아무것도 실행되지 않았고 상태도 그대로입니다: 이 줄을 고친 뒤 한 단계를 다시 누르세요.</translation>
+    </message>
+    <message>
+        <source>{message} (nothing ran; the state is kept)</source>
+        <translation>{message} (아무것도 실행되지 않았고, 상태는 그대로입니다)</translation>
+    </message>
+    <message>
+        <source>Line {line}: {message}. Nothing ran; the state is kept.</source>
+        <translation>{line}번 줄: {message}. 아무것도 실행되지 않았고, 상태는 그대로입니다.</translation>
+    </message>
+    <message>
+        <source>Running the next statement…</source>
+        <translation>다음 문장을 실행하는 중…</translation>
+    </message>
+    <message>
+        <source>Stepping into…</source>
+        <translation>안으로 들어가는 중…</translation>
+    </message>
+    <message>
+        <source>Step out works inside a paused loop or call: Step into (F11) first</source>
+        <translation>밖으로 나가기는 멈춘 반복문이나 호출 안에서만 됩니다: 먼저 안으로 들어가기(F11)를 누르세요</translation>
+    </message>
+    <message>
+        <source>Stepping out…</source>
+        <translation>밖으로 나가는 중…</translation>
+    </message>
+    <message>
+        <source>The script changed: re-running it…</source>
+        <translation>스크립트가 바뀌었습니다: 다시 실행하는 중…</translation>
+    </message>
+    <message>
+        <source>it hit the time limit</source>
+        <translation>제한 시간을 넘겼습니다</translation>
+    </message>
+    <message>
+        <source>you stopped it</source>
+        <translation>사용자가 중지했습니다</translation>
+    </message>
+    <message>
+        <source>At the end of the script: nothing left to step</source>
+        <translation>스크립트 끝입니다: 더 실행할 문장이 없습니다</translation>
+    </message>
+    <message>
+        <source>Running to the next breakpoint…</source>
+        <translation>다음 중단점까지 실행하는 중…</translation>
+    </message>
+    <message>
+        <source>Running to the next backward()…</source>
+        <translation>다음 backward()까지 실행하는 중…</translation>
+    </message>
+    <message>
+        <source>Breakpoints on lines {lines}: Run (F5) stops at the next one</source>
+        <translation>{lines}번 줄에 중단점: 실행(F5)하면 다음 중단점에서 멈춥니다</translation>
+    </message>
+    <message>
+        <source>Breakpoints on line {lines}: Run (F5) stops at the next one</source>
+        <translation>{lines}번 줄에 중단점: 실행(F5)하면 다음 중단점에서 멈춥니다</translation>
+    </message>
+    <message>
+        <source>No breakpoints: Run (F5) runs to the end</source>
+        <translation>중단점 없음: 실행(F5)하면 끝까지 실행합니다</translation>
+    </message>
+    <message>
+        <source>Running to the end…</source>
+        <translation>끝까지 실행하는 중…</translation>
+    </message>
+    <message>
+        <source>Running to line {line}…</source>
+        <translation>{line}번 줄까지 실행하는 중…</translation>
+    </message>
+    <message>
+        <source>Stepping back…</source>
+        <translation>한 단계 뒤로 가는 중…</translation>
+    </message>
+    <message>
+        <source>Resetting…</source>
+        <translation>처음으로 돌아가는 중…</translation>
+    </message>
+    <message>
+        <source>Zeroing every leaf&apos;s .grad…</source>
+        <translation>모든 리프 텐서의 .grad를 0으로 만드는 중…</translation>
+    </message>
+    <message>
+        <source>Stopping the paused statement…</source>
+        <translation>멈춘 문장을 중지하는 중…</translation>
+    </message>
+    <message>
+        <source>Stopping: the statement ends at its next step and keeps its work…</source>
+        <translation>중지하는 중: 문장은 다음 단계에서 끝나고, 그때까지 한 일은 남습니다…</translation>
+    </message>
+    <message>
+        <source>line {line}</source>
+        <translation>{line}번 줄</translation>
+    </message>
+    <message>
+        <source>the statement</source>
+        <translation>이 문장</translation>
+    </message>
+    <message>
+        <source>Stopped {where} after {seconds} s. Restarting the kernel and replaying the statements before it; nothing before it is lost.</source>
+        <translation>{seconds}초 뒤에 {where}을 중지했습니다. 커널을 다시 시작하고 그 앞의 문장들을 다시 실행합니다. 그 앞의 결과는 잃지 않습니다.</translation>
+    </message>
+    <message>
+        <source>Stopped {where}: restarting the kernel and replaying…</source>
+        <translation>{where}을 중지했습니다: 커널을 다시 시작하고 다시 실행하는 중…</translation>
+    </message>
+    <message>
+        <source>{message}. Restarting the kernel and replaying the statements before it; nothing before it is lost.</source>
+        <translation>{message}. 커널을 다시 시작하고 그 앞의 문장들을 다시 실행합니다. 그 앞의 결과는 잃지 않습니다.</translation>
+    </message>
+    <message>
+        <source>Time limit: line {line} stopped; restarting the kernel and replaying…</source>
+        <translation>제한 시간 초과: {line}번 줄을 중지했습니다. 커널을 다시 시작하고 다시 실행하는 중…</translation>
+    </message>
+    <message>
+        <source>cuda is unavailable: {reason}</source>
+        <translation>cuda를 쓸 수 없습니다: {reason}</translation>
+    </message>
+    <message>
+        <source>Switching to {device} and re-running…</source>
+        <translation>{device}로 바꾸고 다시 실행하는 중…</translation>
+    </message>
+    <message>
+        <source>Switching to {device}: re-running {n} statements…</source>
+        <translation>{device}로 바꾸는 중: 문장 {n}개를 다시 실행하는 중…</translation>
+    </message>
+    <message>
+        <source>Stopped at the breakpoint on line {line} (before it runs)</source>
+        <translation>{line}번 줄의 중단점에서 멈췄습니다 (그 줄을 실행하기 전)</translation>
+    </message>
+    <message>
+        <source>Stopped before line {line}: it calls backward()</source>
+        <translation>{line}번 줄 앞에서 멈췄습니다: 이 줄이 backward()를 호출합니다</translation>
+    </message>
+    <message>
+        <source>No backward() call is left to run to</source>
+        <translation>더 실행해 갈 backward() 호출이 없습니다</translation>
+    </message>
+    <message>
+        <source>it failed</source>
+        <translation>실패했습니다</translation>
+    </message>
+    <message>
+        <source>Skipped line {line} ({why}); {status}</source>
+        <translation>{line}번 줄을 건너뛰었습니다 ({why}). {status}</translation>
+    </message>
+    <message>
+        <source>The kernel is busy: pick the step again when it is done</source>
+        <translation>커널이 작업 중입니다: 끝난 뒤에 단계를 다시 고르세요</translation>
+    </message>
+    <message>
+        <source>Back at the present: step {n} of {total}</source>
+        <translation>현재로 돌아왔습니다: {total}단계 중 {n}단계</translation>
+    </message>
+    <message>
+        <source>Showing step {n} of {total} ({tip}) from the timeline; Step or Run continues from here</source>
+        <translation>타임라인의 {total}단계 중 {n}단계({tip})를 보여 줍니다. 한 단계나 실행을 누르면 여기서부터 이어집니다</translation>
+    </message>
+    <message>
+        <source>Going back to step {n}: replaying…</source>
+        <translation>{n}단계로 돌아가는 중: 다시 실행하는 중…</translation>
+    </message>
+    <message>
+        <source>CUDA is available</source>
+        <translation>CUDA를 쓸 수 있습니다</translation>
+    </message>
+    <message>
+        <source>cuda unavailable: {reason}</source>
+        <translation>cuda를 쓸 수 없음: {reason}</translation>
+    </message>
+    <message>
+        <source>cuda is unavailable here ({reason}): using cpu</source>
+        <translation>여기서는 cuda를 쓸 수 없습니다 ({reason}): cpu를 씁니다</translation>
+    </message>
+    <message>
+        <source>Kernel ready</source>
+        <translation>커널 준비됨</translation>
+    </message>
+    <message>
+        <source>Replaying {done} of {total} statements on a fresh kernel…</source>
+        <translation>새 커널에서 문장 {total}개 중 {done}개를 다시 실행하는 중…</translation>
+    </message>
+    <message>
+        <source>Running line {line} ({n} of {total})…</source>
+        <translation>{line}번 줄을 실행하는 중 ({total}개 중 {n}번째)…</translation>
+    </message>
+    <message>
+        <source>the script</source>
+        <translation>스크립트</translation>
+    </message>
+    <message>
+        <source>Running {where} for {seconds} s… Stop (Shift+F5) ends it</source>
+        <translation>{where} 실행 중, {seconds}초 지남… 중지(Shift+F5)를 누르면 끝납니다</translation>
+    </message>
+    <message>
+        <source>The kernel died: restarting it and replaying…</source>
+        <translation>커널이 죽었습니다: 다시 시작하고 다시 실행하는 중…</translation>
+    </message>
+    <message>
+        <source>{message}. Restarting it and replaying the statements that had run.</source>
+        <translation>{message}. 커널을 다시 시작하고 실행했던 문장들을 다시 실행합니다.</translation>
+    </message>
+    <message>
+        <source>Restarted, but the replay failed: {message}</source>
+        <translation>커널을 다시 시작했지만 다시 실행하지 못했습니다: {message}</translation>
+    </message>
+    <message>
+        <source>Kernel restarted after a crash; replayed {n} statements</source>
+        <translation>비정상 종료 뒤 커널을 다시 시작했습니다. 문장 {n}개를 다시 실행했습니다</translation>
+    </message>
+    <message>
+        <source>Stopped {where}; replayed {n} statements on a fresh kernel: all state before it is kept</source>
+        <translation>{where}을 중지했습니다. 새 커널에서 문장 {n}개를 다시 실행했습니다: 그 앞의 상태는 모두 남아 있습니다</translation>
+    </message>
+    <message>
+        <source>The kernel keeps crashing; press Reset (Ctrl+R) to start it again.</source>
+        <translation>커널이 계속 비정상 종료됩니다. 다시 시작하려면 처음으로(Ctrl+R)를 누르세요.</translation>
+    </message>
+    <message>
+        <source>The kernel keeps crashing: press Reset (Ctrl+R) to start it again</source>
+        <translation>커널이 계속 비정상 종료됩니다: 다시 시작하려면 처음으로(Ctrl+R)를 누르세요</translation>
+    </message>
+</context>
+<context>
     <name>Timeline</name>
     <message>
         <source>Timeline</source>
@@ -1701,12 +2266,83 @@ An autosaved copy from {when} exists. Restore it?</source>
         <source> (not kept: replays)</source>
         <translation> (보관 안 됨: 다시 실행)</translation>
     </message>
+    <message>
+        <source>line {line}</source>
+        <extracomment>the kernel&apos;s state after the step (None once dropped to cap memory) top-level statements run when the step&apos;s statement started (its cursor) debug requests sent since that statement started ((mode, breakpoints) each); empty when the step ended at the top level</extracomment>
+        <translation>{line}번 줄</translation>
+    </message>
+    <message>
+        <source>paused before line {line}</source>
+        <translation>{line}번 줄 앞에서 멈춤</translation>
+    </message>
+    <message>
+        <source> · it {n}</source>
+        <translation> · 반복 {n}</translation>
+    </message>
+    <message>
+        <source>, iteration {n} of {total}</source>
+        <translation>, {total}번 중 {n}번째 반복</translation>
+    </message>
+    <message>
+        <source>, iteration {n}</source>
+        <translation>, {n}번째 반복</translation>
+    </message>
+    <message>
+        <source>, in {frame}</source>
+        <translation>, {frame} 안</translation>
+    </message>
+    <message>
+        <source>line {line} stopped: {message}</source>
+        <translation>{line}번 줄 중지됨: {message}</translation>
+    </message>
+    <message>
+        <source>line {line} failed: {message}</source>
+        <translation>{line}번 줄 실패: {message}</translation>
+    </message>
+    <message>
+        <source>✕ line {line}</source>
+        <translation>✕ {line}번 줄</translation>
+    </message>
+    <message>
+        <source>ran {line}</source>
+        <translation>{line}번 줄 실행</translation>
+    </message>
+    <message>
+        <source>ran line {line}; {n} statements run</source>
+        <translation>{line}번 줄을 실행했습니다. 지금까지 문장 {n}개 실행</translation>
+    </message>
+    <message>
+        <source>ran {first}–{last}</source>
+        <translation>{first}–{last}번 줄 실행</translation>
+    </message>
+    <message>
+        <source>ran lines {first}–{last}; {n} statements run</source>
+        <translation>{first}–{last}번 줄을 실행했습니다. 지금까지 문장 {n}개 실행</translation>
+    </message>
+    <message>
+        <source>start</source>
+        <translation>시작</translation>
+    </message>
+    <message>
+        <source>nothing has run yet</source>
+        <translation>아직 아무것도 실행하지 않았습니다</translation>
+    </message>
+    <message>
+        <source>at {n}</source>
+        <translation>문장 {n}개 뒤</translation>
+    </message>
+    <message>
+        <source>{n} statements run</source>
+        <translation>문장 {n}개 실행됨</translation>
+    </message>
 </context>
 <context>
     <name>Trust</name>
     <message>
         <source>Trusted</source>
-        <extracomment>the mode badge&apos;s words as gradviz.app.trust writes them (BADGE_TEXT, BADGE_TIP): the keys the window translates them by (tests/test_i18n.py checks each has its entry)</extracomment>
+        <extracomment>what the window&apos;s banner and badge say, in VS Code&apos;s words where they fit (English: the keys of their translations, context ``Trust``; the window shows translate(...))
+----------
+the mode badge&apos;s words as gradviz.app.trust writes them (BADGE_TEXT, BADGE_TIP): the keys the window translates them by (tests/test_i18n.py checks each has its entry)</extracomment>
         <translation>신뢰함</translation>
     </message>
     <message>
