@@ -633,7 +633,11 @@ CLASS_DUNDERS = frozenset(
 
 
 #: the nn.Module names a script module class may define itself
-_MODULE_OVERRIDABLE = frozenset({"forward", "__init__", "train", "eval"})
+_MODULE_OVERRIDABLE = frozenset({"forward", "__init__", "train", "eval", "parameters",
+                                 "extra_repr"})
+#: what a script class's extra_repr may return: one line or a few (torch's own are
+#: shorter), so a module tree's text stays bounded by its number of modules
+MAX_EXTRA_REPR = 10_000
 
 
 def _is_zero_arg_super(node: ast.AST) -> bool:
@@ -680,7 +684,7 @@ SAFE_MODULE_PATHS = frozenset(ns.importable_modules(ns.build_torch_namespace()))
     # the standard library as gradviz gives it (see python_modules)
     "__future__", "time", "collections", "functools", "itertools", "copy", "dataclasses",
     "types", "inspect", "argparse", "os", "os.path", "sys", "typing", "contextlib",
-    "functorch",
+    "functorch", "re",
 }
 #: importable, but not listed when an import is refused (aliases of listed modules)
 _UNLISTED_MODULES = frozenset({"torch.amp", "torch.utils.data.dataloader"})
@@ -1443,6 +1447,8 @@ class Interpreter:
                 namespace[item.name] = (
                     staticmethod(_host_callable(value)) if static else _host_method(value)
                 )
+                if is_module and item.name == "extra_repr" and not static:
+                    namespace[item.name] = _bounded_extra_repr(namespace[item.name])
             elif isinstance(item, ast.ClassDef):
                 # a nested class (gym's env.spec): made like any script class, kept as
                 # a class attribute
@@ -3050,6 +3056,10 @@ class Interpreter:
             return self._private_allowed(obj, name)
         if isinstance(obj, (types.SimpleNamespace, argparse.Namespace)):
             return name in obj.__dict__
+        if isinstance(obj, ScriptPattern):
+            return name in SCRIPT_PATTERN_ATTRIBUTES
+        if isinstance(obj, ScriptMatch):
+            return name in SCRIPT_MATCH_ATTRIBUTES
         if not isinstance(obj, (type, torch.nn.Module)) and self._is_script_instance(obj):
             by_script = self._defined_by_script(type(obj), name)
             if by_script is not None:
@@ -3713,6 +3723,27 @@ def _wrap_returned_functions(result: Any, where: tuple[str | int, ...], name: st
     return tuple(items)
 
 
+def _bounded_extra_repr(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A script module's extra_repr: torch builds a module's repr from it (print(model)),
+    so what it returns must be a str of at most MAX_EXTRA_REPR characters."""
+
+    def extra_repr(self: Any) -> str:
+        text = method(self)
+        if not isinstance(text, str):
+            raise TypeError(f"extra_repr must return a str, not {type(text).__name__}")
+        if len(text) > MAX_EXTRA_REPR:
+            raise LimitExceeded(
+                f"refused: extra_repr returned {len(text):,} characters; a module's "
+                f"description may have {MAX_EXTRA_REPR:,} (gradviz limit max_str_length)",
+                limit="max_str_length",
+            )
+        return text
+
+    extra_repr.__name__ = "extra_repr"
+    extra_repr.__qualname__ = getattr(method, "__qualname__", "extra_repr")
+    return extra_repr
+
+
 def _host_method(fn: ScriptFunction) -> Callable[..., Any]:
     """A script method as a plain function, so Python binds ``self`` (torch calls
     ``forward`` this way from ``Module.__call__``)."""
@@ -4133,7 +4164,228 @@ def python_modules(interp: Interpreter) -> dict[str, ns.SafeModule]:
         "contextlib": ns.SafeModule("contextlib", {"nullcontext": F(_nullcontext, "nullcontext")}),
         # functorch: torch.func's former name (the same transforms, vetted the same way)
         "functorch": ns.SafeModule("functorch", dict(interp.torch_ns.members["func"].members)),
+        "re": re_module(interp),
     }
+
+
+# --- re: regular expressions that cannot run away -------------------------------------
+#
+# Python's re backtracks: ``(a+)+$`` takes exponential time, ``a+b`` searched over n
+# characters quadratic time, in C code no statement limit interrupts (the kernel serves
+# requests on a thread signals do not reach). A script's pattern is parsed first and
+# refused where its worst case is not bounded: backreferences, lookarounds, conditional
+# groups, a repeat inside a repeat, an alternation of several characters inside a repeat,
+# bounded repeats over 1,000. What is left backtracks at most n ** (k + 1) steps over n
+# characters, k being its unbounded repeats that something after them can fail (a repeat
+# at the end of the pattern never backtracks to fail); a call is refused where that is
+# over RE_STEPS. Replacements are strings (group references allowed), and what sub,
+# split and findall make is sized before it is built.
+
+RE_STEPS = 2_000_000_000
+RE_FLAGS = {"IGNORECASE": re.IGNORECASE, "I": re.IGNORECASE, "MULTILINE": re.MULTILINE,
+            "M": re.MULTILINE, "DOTALL": re.DOTALL, "S": re.DOTALL, "ASCII": re.ASCII,
+            "A": re.ASCII, "VERBOSE": re.VERBOSE, "X": re.VERBOSE}
+MAX_PATTERN = 10_000
+
+
+def _re_shape(items: Any, inside_repeat: bool) -> tuple[int, bool]:
+    """(unbounded repeats that may backtrack, whether the sequence can match nothing
+    more than a bounded amount); raises SandboxError on an unbounded construct."""
+    from re import _constants as c  # noqa: PLC0415 - CPython's parser constants
+
+    repeats = 0
+    items = list(items)
+    for index, (op, arg) in enumerate(items):
+        last = index == len(items) - 1
+        if op in (c.GROUPREF, c.GROUPREF_EXISTS):
+            raise SandboxError("re: backreferences are refused in gradviz scripts (their "
+                               "matching can take exponential time)")
+        if op in (c.ASSERT, c.ASSERT_NOT):
+            raise SandboxError("re: lookahead and lookbehind are refused in gradviz scripts")
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
+            low, high, body = arg
+            if inside_repeat:
+                raise SandboxError("re: a repeat inside a repeat ((a+)+, (a*b)*) is refused in "
+                                   "gradviz scripts (its matching can take exponential time)")
+            inner, _ = _re_shape(body, True)
+            if high == c.MAXREPEAT:
+                if not last:
+                    repeats += 1
+            elif high > 1_000:
+                raise SandboxError("re: a bounded repeat over 1,000 ({m,n}) is refused in "
+                                   "gradviz scripts")
+            repeats += inner
+        elif op == c.SUBPATTERN:
+            inner, _ = _re_shape(arg[-1], inside_repeat)
+            repeats += inner
+        elif op == c.BRANCH:
+            for alternative in arg[1]:
+                if inside_repeat and len(list(alternative)) != 1:
+                    raise SandboxError("re: an alternation of several characters inside a "
+                                       "repeat ((ab|a)+) is refused in gradviz scripts")
+                inner, _ = _re_shape(alternative, inside_repeat)
+                repeats += inner
+        elif op == c.ATOMIC_GROUP if hasattr(c, "ATOMIC_GROUP") else False:
+            inner, _ = _re_shape(arg, inside_repeat)
+            repeats += inner
+    return repeats, True
+
+
+class ScriptPattern:
+    """A compiled pattern that passed the checks above: its methods as re's, sized."""
+
+    __slots__ = ("_interp", "_compiled", "_repeats", "pattern", "flags", "groups")
+
+    def __init__(self, interp: Interpreter, pattern: Any, flags: int = 0):
+        if isinstance(pattern, ScriptPattern):
+            pattern, flags = pattern.pattern, pattern.flags | flags
+        if not isinstance(pattern, str):
+            raise TypeError("gradviz scripts use re with str patterns")
+        if not isinstance(flags, int) or flags & ~sum(set(RE_FLAGS.values())):
+            raise SandboxError("re flags: IGNORECASE, MULTILINE, DOTALL, ASCII, VERBOSE")
+        if len(pattern) > MAX_PATTERN:
+            raise LimitExceeded(f"refused: a pattern of {len(pattern):,} characters; the limit "
+                                f"is {MAX_PATTERN:,}", limit="max_str_length")
+        from re import _parser  # noqa: PLC0415
+
+        parsed = _parser.parse(pattern, flags)
+        self._repeats, _ = _re_shape(parsed, False)
+        self._compiled = re.compile(pattern, flags)
+        self._interp = interp
+        self.pattern = pattern
+        self.flags = self._compiled.flags
+        self.groups = self._compiled.groups
+
+    def __repr__(self) -> str:
+        return repr(self._compiled)
+
+    def _subject(self, text: Any, what: str = "string") -> str:
+        if not isinstance(text, str):
+            raise TypeError(f"expected a {what} (str), got {type(text).__name__}")
+        steps = (len(text) + 1) ** (self._repeats + 1)
+        if steps > RE_STEPS:
+            raise LimitExceeded(
+                f"refused: this pattern could backtrack about {steps:,} steps over "
+                f"{len(text):,} characters (it has {self._repeats} repeat(s) that something "
+                f"after them can fail); the limit is {RE_STEPS:,} (gradviz limit max_op_macs)",
+                limit="max_op_macs",
+            )
+        return text
+
+    def _count(self, text: str) -> int:
+        count = 0
+        for _ in self._compiled.finditer(text):
+            count += 1
+        return count
+
+    def match(self, string: Any) -> ScriptMatch | None:
+        m = self._compiled.match(self._subject(string))
+        return ScriptMatch(m) if m else None
+
+    def search(self, string: Any) -> ScriptMatch | None:
+        m = self._compiled.search(self._subject(string))
+        return ScriptMatch(m) if m else None
+
+    def fullmatch(self, string: Any) -> ScriptMatch | None:
+        m = self._compiled.fullmatch(self._subject(string))
+        return ScriptMatch(m) if m else None
+
+    def findall(self, string: Any) -> list[Any]:
+        text = self._subject(string)
+        self._interp._check_length(self._count(text))
+        return self._compiled.findall(text)
+
+    def finditer(self, string: Any) -> Iterator[ScriptMatch]:
+        text = self._subject(string)
+        self._interp._check_length(self._count(text))
+        return iter([ScriptMatch(m) for m in self._compiled.finditer(text)])
+
+    def split(self, string: Any, maxsplit: int = 0) -> list[Any]:
+        text = self._subject(string)
+        self._interp._check_length((self._count(text) + 1) * (self.groups + 1))
+        return self._compiled.split(text, maxsplit=maxsplit)
+
+    def sub(self, repl: Any, string: Any, count: int = 0) -> str:
+        return self.subn(repl, string, count)[0]
+
+    def subn(self, repl: Any, string: Any, count: int = 0) -> tuple[str, int]:
+        if not isinstance(repl, str):
+            raise SandboxError("re.sub in gradviz scripts takes the replacement as a string "
+                               "(group references such as \\1 allowed), not a function")
+        text = self._subject(string)
+        matches = self._count(text)
+        if count:
+            matches = min(matches, count)
+        references = len(re.findall(r"\\(?:\d+|g<[^>]*>)", repl))
+        self._interp._check_length(len(text) + matches * len(repl) + references * len(text), 1)
+        return self._compiled.subn(repl, text, count=count)
+
+
+class ScriptMatch:
+    """A match, read as re's Match objects are (group, groups, start, end, span)."""
+
+    __slots__ = ("_m", "string", "pos", "endpos", "lastindex")
+
+    def __init__(self, m: Any):
+        self._m = m
+        self.string = m.string
+        self.pos = m.pos
+        self.endpos = m.endpos
+        self.lastindex = m.lastindex
+
+    def group(self, *indices: Any) -> Any:
+        return self._m.group(*indices)
+
+    def groups(self, default: Any = None) -> tuple:
+        return self._m.groups(default)
+
+    def groupdict(self, default: Any = None) -> dict:
+        return self._m.groupdict(default)
+
+    def start(self, group: Any = 0) -> int:
+        return self._m.start(group)
+
+    def end(self, group: Any = 0) -> int:
+        return self._m.end(group)
+
+    def span(self, group: Any = 0) -> tuple[int, int]:
+        return self._m.span(group)
+
+    def __getitem__(self, group: Any) -> Any:
+        return self._m[group]
+
+    def __repr__(self) -> str:
+        return repr(self._m)
+
+
+SCRIPT_PATTERN_ATTRIBUTES = frozenset(
+    "match search fullmatch findall finditer split sub subn pattern flags groups".split()
+)
+SCRIPT_MATCH_ATTRIBUTES = frozenset(
+    "group groups groupdict start end span string pos endpos lastindex".split()
+)
+
+
+def re_module(interp: Interpreter) -> ns.SafeModule:
+    F = StdlibFunction
+
+    def compile_(pattern: Any, flags: int = 0) -> ScriptPattern:
+        return ScriptPattern(interp, pattern, flags)
+
+    def use(method: str) -> Any:
+        def call(pattern: Any, *args: Any, flags: int = 0, **kwargs: Any) -> Any:
+            return getattr(ScriptPattern(interp, pattern, flags), method)(*args, **kwargs)
+
+        return F(call, method)
+
+    members: dict[str, Any] = {
+        "compile": F(compile_, "compile"),
+        "escape": F(re.escape, "escape"),
+        **{name: use(name) for name in
+           ("match", "search", "fullmatch", "findall", "finditer", "split", "sub", "subn")},
+        **RE_FLAGS,
+    }
+    return ns.SafeModule("re", members)
 
 
 def _nullcontext(enter_result: Any = None) -> contextlib.nullcontext:
@@ -4187,6 +4439,16 @@ def _leaf_text(v: Any) -> int | None:
         return None
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
         return None
+    if isinstance(v, torch.nn.Module):
+        # each module's line: its name, class and extra_repr (a script's is bounded by
+        # MAX_EXTRA_REPR, torch's own by its settings); read without running script code
+        total = 0
+        for name, m in torch.nn.Module.named_modules(v):
+            script_repr = "extra_repr" in type(m).__dict__ and type(m).__module__ == "__main__"
+            total += len(name) + 64 + (MAX_EXTRA_REPR if script_repr else 400)
+            if total > 1 << 40:
+                break
+        return total
     return 200
 
 
