@@ -603,8 +603,8 @@ ATTACKS = {
     "module-override-named-parameters": (
         "class M(torch.nn.Module):\n    def named_parameters(self):\n        return print\n"
     ),
-    "module-override-extra-repr": (
-        "class M(torch.nn.Module):\n    def extra_repr(self):\n        return 'x'\n"
+    "module-override-extra-repr-not-str": (
+        "class M(torch.nn.Module):\n    def extra_repr(self):\n        return print\nprint(M())\n"
     ),
     "module-setattr-train-lib-class": "setattr(torch.nn.Linear, 'train', 1)\n",
     "argparse-exit": "import argparse\np = argparse.ArgumentParser()\np.exit(0)\n",

@@ -1419,7 +1419,9 @@ class Interpreter:
             for name in names:
                 # train/eval too: only the script calls them (model.eval() calls self.train),
                 # inside its statements; gradviz reads modules through nn.Module's own functions
-                if is_module and name not in _MODULE_OVERRIDABLE and hasattr(torch.nn.Module, name):
+                overridable = _MODULE_OVERRIDABLE if isinstance(item, ast.FunctionDef) else (
+                    _MODULE_OVERRIDABLE - {"parameters", "extra_repr"})  # as methods only
+                if is_module and name not in overridable and hasattr(torch.nn.Module, name):
                     # gradviz and torch call these on every module (capture walks
                     # named_parameters, printing calls extra_repr): outside the statement
                     raise SandboxError(
