@@ -198,3 +198,26 @@ def test_capture_does_not_run_an_overridden_parameters():
     )
     assert failure is None, failure and failure.error
     assert session.globals["n"] == 0
+
+
+# --- torch.jit: importable, compiling refused where it is called ---------------------------
+
+def test_torch_jit_imports_and_eager_queries_match_python():
+    _same_as_python(
+        "import torch\n"
+        "from torch.jit import script, trace\n"
+        "from torch.jit import is_scripting, is_tracing\n"
+        "print(is_scripting(), is_tracing(), torch.ones(2))\n"
+    )
+
+
+@pytest.mark.parametrize("call", [
+    "script(f)", "trace(f, (torch.ones(1),))", "torch.jit.script(f)",
+])
+def test_torch_jit_compiling_is_refused_where_it_is_called(call):
+    _, _, failure = _run(
+        "import torch\nfrom torch.jit import script, trace\n"
+        "def f(x):\n    return x + 1\n" + f"g = {call}\n"
+    )
+    assert failure is not None and failure.error.type in REFUSALS, failure and failure.error
+    assert failure.line == 5

@@ -684,7 +684,7 @@ SAFE_MODULE_PATHS = frozenset(ns.importable_modules(ns.build_torch_namespace()))
     # the standard library as gradviz gives it (see python_modules)
     "__future__", "time", "collections", "functools", "itertools", "copy", "dataclasses",
     "types", "inspect", "argparse", "os", "os.path", "sys", "typing", "contextlib",
-    "functorch", "re",
+    "functorch", "re", "torch.jit",
 }
 #: importable, but not listed when an import is refused (aliases of listed modules)
 _UNLISTED_MODULES = frozenset({"torch.amp", "torch.utils.data.dataloader"})
@@ -4167,6 +4167,7 @@ def python_modules(interp: Interpreter) -> dict[str, ns.SafeModule]:
         # functorch: torch.func's former name (the same transforms, vetted the same way)
         "functorch": ns.SafeModule("functorch", dict(interp.torch_ns.members["func"].members)),
         "re": re_module(interp),
+        "torch.jit": jit_module(),
     }
 
 
@@ -4388,6 +4389,31 @@ def re_module(interp: Interpreter) -> ns.SafeModule:
         **RE_FLAGS,
     }
     return ns.SafeModule("re", members)
+
+
+def jit_module() -> ns.SafeModule:
+    """``torch.jit`` as model code meets it in eager mode: ``from torch.jit import
+    script, trace`` imports (a chatbot tutorial imports them and never calls them),
+    ``is_scripting()`` and ``is_tracing()`` are False as in eager mode; compiling
+    (script, trace) is refused where it is called: it compiles and runs native code outside the
+    interpreter."""
+    F = StdlibFunction
+
+    def refused(name: str) -> StdlibFunction:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            raise SandboxError(
+                f"torch.jit.{name} is refused in gradviz scripts: it compiles the code and "
+                "runs it outside gradviz's interpreter (the eager code runs as it is)"
+            )
+
+        return F(call, name)
+
+    return ns.SafeModule("torch.jit", {
+        "script": refused("script"), "trace": refused("trace"),
+        "trace_module": refused("trace_module"), "script_if_tracing": refused("script_if_tracing"),
+        "is_scripting": F(lambda: False, "is_scripting"),
+        "is_tracing": F(lambda: False, "is_tracing"),
+    })
 
 
 def _nullcontext(enter_result: Any = None) -> contextlib.nullcontext:
