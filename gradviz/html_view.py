@@ -55,7 +55,7 @@ from gradviz.core.grouping import (
     sizing_attrs,
     top_blocks,
 )
-from gradviz.core.layout import DEFAULT_SPACING, layout_with_routes, node_lines
+from gradviz.core.layout import DEFAULT_SPACING, layout_with_routes, node_lines, node_size
 from gradviz.core.style import LIGHT, NODE_KINDS, corner_radius, style_key
 from gradviz.core.wire import sanitize
 
@@ -240,9 +240,10 @@ def _view(
     key: str,
     title: str,
     focus: str | None = None,
+    given: Mapping[Any, tuple[float, float]] | None = None,
 ) -> tuple[dict[str, Any], Mapping[Any, tuple[float, float]]]:
-    """One picture: node boxes laid out by the core layout, and its edges by index
-    (and the layout's own positions, unrounded).
+    """One picture: node boxes laid out by the core layout (or at ``given`` positions,
+    which cover every node), and its edges by index (and the positions, unrounded).
 
     The page routes the edges itself (``html_view.js``, a port of
     :func:`gradviz.core.routing.edge_geometries`) when the picture is first shown, so
@@ -253,8 +254,12 @@ def _view(
         for v, d in graph.nodes(data=True):
             if d.get("kind") == "group":
                 sized.nodes[v]["vars"] = [group_caption(d)]
-    result = layout_with_routes(sized, spacing=DEFAULT_SPACING)
-    pos, sizes = result.positions, result.sizes
+    if given is not None:
+        pos = given
+        sizes = {v: node_size(d, DEFAULT_SPACING) for v, d in sized.nodes(data=True)}
+    else:
+        result = layout_with_routes(sized, spacing=DEFAULT_SPACING)
+        pos, sizes = result.positions, result.sizes
     index = {v: i for i, v in enumerate(graph.nodes)}
     edges = [
         [index[u], index[v], str(attrs.get("kind", "grad"))]
@@ -273,6 +278,29 @@ def _view(
         "edges": edges,
     }
     return view, pos
+
+
+def _given_positions(
+    snapshot: Mapping[str, Any], graph: nx.DiGraph
+) -> dict[Any, tuple[float, float]] | None:
+    """The positions a snapshot carries (the window's, or the kernel's in ``gradviz
+    export``), when they place every node with finite numbers: the expanded picture is
+    then drawn where they say, with no layout of its own. Else None."""
+    saved = snapshot.get("positions")
+    if not isinstance(saved, Mapping) or len(saved) < graph.number_of_nodes():
+        return None
+    out: dict[Any, tuple[float, float]] = {}
+    for v in graph.nodes:
+        p = saved.get(v)
+        if not isinstance(p, list | tuple) or len(p) != 2:
+            return None
+        x, y = p
+        if not all(isinstance(c, int | float) and not isinstance(c, bool) for c in (x, y)):
+            return None
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return None
+        out[v] = (float(x), float(y))
+    return out
 
 
 def _elements(graph: nx.DiGraph) -> int:
@@ -326,7 +354,10 @@ def _plural(n: int, word: str) -> str:
 
 
 def _views(
-    graph: nx.DiGraph, limits: PageLimits, started: float
+    graph: nx.DiGraph,
+    limits: PageLimits,
+    started: float,
+    given: Mapping[Any, tuple[float, float]] | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, nx.DiGraph], list[str], list[str], Mapping[Any, Any]]:
     """The pictures laid out here, the grouped graphs they show, notes on what was left
     out, the blocks the page can open one at a time, and the expanded picture's positions.
@@ -379,7 +410,7 @@ def _views(
             plans.append(("chains", "Linear chains collapsed"))
             budget -= _elements(candidate)
 
-    everything, positions = _view(graph, "all", "Everything expanded")
+    everything, positions = _view(graph, "all", "Everything expanded", given=given)
     views = [everything]
     late: list[str] = []
     for key, title in plans:
@@ -652,7 +683,9 @@ def _page_model(
         raise SnapshotShapeError(f"a snapshot is a JSON object, not {type(snapshot).__name__}")
     graph = _decode_graph(snapshot, limits)
     passes = _decode_passes(snapshot)
-    views, grouped, notes, opened, positions = _views(graph, limits, started)
+    views, grouped, notes, opened, positions = _views(
+        graph, limits, started, _given_positions(snapshot, graph)
+    )
     groups = _groups(grouped)
     shown: dict[str, dict[str, Any]] = {}
     for g in (graph, *grouped.values()):

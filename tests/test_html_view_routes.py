@@ -143,3 +143,33 @@ def test_the_page_embeds_no_routes_and_no_picture_per_block():
     assert [v["key"] for v in model["views"]][:2] == ["all", "modules"]
     assert model["open"] == [*(f"blocks.{i}" for i in range(8)), "tok"]
     assert all(len(e) == 3 for v in model["views"] for e in v["edges"])
+
+
+def test_positions_a_snapshot_carries_place_the_expanded_picture(monkeypatch):
+    """A window's snapshot (or gradviz export's kernel report) carries where every node
+    was drawn: the page draws the expanded picture there, with no layout of its own;
+    positions that miss a node or are not finite numbers are laid out afresh."""
+    import gradviz.html_view as html_view
+    from gradviz.core.layout import layout
+
+    snap = parameters_only_snapshot()
+    whole = len(snap["graph"]["nodes"])
+    placed = {k: [x + 1000.0, y] for k, (x, y) in layout(snap["graph"]).items()}
+    calls = []
+    real = html_view.layout_with_routes
+
+    def counted(graph, *args, **kwargs):
+        calls.append(graph.number_of_nodes())
+        return real(graph, *args, **kwargs)
+
+    monkeypatch.setattr(html_view, "layout_with_routes", counted)
+    model = page_model({**snap, "positions": placed})
+    everything = model["views"][0]
+    assert whole not in calls
+    assert everything["x"][0] == round(placed[everything["ids"][0]][0], 1)
+    for bad in ({**placed, everything["ids"][0]: [float("nan"), 0.0]},
+                {k: v for k, v in list(placed.items())[1:]},
+                {**placed, everything["ids"][0]: ["1", 2]}):
+        calls.clear()
+        page_model({**snap, "positions": bad})
+        assert whole in calls
