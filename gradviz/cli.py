@@ -312,7 +312,11 @@ def notebook_source(data: bytes, label: str) -> str:
         notebook = json.loads(data.decode("utf-8"))
         cells = notebook["cells"]
     except (UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
-        raise OSError(f"{label} is not a Jupyter notebook ({type(exc).__name__}: {exc})") from None
+        raise OSError(
+            translate("Cli", "{file} is not a Jupyter notebook ({error})").format(
+                file=label, error=f"{type(exc).__name__}: {exc}"
+            )
+        ) from None
     parts = []
     for number, cell in enumerate(cells if isinstance(cells, list) else [], 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":

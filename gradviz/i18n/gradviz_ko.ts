@@ -484,12 +484,16 @@
         <translation>스크립트를 실제 Python으로 실행합니다 (기본값): 직접 쓴 코드에 쓰며, python이 실행하는 것과 같습니다</translation>
     </message>
     <message>
+        <source>{file} is not a Jupyter notebook ({error})</source>
+        <translation>{file} 파일은 Jupyter 노트북이 아닙니다 ({error})</translation>
+    </message>
+    <message>
         <source>error: {message}</source>
         <translation>오류: {message}</translation>
     </message>
     <message>
         <source>allocated {size}</source>
-        <translation>{size} 할당</translation>
+        <translation>메모리 {size} 할당</translation>
     </message>
     <message>
         <source>why: {why}</source>
@@ -497,7 +501,7 @@
     </message>
     <message>
         <source>grad after each backward pass:</source>
-        <translation>역전파를 한 번 할 때마다의 grad:</translation>
+        <translation>역전파마다 기록한 grad:</translation>
     </message>
     <message>
         <source>{file} is a gradviz snapshot ({nodes} nodes, {passes} backward pass), not a script: there is nothing to run. Open it with `gradviz open {file}`, or draw it with `gradviz export {file} -o graph.svg`</source>
@@ -1477,7 +1481,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source>name</source>
-        <extracomment>a column&apos;s width is measured on its longest few texts only (shaping text is slow: measuring every cell of a 300-parameter model took half a second per step) what the learner reads first (value, grad, shape) comes first; the less used after the column headers a learner reads in their language (PyTorch&apos;s own attribute names, requires_grad, is_leaf, grad_fn, dtype…, stay as PyTorch spells them)</extracomment>
+        <extracomment>what the learner reads first (value, grad, shape) comes first; the less used after the column headers a learner reads in their language (PyTorch&apos;s own attribute names, requires_grad, is_leaf, grad_fn, dtype…, stay as PyTorch spells them)</extracomment>
         <translation>이름</translation>
     </message>
     <message>
@@ -1561,7 +1565,6 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source>zeroed</source>
-        <extracomment>x (slot units) -&gt; a dashed line there, labelled under the axis where it has room what the last paint drew (tests read them): each point (series name, centre) and each x label (its box, its text) what the last paint drew (tests read them): value-label boxes, legend entries</extracomment>
         <translation>0으로 만듦</translation>
     </message>
     <message>
