@@ -183,8 +183,9 @@ _VISIBLE = {
     "QDockWidget", "QGroupBox", "add_menu_action", "show_error", "message_box",
     "GuideTitle", "Tag",
 }  # fmt: skip
-#: files whose words are the window's (every module of gradviz/ui, and the guide's)
-_WINDOW_FILES = sorted((ROOT / "gradviz" / "ui").glob("*.py")) + [
+#: files whose words are the window's (every module of gradviz/ui, its subpackages too,
+#: and the guide's)
+_WINDOW_FILES = sorted((ROOT / "gradviz" / "ui").rglob("*.py")) + [
     ROOT / "gradviz" / "app" / "guide.py"
 ]
 
@@ -204,7 +205,7 @@ def _raw_words(node: ast.AST) -> str | None:
     return text if words else None
 
 
-@pytest.mark.parametrize("path", _WINDOW_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", _WINDOW_FILES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_window_text_is_wrapped(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     raw = []
