@@ -661,7 +661,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     <name>Explain</name>
     <message>
         <source>An earlier backward() without retain_graph=True freed the values this graph saved for computing gradients; pass retain_graph=True to every backward() but the last one to walk it again.</source>
-        <translation>앞서 retain_graph=True 없이 호출한 backward()가 기울기를 계산하려고 이 계산 그래프에 저장해 둔 값을 해제했습니다. 그래프를 다시 거슬러 가려면 마지막 backward()를 뺀 모든 backward()에 retain_graph=True를 넘기세요.</translation>
+        <translation>기울기 계산에 쓰려고 이 계산 그래프가 저장해 둔 값을, 앞서 retain_graph=True 없이 호출한 backward()가 해제했습니다. 그래프를 다시 거슬러 가려면 마지막 backward()를 뺀 모든 backward()에 retain_graph=True를 넘기세요.</translation>
     </message>
     <message>
         <source>Writing into a view of a leaf that requires grad would corrupt the leaf&apos;s gradient; do it inside torch.no_grad().</source>
