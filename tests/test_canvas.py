@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from gradviz.core.capture import graph_from_json  # noqa: E402
 from gradviz.core.layout import layout, node_size  # noqa: E402
-from gradviz.ui import canvas as canvas_module  # noqa: E402
 from gradviz.ui.canvas import (  # noqa: E402
     BULK_EDGE_THRESHOLD,
     FIT_MAX_ZOOM,
@@ -28,6 +27,7 @@ from gradviz.ui.canvas import (  # noqa: E402
     NodeItem,
     format_value,
 )
+from gradviz.ui.canvas import view as canvas_module  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "snapshot-example.json"
 

@@ -223,8 +223,8 @@ def _canvas_picture(canvas) -> dict:
 def test_canvas_deltas_draw_what_a_whole_update_draws(qtbot, monkeypatch, name, big):
     """``big``: with the thresholds low, as a big graph is drawn (tiles, bands, items on
     demand, routes found when asked)."""
-    from gradviz.ui import canvas as canvas_module
     from gradviz.ui.canvas import GraphCanvas
+    from gradviz.ui.canvas import view as canvas_module
 
     if big:
         monkeypatch.setattr(canvas_module, "LAZY_NODE_THRESHOLD", 8)
@@ -248,8 +248,8 @@ def test_canvas_deltas_draw_what_a_whole_update_draws(qtbot, monkeypatch, name, 
 def test_canvas_deltas_cross_the_bulk_edge_threshold(qtbot, monkeypatch):
     """A chain that grows past BULK_EDGE_THRESHOLD and LAZY_NODE_THRESHOLD (per-edge
     items, then bands; an item per node, then tiles), and back when stepping back."""
-    from gradviz.ui import canvas as canvas_module
     from gradviz.ui.canvas import GraphCanvas, NodeItem
+    from gradviz.ui.canvas import view as canvas_module
 
     source = "x = torch.tensor(1., requires_grad=True)\ny = x\n" + "y = y.sin() * 2\n" * 8
     stepped, fresh = GraphCanvas(), GraphCanvas()
@@ -394,8 +394,8 @@ def test_the_step_after_a_run_sends_the_new_flags_turned_off_as_ids(qtbot, monke
     rebuilds exactly the whole state, and the canvas shows what a whole update shows
     (``big``: drawn as a big graph is, by tiles and bands)."""
     from gradviz.kernel_server import Kernel
-    from gradviz.ui import canvas as canvas_module
     from gradviz.ui.canvas import GraphCanvas
+    from gradviz.ui.canvas import view as canvas_module
 
     if big:
         monkeypatch.setattr(canvas_module, "LAZY_NODE_THRESHOLD", 20)

@@ -42,6 +42,7 @@ from gradviz.core.graphdata import graph_from_json
 from gradviz.core.grouping import module_tree_of_nodes, search
 
 from . import theme
+from .canvas.export import export_canvas
 from .dialogs import show_error
 from .display import LayoutRunner
 from .i18n import translate
@@ -486,7 +487,7 @@ class GraphView(QObject):
         if not path:
             return
         try:
-            self.w.canvas.export_image(path)
+            export_canvas(self.w.canvas, path)
         except (OSError, ValueError) as exc:
             show_error(self.w, translate("GraphView", "Export failed"), str(exc))
             return
