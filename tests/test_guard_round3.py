@@ -713,8 +713,14 @@ def test_work_of_ops_is_counted_from_their_shapes():
     assert macs(aten._linalg_svd.default, (a, False, True), []) == 10 * 30 * 20 * 20
     assert macs(aten._linalg_solve_ex.default, (torch.ones(10, 10), torch.ones(10, 3)),
                    []) == 1000 + 2 * 10 * 10 * 3
-    assert macs(aten._pdist_forward.default, (a, 2.0), []) == 30 * 29 // 2 * 20
-    assert macs(aten._cdist_forward.default, (a, torch.ones(7, 20), 2.0, None), []) == 30 * 7 * 20
+    # distances: each term weighted by what its kernel costs against a multiply-add
+    # (guards._distance_weight): an elementwise kernel for p = 2, a pow per term for p = 1.5
+    assert macs(aten._pdist_forward.default, (a, 2.0), []) == 30 * 29 // 2 * 20 * 8
+    assert macs(aten._pdist_forward.default, (a, 1.5), []) == 30 * 29 // 2 * 20 * 256
+    assert macs(aten._cdist_forward.default, (a, torch.ones(7, 20), 2.0, None), []) == (
+        30 * 7 * 20 * 32)
+    assert macs(aten._cdist_forward.default, (a, torch.ones(7, 20), 1.5, None), []) == (
+        30 * 7 * 20 * 256)
     grad, inp, weight = torch.ones(1, 8, 6, 6), torch.ones(1, 3, 8, 8), torch.ones(8, 3, 3, 3)
     args = (grad, inp, weight, [8], [1, 1], [0, 0], [1, 1], False, [0, 0], 1, [True, True, False])
     assert macs(aten.convolution_backward.default, args, []) == 2 * grad.numel() * 27
