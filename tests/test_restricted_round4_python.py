@@ -221,3 +221,58 @@ def test_torch_jit_compiling_is_refused_where_it_is_called(call):
     )
     assert failure is not None and failure.error.type in REFUSALS, failure and failure.error
     assert failure.line == 5
+
+
+# --- the script's own special methods, read as attributes ----------------------------------
+
+def test_a_script_class_calls_its_own_special_methods_as_python_does():
+    _same_as_python(
+        "class Vocab:\n"
+        "    def __init__(self):\n"
+        "        self.d = {'a': 1}\n"
+        "    def __getitem__(self, t):\n"
+        "        if not isinstance(t, (list, tuple)):\n"
+        "            return self.d.get(t, 0)\n"
+        "        return [self.__getitem__(x) for x in t]\n"
+        "    def __len__(self):\n"
+        "        return len(self.d)\n"
+        "    def __call__(self, x):\n"
+        "        return x + 1\n"
+        "v = Vocab()\n"
+        "print(v[['a', 'b']], v.__len__(), v.__call__(1), v(2), list(map(v.__getitem__, ['a'])))\n"
+    )
+
+
+@pytest.mark.parametrize("source", [
+    "x = [1]\ny = x.__getitem__(0)\n",
+    "import torch\nm = torch.nn.Linear(1, 1)\nf = m.__call__\n",
+    "class A:\n    pass\nf = A().__len__\n",
+    "class V:\n    def __len__(self):\n        return 1\nf = V.__len__\n",
+    "class V:\n    def __len__(self):\n        return 1\nv = V()\nv.__len__ = print\n",
+    "class V:\n    def __len__(self):\n        return 1\nf = V().__len__.__self__\n",
+    "class V:\n    def __len__(self):\n        return 1\nf = getattr(V(), '__len__')\n",
+    "class V:\n    def __len__(self):\n        return 1\nf = V().__init__\n",
+    "import torch\nclass M(torch.nn.Module):\n    pass\nf = M().__call__\n",
+    "class D(dict):\n    pass\nf = D().__getitem__\n",
+])
+def test_special_methods_stay_refused_everywhere_else(source):
+    _, _, failure = _run(source)
+    assert failure is not None, source
+    assert failure.error.type in (*REFUSALS, "AttributeError"), failure.error
+
+
+# --- unicodedata ---------------------------------------------------------------------------
+
+def test_unicodedata_as_the_chatbot_tutorial_uses_it_matches_python():
+    _same_as_python(
+        "import unicodedata\n"
+        "def unicode_to_ascii(s):\n"
+        "    return ''.join(c for c in unicodedata.normalize('NFD', s)\n"
+        "                   if unicodedata.category(c) != 'Mn')\n"
+        "print(unicode_to_ascii('Ça va? Où êtes-vous, Müller'), unicodedata.name('é'))\n"
+    )
+
+
+def test_unicodedata_normalize_is_sized_before_it_is_built():
+    _refused("import unicodedata\ns = unicodedata.normalize('NFKD', '\\ufdfa' * 1_000_000)\n",
+             "max_sequence_length")

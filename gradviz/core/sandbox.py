@@ -72,6 +72,10 @@ ALLOWED_NODES: frozenset[type] = frozenset(
 
 # Private attributes a script may read: the version counter is a lesson (scenario 9).
 ALLOWED_PRIVATE_ATTRIBUTES = frozenset({"_version"})
+#: special methods a script class may define, read as attributes only where the script
+#: defined them on its own instance (d2l's Vocab calls self.__getitem__(token)); every
+#: other dunder stays refused when the script is parsed
+SCRIPT_DUNDERS = frozenset({"__getitem__", "__len__", "__iter__", "__call__"})
 
 BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 CODING_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
@@ -660,6 +664,8 @@ def _check_attribute_name(attr: str, line: int | None) -> None:
         return  # x.__class__ reads as type(x); never assigned (see set_attribute)
     if attr.startswith("_") and not attr.startswith("__"):
         return  # '_name': the script's own objects only, decided at run time
+    if attr in SCRIPT_DUNDERS:
+        return  # the script's own methods on its own instances, decided at run time
     if attr.startswith("_") and attr not in ALLOWED_PRIVATE_ATTRIBUTES:
         where = f"line {line}: " if line else ""
         raise ScriptSyntaxError(
@@ -684,7 +690,7 @@ SAFE_MODULE_PATHS = frozenset(ns.importable_modules(ns.build_torch_namespace()))
     # the standard library as gradviz gives it (see python_modules)
     "__future__", "time", "collections", "functools", "itertools", "copy", "dataclasses",
     "types", "inspect", "argparse", "os", "os.path", "sys", "typing", "contextlib",
-    "functorch", "re", "torch.jit",
+    "functorch", "re", "torch.jit", "unicodedata",
 }
 #: importable, but not listed when an import is refused (aliases of listed modules)
 _UNLISTED_MODULES = frozenset({"torch.amp", "torch.utils.data.dataloader"})
@@ -3052,6 +3058,9 @@ class Interpreter:
         return inst
 
     def _attribute_allowed(self, obj: Any, name: str) -> bool:
+        if name in SCRIPT_DUNDERS:
+            return (not isinstance(obj, type) and self._is_script_instance(obj)
+                    and self._defined_by_script(type(obj), name) is True)
         if isinstance(obj, torch.autograd.graph.Node) and name.startswith("_saved_"):
             return hasattr(obj, name)  # what the node saved for backward, as data
         if name.startswith("_") and name not in ALLOWED_PRIVATE_ATTRIBUTES:
@@ -4168,6 +4177,7 @@ def python_modules(interp: Interpreter) -> dict[str, ns.SafeModule]:
         "functorch": ns.SafeModule("functorch", dict(interp.torch_ns.members["func"].members)),
         "re": re_module(interp),
         "torch.jit": jit_module(),
+        "unicodedata": unicodedata_module(interp),
     }
 
 
@@ -4389,6 +4399,33 @@ def re_module(interp: Interpreter) -> ns.SafeModule:
         **RE_FLAGS,
     }
     return ns.SafeModule("re", members)
+
+
+#: the most characters one character becomes under Unicode normalization (NFKC/NFKD of
+#: U+FDFA is 18), so a normalized string is sized before it is built
+NORMALIZE_GROWTH = 18
+
+
+def unicodedata_module(interp: Interpreter) -> ns.SafeModule:
+    """``unicodedata``: pure functions of characters (the chatbot tutorial strips accents
+    with normalize('NFD', s) and category(c))."""
+    import unicodedata  # noqa: PLC0415
+
+    F = StdlibFunction
+
+    def normalize(form: Any, text: Any) -> str:
+        if not isinstance(form, str) or not isinstance(text, str):
+            raise TypeError("normalize() takes two strings")
+        interp._check_length(len(text) * NORMALIZE_GROWTH, 1)
+        return unicodedata.normalize(form, text)
+
+    members = {"normalize": F(normalize, "normalize"),
+               **{name: F(getattr(unicodedata, name), name) for name in (
+                   "category", "name", "lookup", "decimal", "digit", "numeric", "combining",
+                   "east_asian_width", "mirrored", "bidirectional", "decomposition",
+                   "is_normalized")},
+               "unidata_version": unicodedata.unidata_version}
+    return ns.SafeModule("unicodedata", members)
 
 
 def jit_module() -> ns.SafeModule:
