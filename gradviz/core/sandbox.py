@@ -4483,7 +4483,7 @@ class TooLongToShow:
 
 
 #: containers and objects text_bound walks at most; past it a value is "too big to say"
-TEXT_BOUND_STEPS = 1_000_000
+TEXT_BOUND_STEPS = 5_000_000
 
 
 def _leaf_text(v: Any) -> int | None:
