@@ -1,6 +1,8 @@
 /* gradviz interactive view: draws a laid-out autograd graph on a 2D canvas and replays
    its backward passes. The data (positions computed by gradviz's layout in Python)
-   sits in the JSON script element beside this one (class gvz-data).
+   sits in the JSON script element beside this one (class gvz-data). The page routes
+   each picture's edges when it first shows it (a port of gradviz/core/routing.py) and
+   makes a block's "open" picture from the expanded and collapsed ones.
 
    Names in the data come from user scripts: they reach the DOM only through
    textContent or SVG text nodes, and the canvas only through fillText. */
