@@ -606,6 +606,15 @@ def _with_translations(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from gradviz.export import Progress
+
+    # a long export says what it is doing on a terminal (nothing for a quick one, a
+    # pipe or --json)
+    with Progress() as progress:
+        return _export(args, progress)
+
+
+def _export(args: argparse.Namespace, progress: Any) -> int:
     from gradviz.core.graphdata import graph_from_json
     from gradviz.export import export_graph, export_snapshot
 
@@ -614,12 +623,15 @@ def cmd_export(args: argparse.Namespace) -> int:
         if isinstance(snap, int):
             return snap
         try:
-            graph = export_snapshot(snap, args.output)
+            graph = export_snapshot(snap, args.output, progress=progress)
         except (ValueError, OSError) as exc:
             _err(exc)
             return EXIT_USAGE
         _out(_wrote(args.output, graph))
         return EXIT_OK
+    progress(translate("Cli", "running {script} …").format(
+        script=getattr(args, "file", None) or getattr(args, "demo", None) or "the script"
+    ))
     report = _run_report(args, layout=True)
     if isinstance(report, int):
         return report
@@ -630,9 +642,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     positions = {k: (float(x), float(y)) for k, (x, y) in report.get("positions", {}).items()}
     try:
         if Path(args.output).suffix.lower() == ".html":
-            export_snapshot(report, args.output)  # the page replays the run's backward passes
+            # the page replays the run's backward passes
+            export_snapshot(report, args.output, progress=progress)
         else:
-            export_graph(graph, args.output, positions=positions or None)
+            export_graph(graph, args.output, positions=positions or None, progress=progress)
     except (ValueError, OSError) as exc:
         _err(exc)
         return EXIT_USAGE

@@ -386,12 +386,11 @@
     </message>
     <message>
         <source>gradient passed along this edge: {grad}</source>
-        <extracomment>the width along the top/bottom border where edges attach (the router reads it) the flat rectangles by colour and the rings, for the theme they were made for (style, path, arrowheads) in drawing order; None: to be made before painting (top, bottom) of the boxes its edges join; None: to be found again</extracomment>
+        <extracomment>(style, path, arrowheads) in drawing order; None: to be made before painting (top, bottom) of the boxes its edges join; None: to be found again</extracomment>
         <translation>이 간선으로 전달된 기울기: {grad}</translation>
     </message>
     <message>
         <source>cannot export to {what}: use .png or .svg</source>
-        <extracomment>node id -&gt; the node (graph order); it has an item on a small graph, or when on screen or asked for on a big one (see LAZY_NODE_THRESHOLD) the bands painting the edges in bulk, by index, and those to redo a big graph: nodes drawn by tiles, items only for some (see _sync_items) the nodes of a big graph that have an item, and the scene rectangle whose nodes all have one (None: to be found again) the tallest box (how far below its ends an edge may dip) node id -&gt; the keys of its edges (which edges a moved node bends) the kernel state the canvas shows (GraphChanges.seq), for applying a delta the rectangle the nodes occupy (see graph_rect) node id -&gt; its storage group, and group -&gt; its node ids (tensor and saved nodes) the view shows the graph as fit_to_view left it (no zoom or pan since): a resize (the guide above growing, the window shrinking) fits it again the boxes edges route around, and each edge&apos;s region (what can change its route) how many nodes of each style key, and &quot;new&quot; / &quot;freed&quot; / &quot;stale&quot; (the legend) the rectangle of the nodes the last update made new (fit_to_view centres there) the graph data last given to set_graph (its edge order, for the SVG export)</extracomment>
         <translation>{what}(으)로는 내보낼 수 없습니다: .png나 .svg를 쓰세요</translation>
     </message>
     <message>
@@ -510,6 +509,10 @@
     <message>
         <source>{file} is a gradviz snapshot ({nodes} nodes, {passes} backward passes), not a script: there is nothing to run. Open it with `gradviz open {file}`, or draw it with `gradviz export {file} -o graph.svg`</source>
         <translation>{file} 파일은 스크립트가 아니라 gradviz 스냅숏(노드 {nodes}개, 역전파 {passes}회)이라서 실행할 것이 없습니다. `gradviz open {file}`로 열거나, `gradviz export {file} -o graph.svg`로 그림을 그리세요</translation>
+    </message>
+    <message>
+        <source>running {script} …</source>
+        <translation>{script} 실행 중 …</translation>
     </message>
     <message>
         <source>wrote {path} ({nodes} nodes, {edges} edges)</source>
@@ -1421,7 +1424,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source>new this step</source>
-        <extracomment>(group, strong) -&gt; (path, its bounds with the pen&apos;s room) where each row was placed in the last layout: (x, y, row)</extracomment>
+        <extracomment>where each row was placed in the last layout: (x, y, row)</extracomment>
         <translation>이번 단계에 새로 생김</translation>
     </message>
     <message>
