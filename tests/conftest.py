@@ -27,10 +27,31 @@ def _give_memory_back() -> None:
             pass
 
 
+def _rss_bytes() -> tuple[int, int]:
+    """This process's resident memory now and at its peak (Linux; zeros elsewhere)."""
+    import resource
+
+    now = 0
+    try:
+        with open("/proc/self/statm") as f:
+            now = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        pass
+    return now, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 @pytest.fixture(autouse=True, scope="module")
-def _memory_between_modules():
+def _memory_between_modules(request):
+    before = _rss_bytes() if os.environ.get("GRADVIZ_TEST_RSS_LOG") else None
     yield
     _give_memory_back()
+    log = os.environ.get("GRADVIZ_TEST_RSS_LOG")
+    if log and before is not None:
+        # where the suite's memory goes, module by module (README's test memory figure)
+        after = _rss_bytes()
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(f"{request.module.__name__}\t{before[0] >> 20}\t{after[0] >> 20}"
+                    f"\t{after[1] >> 20}\n")
 
 
 KERNEL_TIMEOUT_MS = 60_000
