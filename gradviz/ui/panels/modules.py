@@ -129,9 +129,9 @@ class ModulesPanel(QWidget):
         item.setCheckState(0, state)  # itemChanged does the rest
 
     def collapse_all(self) -> None:
-        from .display import top_blocks
+        from ..display import top_blocks
 
-        self._collapsed = set(top_blocks(self._counts))
+        self._collapsed = set(top_blocks(self._counts, split_lists=True))
         self._changed()
 
     def expand_all(self) -> None:
