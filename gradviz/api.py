@@ -18,6 +18,7 @@ A :class:`Snapshot` holds the same data as the window's snapshots (see
 from __future__ import annotations
 
 import json
+import sys
 import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
@@ -400,10 +401,10 @@ def show(*roots: Any, **kwargs: Any) -> int | None:
         if reason:
             raise NoDisplayError(
                 f"gradviz.show() cannot open a window: {reason}. In a notebook, show the "
-                "snapshot inline instead (make `gradviz.snapshot(...)` the last expression of "
-                "a cell, or call `snap.to_html()`); or save it with "
-                "`snap.save('run.gradviz.json')` and run `gradviz open run.gradviz.json` "
-                "on a machine with a display"
+                "snapshot inline instead: make it the last expression of a cell, or call "
+                "`IPython.display.display(snap)` (the interactive page, with a static SVG "
+                "beside it); or save it with `snap.save('run.gradviz.json')` and run "
+                "`gradviz open run.gradviz.json` on a machine with a display"
             )
     from gradviz.ui.app import open_window, run_app
 
@@ -411,4 +412,23 @@ def show(*roots: Any, **kwargs: Any) -> int | None:
         window = open_window(snapshot=snap.to_dict())
         _windows.add(window)
         return None
+    if _in_notebook():
+        # without %gui qt the cell runs Qt itself until the window closes: say so first
+        print(NOTEBOOK_BLOCKS, file=sys.stderr, flush=True)
     return run_app(snapshot=snap.to_dict())
+
+
+#: said before a notebook cell starts waiting on the window (no %gui qt)
+NOTEBOOK_BLOCKS = (
+    "gradviz.show(): this cell waits until the window is closed. Run `%gui qt` once in "
+    "the notebook first and the window opens beside it, the notebook staying responsive; "
+    "or display the snapshot inline (make it the last expression of a cell)."
+)
+
+
+def _in_notebook() -> bool:
+    """True inside a Jupyter kernel (IPython with a kernel behind it), not a terminal."""
+    ipython = sys.modules.get("IPython")
+    get = getattr(ipython, "get_ipython", None) if ipython is not None else None
+    shell = get() if callable(get) else None
+    return shell is not None and getattr(shell, "kernel", None) is not None

@@ -89,7 +89,9 @@ except gradviz.NoDisplayError as exc:
     out = last_json(proc)
     assert out["alive"]
     assert "cannot open a window" in out["error"] and "gradviz open" in out["error"]
-    assert "inline" in out["error"] and "to_html()" in out["error"]
+    # in a notebook, display() shows the page: to_html() would show its source as a string
+    assert "inline" in out["error"] and "display(snap)" in out["error"]
+    assert "to_html()" not in out["error"]
 
 
 def test_inside_a_host_application_show_returns_at_once_and_leaves_the_host_alone():
@@ -165,3 +167,36 @@ print(json.dumps(seen))
     # styled (Fusion and a layout style sheet) with the system's own palette, no heap frozen
     assert out == {"frozen": 0, "styled": out["styled"], "windows": 1, "returned": 0}
     assert str(out["styled"]).startswith("#")
+
+
+def test_in_a_notebook_without_gui_qt_show_says_the_cell_will_wait():
+    """`gradviz.show()` in a Jupyter kernel with no `%gui qt` runs Qt until the window
+    closes; before it does, it says so and names `%gui qt` (the cell looked hung)."""
+    proc = run(PREAMBLE + """
+import types
+from PySide6.QtWidgets import QApplication
+
+fake = types.ModuleType("IPython")
+fake.get_ipython = lambda: types.SimpleNamespace(kernel=object())
+sys.modules["IPython"] = fake
+
+def fake_exec(self):
+    for w in self.topLevelWidgets():
+        w.close()
+    return 0
+
+QApplication.exec = fake_exec
+print(json.dumps({"returned": gradviz.show(loss)}))
+""")
+    assert last_json(proc) == {"returned": 0}
+    assert "%gui qt" in proc.stderr and "waits until the window is closed" in proc.stderr
+
+
+def test_outside_a_notebook_show_says_nothing_of_gui_qt():
+    proc = run(PREAMBLE + """
+from PySide6.QtWidgets import QApplication
+
+QApplication.exec = lambda self: [w.close() for w in self.topLevelWidgets()] and 0
+print(json.dumps({"returned": gradviz.show(loss)}))
+""")
+    assert "%gui qt" not in proc.stderr
