@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from gradviz.core import namespaces as ns
 from gradviz.core import surface, surface_pinned
-from gradviz.core.sandbox import SAFE_MODULE_PATHS, Interpreter
+from gradviz.core.errors import SandboxError
+from gradviz.core.sandbox import SAFE_MODULE_PATHS, Interpreter, jit_module
 
 
 def _installed() -> str:
@@ -59,7 +61,16 @@ def test_files_processes_and_raw_memory_stay_out():
     for name in ("untyped_storage", "storage", "set_", "share_memory_", "pin_memory",
                  "as_strided", "apply_", "map_", "resize_", "new", "__reduce_ex__"):
         assert name not in ns.TENSOR_ATTRIBUTES, name
-    assert not any(m.split(".")[1:2] in (["jit"], ["hub"], ["_C"]) for m in SAFE_MODULE_PATHS)
+    # torch.jit is importable only as gradviz's stub (sandbox.jit_module): eager-mode
+    # queries, and script/trace that refuse when called; never torch's own module
+    assert not any(m.split(".")[1:2] in (["hub"], ["_C"]) for m in SAFE_MODULE_PATHS)
+    assert [m for m in SAFE_MODULE_PATHS if m.split(".")[1:2] == ["jit"]] == ["torch.jit"]
+    stub = jit_module()
+    assert set(stub.members) == {"script", "trace", "trace_module", "script_if_tracing",
+                                 "is_scripting", "is_tracing"}
+    for name in ("script", "trace", "trace_module", "script_if_tracing"):
+        with pytest.raises(SandboxError, match="refused"):
+            stub.members[name](lambda t: t)
 
 
 def test_the_names_real_code_uses_are_available():
