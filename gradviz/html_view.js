@@ -646,6 +646,7 @@
   function fit() {
     const [x0, y0, x1, y1] = state.view.bounds;
     const { W, H } = size();
+    placed = W > 0 && H > 0;
     const s = Math.min(1.5, 0.94 * Math.min(W / Math.max(1, x1 - x0), H / Math.max(1, y1 - y0)));
     state.s = s;
     state.tx = W / 2 - s * (x0 + x1) / 2;
@@ -655,9 +656,15 @@
 
   // The first picture: the whole width, from the top (where the backward pass starts)
   // when the graph is too tall to read at fit-all zoom.
+  // Whether the camera was ever placed on a stage with a size: a page loaded hidden
+  // (a notebook output collapsed at load, a tab not shown) is 0x0 then, and its first
+  // picture is placed again when it first gets a size (it read zoom 0% otherwise).
+  let placed = false;
+
   function home() {
     const [x0, y0, x1, y1] = state.view.bounds;
     const { W, H } = size();
+    placed = W > 0 && H > 0;
     const all = 0.94 * Math.min(W / Math.max(1, x1 - x0), H / Math.max(1, y1 - y0));
     const s = Math.max(all, Math.min(1.2, 0.94 * W / Math.max(1, x1 - x0)));
     state.s = s;
@@ -1581,7 +1588,12 @@
     if (handled) ev.preventDefault();
   });
 
-  new ResizeObserver(() => { stageSize = null; resize(); redraw(); }).observe(stage);
+  new ResizeObserver(() => {
+    stageSize = null;
+    resize();
+    if (!placed && size().W > 0 && size().H > 0) home();  // shown at last: place it now
+    else redraw();
+  }).observe(stage);
 
   // ------------------------------------------------------------------ legend and start
 

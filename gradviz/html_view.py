@@ -31,6 +31,7 @@ name can close the ``<script>`` element that carries it.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import math
@@ -899,9 +900,23 @@ def notebook_page(
     of its own."""
     model, positions = _page_model(snapshot, title, limits)
     page = _render(model)
+    # An untrusted notebook's output is sanitized (JupyterLab strips the iframe and any
+    # <style>): the note below stays and says why the box is empty; a trusted output's
+    # <style> hides it. The class is the page's own, so two outputs never collide.
+    mark = "gvz-untrusted-" + hashlib.sha1(page.encode("utf-8")).hexdigest()[:12]
     frame = (
+        f"<style>.{mark}{{display:none}}</style>"
+        f'<div class="{mark}">{html.escape(UNTRUSTED_NOTE)}</div>'
         f'<iframe srcdoc="{html.escape(page, quote=True)}" '
         f'style="width:100%;height:{int(height)}px;border:1px solid #dee2e6;border-radius:4px" '
         'sandbox="allow-scripts" title="gradviz interactive graph"></iframe>'
     )
     return frame, {str(v): (float(x), float(y)) for v, (x, y) in positions.items()}
+
+
+#: shown where a notebook hides the interactive graph (an untrusted output)
+UNTRUSTED_NOTE = (
+    "gradviz: this notebook is not trusted, so its interactive graph is hidden. Trust "
+    "the notebook (File > Trust Notebook) or run the cell again to see it; the static "
+    "picture is in the same output as SVG."
+)

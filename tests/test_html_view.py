@@ -239,8 +239,11 @@ def test_one_open_block_is_the_grouping_of_the_others():
 def test_notebook_frame_holds_the_same_page():
     snap, _ = small_snapshot()
     frame = notebook_html(snap, height=500)
-    srcdoc = re.fullmatch(r'<iframe srcdoc="([^"]*)" .*></iframe>', frame, re.S)
-    assert srcdoc and html.unescape(srcdoc.group(1)) == render_html(snap)
+    srcdoc = re.fullmatch(
+        r'<style>\.(gvz-untrusted-\w+)\{display:none\}</style><div class="\1">[^<]*</div>'
+        r'<iframe srcdoc="([^"]*)" .*></iframe>', frame, re.S
+    )
+    assert srcdoc and html.unescape(srcdoc.group(2)) == render_html(snap)
     assert 'sandbox="allow-scripts"' in frame and "height:500px" in frame
 
 
@@ -884,6 +887,60 @@ def test_the_notebook_frame_runs(browser, tmp_path):
             time.sleep(0.05)
         click_button(browser, "end")
         assert number_in(grad_now(browser, "x")) == pytest.approx(float(x.grad), rel=1e-4)
+    finally:
+        browser.switch_to.default_content()
+
+
+def test_an_untrusted_notebook_output_says_why_it_is_empty(browser, tmp_path):
+    """JupyterLab sanitizes an untrusted output: no iframe, no <style>. What is left must
+    say why the box is empty; a trusted output shows the graph and not the note."""
+    snap, _ = small_snapshot()
+    output = notebook_html(snap)
+    trusted = tmp_path / "trusted.html"
+    trusted.write_text("<!DOCTYPE html><body>" + output + "</body>", encoding="utf-8")
+    browser.get(trusted.as_uri())
+    note = browser.find_element("css selector", "div[class^=gvz-untrusted-]")
+    assert not note.is_displayed()
+    assert browser.find_element("css selector", "iframe").is_displayed()
+    sanitized = re.sub(r"<style>.*?</style>|<iframe.*?</iframe>", "", output, flags=re.S)
+    untrusted = tmp_path / "untrusted.html"
+    untrusted.write_text("<!DOCTYPE html><body>" + sanitized + "</body>", encoding="utf-8")
+    browser.get(untrusted.as_uri())
+    note = browser.find_element("css selector", "div[class^=gvz-untrusted-]")
+    assert note.is_displayed() and "Trust the notebook" in note.text
+
+
+def test_a_view_loaded_hidden_is_placed_when_first_shown(browser, tmp_path):
+    """A notebook output collapsed at load gives the page a 0x0 stage: it once fitted
+    there and stayed at zoom 0% when shown. It is placed when it first gets a size."""
+    snap, _ = small_snapshot()
+    page = tmp_path / "hidden.html"
+    page.write_text(
+        '<!DOCTYPE html><body><div id="box" style="display:none">' + notebook_html(snap)
+        + "</div></body>", encoding="utf-8",
+    )
+    browser.get(page.as_uri())
+    frame = browser.find_element("css selector", "iframe")
+    browser.switch_to.frame(frame)
+    try:
+        deadline = time.perf_counter() + LOAD_LIMIT_S
+        while not js(browser, "window.gradviz && window.gradviz.ready") and time.perf_counter() < deadline:
+            time.sleep(0.05)
+        assert js(browser, "window.gradviz.camera().s") == 0  # laid out while hidden
+    finally:
+        browser.switch_to.default_content()
+    browser.execute_script("document.getElementById('box').style.display = 'block'")
+    browser.switch_to.frame(browser.find_element("css selector", "iframe"))
+    try:
+        deadline = time.perf_counter() + LOAD_LIMIT_S
+        while js(browser, "window.gradviz.camera().s") == 0 and time.perf_counter() < deadline:
+            time.sleep(0.05)
+        camera = js(browser, "window.gradviz.camera()")
+        assert camera["s"] > 0.1, camera
+        ids = js(browser, "window.gradviz.picture().ids")
+        at = js(browser, "window.gradviz.screenOf(arguments[0])", ids[0])
+        size = browser.find_element("css selector", ".gvz-canvas").size
+        assert 0 <= at["x"] <= size["width"] and 0 <= at["y"] <= size["height"]
     finally:
         browser.switch_to.default_content()
 
