@@ -317,7 +317,8 @@ def test_repr_html_is_the_interactive_page_in_a_frame(model_and_loss):
     model, loss, rec = model_and_loss
     snap = gradviz.snapshot(loss, model=model, recorder=rec)
     frame = snap._repr_html_()
-    assert frame.startswith("<iframe srcdoc=")
+    # the untrusted-notebook note first (hidden by its style where the output is trusted)
+    assert frame.startswith("<style>.gvz-untrusted-") and "<iframe srcdoc=" in frame
     page = html.unescape(frame.split('srcdoc="', 1)[1].split('" style=', 1)[0])
     assert page == snap.to_html()
 
