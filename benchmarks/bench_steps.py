@@ -104,7 +104,8 @@ def _status_mb(pid: int | str) -> dict[str, float]:
 
 
 def window_steps(
-    app, setup: str, step: list[str], count: int, memory: dict | None = None
+    app, setup: str, step: list[str], count: int, memory: dict | None = None,
+    trusted: bool = True,
 ) -> tuple[list[float], int]:
     """Step-to-repaint times (ms) for ``count`` steps in the real window; ``memory``
     (when given) gets the window's and its kernel's resident MB after the last step."""
@@ -117,6 +118,8 @@ def window_steps(
     w.freeze_heap = True  # as the gradviz command runs it (gradviz.ui.app.run_app)
     w.resize(1400, 900)
     w.show()
+    # text written in the window is trusted (real Python); restricted: the sandbox's kernel
+    w.client.set_mode(trusted)
     setup_lines = setup.rstrip("\n").count("\n") + 1
     stepped = [step[i % len(step)] for i in range(count + 1)]
     w.editor.setPlainText(setup + "\n".join(stepped) + "\n")
@@ -165,6 +168,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=30, help="steps timed per size")
     parser.add_argument("--sizes", nargs="*", default=list(SIZES), choices=list(SIZES))
+    parser.add_argument("--engines", nargs="*", default=["trusted", "restricted"],
+                        choices=["trusted", "restricted"],
+                        help="which engine runs the statements (both by default)")
     args = parser.parse_args()
 
     from PySide6 import __version__ as qt_version
@@ -174,20 +180,24 @@ def main() -> None:
     print(f"{date.today()} · {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}, torch {torch.__version__}, PySide6 {qt_version}, "
           "Qt offscreen, window 1400x900")
-    head = (f"{'graph':<8}{'nodes':>7}{'steps':>7}{'first ms':>10}{'median ms':>11}{'p90 ms':>9}"
+    head = (f"{'engine':<11}{'graph':<8}{'nodes':>7}{'steps':>7}{'first ms':>10}{'median ms':>11}{'p90 ms':>9}"
             f"{'max ms':>9}{'plain Python ms':>17}{'window MB':>11}{'kernel MB':>11}")
     print(head)
     print("-" * len(head))
     for size in args.sizes:
-        setup, step = SIZES[size]
-        memory: dict = {}
-        times, nodes = window_steps(app, setup, step, args.steps + 1, memory)
-        first, rest = times[0], times[1:]
-        plain = plain_python_ms(setup, step, args.steps)
-        mb = [f"{memory[k]:>11.0f}" if memory.get(k) is not None else f"{'-':>11}"
-              for k in ("window_mb", "kernel_mb")]
-        print(f"{size:<8}{nodes:>7,}{len(rest):>7}{first:>10.1f}{statistics.median(rest):>11.1f}"
-              f"{p90(rest):>9.1f}{max(rest):>9.1f}{plain:>17.3f}{mb[0]}{mb[1]}", flush=True)
+        for engine in args.engines:
+            setup, step = SIZES[size]
+            memory: dict = {}
+            times, nodes = window_steps(
+                app, setup, step, args.steps + 1, memory, trusted=engine == "trusted"
+            )
+            first, rest = times[0], times[1:]
+            plain = plain_python_ms(setup, step, args.steps)
+            mb = [f"{memory[k]:>11.0f}" if memory.get(k) is not None else f"{'-':>11}"
+                  for k in ("window_mb", "kernel_mb")]
+            print(f"{engine:<11}{size:<8}{nodes:>7,}{len(rest):>7}{first:>10.1f}"
+                  f"{statistics.median(rest):>11.1f}{p90(rest):>9.1f}{max(rest):>9.1f}"
+                  f"{plain:>17.3f}{mb[0]}{mb[1]}", flush=True)
     print("\nStep to repaint: press Step, the kernel runs the statement and sends what "
           "changed, the window applies it and the canvas repaints. First: the step right "
           "after the run to the stepped statements (every node's glow goes off); the "
