@@ -381,6 +381,7 @@ def _run_report(args: argparse.Namespace, layout: bool = False) -> dict[str, Any
             cuda=args.device == "cuda", time_limit_s=time_limit,
             total_limit_s=getattr(args, "total_limit", None),
             trusted=trusted, cwd=str(script.parent) if script is not None else None,
+            one_shot=True,
         ) as kernel:
             # said in the kernel's hello, before any script ran: still the kernel's own
             confinement = kernel.info.get("confinement")

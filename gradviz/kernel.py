@@ -57,6 +57,10 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="run scripts as real Python, unconfined, in the working directory it was "
         "started in (the user's own code, as python runs it)",
     )
+    parser.add_argument(
+        "--one-shot", action="store_true",
+        help="a trusted kernel for one report (gradviz run): no warm-up for later steps",
+    )
     return parser.parse_args(argv)
 
 
@@ -107,7 +111,12 @@ def main(argv: list[str] | None = None) -> int:
         report = confine(workdir, memory_bytes=memory_cap(), cuda=args.cuda)
     from gradviz.kernel_server import Kernel, warm_up
 
-    warm_up(trusted=args.trusted)
+    # The warm-up spares the window's first step torch's lazy imports; one report run
+    # as python runs a script has no later step to spare (trusted only: a confined
+    # kernel loads what it needs before its OS layer closes)
+    one_shot = args.one_shot and args.trusted
+    if not one_shot:
+        warm_up(trusted=args.trusted)
     if report is not None:
         if args.cuda:
             # the driver starts under the first stage, before any request is read;
@@ -119,8 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     kernel = Kernel(out, trusted=args.trusted)
     # torch and numpy leave ~10^5 long-lived objects; moving them out of the
     # collector's reach keeps full collections from adding 100+ ms to a step.
-    gc.collect()
-    gc.freeze()
+    if not one_shot:
+        gc.collect()
+        gc.freeze()
     kernel.install_stop_signal()
     return serve_on_deep_stack(
         lambda: kernel.serve(sys.stdin.buffer, confinement), out, release=kernel.release

@@ -437,13 +437,15 @@ def kernel_environment(workdir: str, trusted: bool = False) -> dict[str, str]:
 
 def kernel_command(
     workdir: str, python: str | None = None, cuda: bool = False, confine: bool = True,
-    trusted: bool = False,
+    trusted: bool = False, one_shot: bool = False,
 ) -> list[str]:
     cmd = [python or sys.executable, "-m", "gradviz.kernel", "--workdir", workdir]
     if cuda:
         cmd.append("--cuda")
     if trusted:
         cmd.append("--trusted")  # real Python, not confined: the user's own code
+        if one_shot:
+            cmd.append("--one-shot")  # one report: no warm-up for steps that never come
     elif not confine:
         cmd.append("--no-confine")
     return cmd
@@ -472,6 +474,7 @@ class KernelProcess:
         max_parsed_bytes: int = MAX_PARSED_BYTES,
         trusted: bool = False,
         cwd: str | None = None,
+        one_shot: bool = False,
     ):
         #: trusted: the kernel runs the user's own script as real Python, unconfined, in
         #: ``cwd`` (the script's folder), with no time limit unless one is configured
@@ -489,7 +492,7 @@ class KernelProcess:
         self._session_limit_s = self._own_limit(time_limit_s)
         self.info: dict[str, Any] = {}
         self._proc = subprocess.Popen(
-            command or kernel_command(self.workdir, python, cuda, confine, trusted),
+            command or kernel_command(self.workdir, python, cuda, confine, trusted, one_shot),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
