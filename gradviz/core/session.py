@@ -445,8 +445,10 @@ class Session:
         self.events.emit("phase", "statement", {"index": index, "line": stmt.line})
         start = time.perf_counter()
         storages_before: dict[int, int] = {}
-        with warnings.catch_warnings(record=True) as caught:
+        caught = _WarningLog()
+        with warnings.catch_warnings():
             warnings.simplefilter("always")
+            warnings.showwarning = caught.add  # restored by catch_warnings
             # as in a plain script: deprecations inside torch's own code are not the
             # learner's (forward_ad trips torch.jit's), the ones their calls trigger are
             warnings.filterwarnings("ignore", category=DeprecationWarning, module=r"torch\.")
@@ -1177,10 +1179,31 @@ def _live_storages(variables: dict[str, Any]) -> dict[int, int]:
     return out
 
 
-def _format_warnings(caught: list[warnings.WarningMessage]) -> list[str]:
-    out: list[str] = []
-    for w in caught:
-        text = f"{w.category.__name__}: {w.message}"
-        if text not in out:
-            out.append(text)
+class _WarningLog:
+    """A statement's warnings, each distinct text once, at most :attr:`MAX` of them: a
+    loop warning 900,000 times kept 900,000 records (1.1 GB) under ``record=True``."""
+
+    MAX = 100
+    #: characters kept of one warning's text
+    MAX_TEXT = 2000
+
+    def __init__(self) -> None:
+        self.texts: dict[str, None] = {}
+        self.more = 0
+
+    def add(self, message: Any, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        text = f"{category.__name__}: {str(message)[:self.MAX_TEXT]}"
+        if text in self.texts:
+            return
+        if len(self.texts) >= self.MAX:
+            self.more += 1
+            return
+        self.texts[text] = None
+
+
+def _format_warnings(caught: _WarningLog) -> list[str]:
+    out = list(caught.texts)
+    if caught.more:
+        out.append(f"gradviz: {caught.more:,} more warnings of other texts not kept "
+                   f"(the first {caught.MAX} are above)")
     return out
