@@ -468,3 +468,24 @@ def test_modules_of_a_script_session_collapse(qtbot, main_window):
     qtbot.waitUntil(lambda: "g:model.0" in window.canvas.node_ids(), timeout=TIMEOUT)
     assert "group" in window.canvas.node_item("g:model.0").state
     assert len(window.canvas.node_ids()) < len(before)
+
+
+def test_a_script_after_a_snapshot_gets_the_editor_width_back(
+    qtbot, main_window, monkeypatch, transformer_file
+):
+    """A snapshot narrows the editor (nothing to edit there); the next script opened had
+    kept that narrow editor for good."""
+    from gradviz.core.demos import find_demo
+
+    window = main_window()
+    qtbot.wait(100)
+    before = window.splitter.sizes()
+    share = before[0] / sum(before)
+    open_via_menu(qtbot, window, monkeypatch, transformer_file)
+    assert window.read_only
+    narrowed = window.splitter.sizes()
+    assert narrowed[0] / sum(narrowed) < share - 0.05
+    window.files.load_demo(find_demo("two_paths"), ask=False)
+    qtbot.waitUntil(lambda: not window.read_only, timeout=30_000)
+    after = window.splitter.sizes()
+    assert abs(after[0] / sum(after) - share) < 0.02, (before, narrowed, after)

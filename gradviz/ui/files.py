@@ -305,8 +305,10 @@ class Files(QObject):
         w.editor.document().setModified(False)
         sizes = w.splitter.sizes()
         if len(sizes) == 2 and sum(sizes) > 0 and sizes[0] > 0.3 * sum(sizes):
-            # Nothing to edit: the graph gets the room.
+            # Nothing to edit: the graph gets the room (given back when a script opens)
             total = sum(sizes)
+            if w.editor_share_before_snapshot is None:
+                w.editor_share_before_snapshot = sizes[0] / total
             w.splitter.setSizes([int(total * 0.24), total - int(total * 0.24)])
         w.editor.set_statement_marks(None)
         w.editor.clear_error()

@@ -442,10 +442,19 @@ class MainWindow(QMainWindow):
             self._mark_editor()
             self.update_guide()
 
+    #: the editor's share of the editor/canvas split before a snapshot narrowed it
+    editor_share_before_snapshot: float | None = None
+
     def leave_read_only(self) -> None:
-        """A script replaces the snapshot: every panel starts empty."""
+        """A script replaces the snapshot: every panel starts empty, and the editor gets
+        back the width the snapshot took from it."""
         self.doc.leave_snapshot()
         self.editor.setReadOnly(False)
+        share, self.editor_share_before_snapshot = self.editor_share_before_snapshot, None
+        total = sum(self.splitter.sizes())
+        if share is not None and total > 0:
+            editor = int(total * share)
+            self.splitter.setSizes([editor, total - editor])
         self.graph_view.forget()
         self.state = None
         self.model = AppState.of(None)
