@@ -355,3 +355,30 @@ def test_a_long_pause_inside_a_loop_costs_nothing(engine, monkeypatch):
     plain = _plain_until(3)
     for name, p in plain["net"].named_parameters():
         torch.testing.assert_close(dict(session.globals["net"].named_parameters())[name].grad, p.grad)
+
+
+def test_paused_in_forward_a_node_is_labelled_by_its_global_name_only(engine):
+    """Paused inside Net.forward, a parameter is both ``net.fc1.weight`` and the frame's
+    ``Net.forward.self.fc1.weight``: the node's label joined both, grew and overlapped
+    its neighbours. The label keeps the script's global names; every name stays in
+    ``vars`` (the inspector lists them), and a name only the frame has still shows."""
+    s = _session(TRAIN, engine)
+    s.run_to(next(st.index for st in s.statements if st.line == LOOP_LINE))
+    out = s.debug("into")
+    while isinstance(out, Pause) and out.line != 12:
+        out = s.debug("into")
+    assert isinstance(out, Pause) and out.frames == ["Net.forward"]
+    try:
+        s.pause_snapshot()
+        tensors = {d["label"]: d for _, d in s.graph.nodes(data=True) if d.get("kind") == "tensor"}
+        weight = tensors["net.fc1.weight"]
+        assert set(weight["vars"]) == {"net.fc1.weight", "Net.forward.self.fc1.weight"}
+        assert not any("Net.forward." in label and "=" in label for label in tensors)
+        assert "x" in tensors and "Net.forward.x" in tensors["x"]["vars"]
+    finally:
+        s.stop_debugging()
+    # at the top level again, nothing is hidden: a name is a name
+    s2 = _session("import torch\na = torch.ones(2, requires_grad=True)\nb = a\n", engine)
+    s2.run_to_end()
+    labels = [d["label"] for _, d in s2.graph.nodes(data=True) if d.get("kind") == "tensor"]
+    assert labels == ["a = b"]

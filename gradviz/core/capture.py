@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import time
 import weakref
 from collections.abc import Iterator, Mapping
@@ -685,6 +686,7 @@ def capture(*args: Any, deadline: float | None = None, **kwargs: Any) -> GraphCa
     and the walk reads at most MAX_CAPTURE_NODES nodes, until ``deadline`` (monotonic)
     or MAX_CAPTURE_SECONDS from now, whichever is sooner. A capture cut short says
     why in its ``cut``."""
+    _ALIASES.prefixes = tuple(kwargs.pop("frame_prefixes", None) or ())
     outer = _STATS.left, _STATS.memo  # a stats_budget() around this capture
     _STATS.left, _STATS.memo = STATS_BUDGET_ELEMENTS, {}
     own = time.monotonic() + MAX_CAPTURE_SECONDS
@@ -710,6 +712,7 @@ def capture(*args: Any, deadline: float | None = None, **kwargs: Any) -> GraphCa
             torch.set_num_threads(threads)
         _STATS.left, _STATS.memo = outer
         _WALK.left, _WALK.deadline, _WALK.cut = None, None, None
+        _ALIASES.prefixes = ()
 
 
 class NodeNames(dict):
@@ -742,12 +745,30 @@ def _names_of(tensors: dict[str, torch.Tensor]) -> tuple[NodeNames, dict[int, li
     return names_by_fn, names_by_tensor
 
 
+#: the paused frame's name prefixes (``Net.forward.``) while a capture runs: a tensor
+#: that the script's globals name too is labelled by those names only
+_ALIASES = threading.local()
+
+
+def _label(names: list[str]) -> str:
+    """A tensor node's label: its names joined, less the paused frame's aliases of a
+    tensor the globals name too (``net.fc1.weight``, not ``net.fc1.weight =
+    Net.forward.self.fc1.weight``: the node grew into its neighbours). Every name stays
+    in the node's ``vars``."""
+    prefixes = getattr(_ALIASES, "prefixes", ())
+    if prefixes and len(names) > 1:
+        outside = [n for n in names if not n.startswith(prefixes)]
+        if outside:
+            return " = ".join(outside)
+    return " = ".join(names)
+
+
 def _tensor_attrs(
     t: torch.Tensor, info: TensorInfo, names: list[str], created: int | None
 ) -> dict[str, Any]:
     """A named tensor's node."""
     return {
-        "kind": "tensor", "label": " = ".join(names), "vars": list(names),
+        "kind": "tensor", "label": _label(names), "vars": list(names),
         "shape": list(t.shape), "dtype": info.dtype, "device": info.device,
         "is_leaf": t.is_leaf, "requires_grad": t.requires_grad, "storage": info.storage,
         "statement": created,

@@ -685,6 +685,7 @@ class Session:
                 cache=self._capture_cache,
                 token=self._capture_token(),
                 module_tags=self.module_tags,
+                frame_prefixes=self._frame_prefixes(),
             )
         finally:
             self.interpreter.capturing = False
@@ -701,6 +702,13 @@ class Session:
             self._last_graph_edges.update(delta.edges)
         self._capture = cap
         return cap
+
+    def _frame_prefixes(self) -> tuple[str, ...]:
+        """How the paused frame's locals are named (``Net.forward.``), as frame_locals names them."""
+        frames = self.interpreter._frames
+        if self.debugger is None or not frames:
+            return ()
+        return (f"{frames[-1][0].name}.",)
 
     def _capture_token(self) -> tuple[Any, ...]:
         """Changes whenever a saved tensor may have changed since the last capture: a
