@@ -841,3 +841,61 @@ def test_attacks_through_the_real_kernel_leave_it_alive(tmp_path):
         assert s["error"]["type"] in REFUSALS + ORDINARY, s["error"]
     assert statements[-1]["ok"] and "alive True" in statements[-1].get("output", ""), statements[-1]
     assert sorted(os.listdir(tmp_path)) == ["attacks.py"]
+
+
+# --- the legacy typed constructors (torch.LongTensor(pad_list), pytorch's chatbot tutorial)
+
+
+def test_legacy_typed_constructors_match_pytorch():
+    _same_as_python(
+        "a = torch.LongTensor([[1, 2], [3, 4]])\n"
+        "print(a, a.dtype, a.shape)\n"
+        "b = torch.FloatTensor(3)\n"
+        "print(b.shape, b.dtype)\n"
+        "c = torch.FloatTensor(torch.Size([2, 3]))\n"
+        "print(c.shape)\n"
+        "d = torch.BoolTensor([True, False])\n"
+        "print(d, torch.ByteTensor([1, 255]), torch.DoubleTensor((0.5,)).dtype)\n"
+        "print(torch.LongTensor().shape, torch.IntTensor([]).dtype)\n"
+        "w = torch.nn.Parameter(torch.FloatTensor(4).uniform_())\n"
+        "print(w.shape, w.requires_grad)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "a = torch.LongTensor([[1, 2], [3]])",  # ragged
+        "a = torch.LongTensor(-1)",
+        "a = torch.LongTensor(['x'])",
+        "a = torch.FloatTensor([1.0, None])",
+    ],
+)
+def test_legacy_constructors_fail_as_pytorch_fails(source):
+    with pytest.raises(Exception) as plain:  # noqa: B017 - whatever PyTorch raises
+        _plain(source)
+    _, _, failure = _restricted(source)
+    assert failure is not None and failure.error.type == type(plain.value).__name__
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "a = torch.LongTensor(10**12)",  # sized by the op guard before anything is made
+        "a = torch.FloatTensor(2**31, 2**31)",
+        "a = torch.FloatTensor(4)\nb = torch.FloatTensor(a)",  # aliasing a tensor's memory
+        "a = torch.FloatTensor(torch.ones(2).numpy())",  # or an array's
+        "a = torch.LongTensor([1, 2], device='cpu')",  # no keywords
+        "a = torch.LongTensor.__call__",  # the constructor is a function, nothing behind it
+        "a = torch.LongTensor.__globals__",
+        "a = torch.LongTensor([1] * 10**9)",  # the list is sized before it is built
+    ],
+)
+def test_legacy_constructors_refuse_what_aliases_or_overflows(source):
+    _, _, failure = _restricted(source, Limits(max_statement_seconds=20))
+    assert failure is not None, source
+    assert failure.error.type in REFUSALS + ("TypeError", "RuntimeError"), (
+        failure.error.type, failure.error.message
+    )
+    after = Session("x = torch.LongTensor([7])\nprint(int(x))").run_to_end()
+    assert after[-1].output == "7\n"

@@ -77,6 +77,48 @@ def importable_modules(torch_ns: SafeModule) -> dict[str, SafeModule]:
     return out
 
 
+_LEGACY_CTORS = {
+    "FloatTensor": torch.float32, "DoubleTensor": torch.float64, "HalfTensor": torch.float16,
+    "BFloat16Tensor": torch.bfloat16, "LongTensor": torch.int64, "IntTensor": torch.int32,
+    "ShortTensor": torch.int16, "CharTensor": torch.int8, "ByteTensor": torch.uint8,
+    "BoolTensor": torch.bool,
+}
+
+
+def _legacy_ctor(name: str, dtype: torch.dtype) -> Any:
+    """``torch.<name>(data)`` or ``torch.<name>(*sizes)`` as PyTorch's legacy constructor
+    reads them, on the cpu: data (a list, tuple or number sequence) through
+    ``torch.tensor``, sizes (ints or a ``torch.Size``) through ``torch.empty``. A
+    tensor, a storage, a buffer or any keyword is refused: those alias memory."""
+
+    def construct(*args: Any, **kwargs: Any) -> torch.Tensor:
+        if kwargs:
+            raise TypeError(f"torch.{name}() takes no keyword arguments in gradviz scripts")
+        if not args:
+            return torch.empty(0, dtype=dtype)
+        if len(args) == 1 and isinstance(args[0], torch.Size):
+            args = tuple(args[0])
+        if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            return torch.empty(*args, dtype=dtype)
+        if len(args) == 1 and isinstance(args[0], (list, tuple)):
+            return torch.tensor(args[0], dtype=dtype)
+        raise TypeError(
+            f"torch.{name}() takes data (a list or tuple) or sizes (ints) in gradviz "
+            f"scripts; for a tensor write t.to(torch.{_DTYPE_NAMES.get(dtype, 'float32')})"
+        )
+
+    construct.__name__ = construct.__qualname__ = name
+    construct.__module__ = "torch"
+    return construct
+
+
+_DTYPE_NAMES = {
+    torch.float32: "float32", torch.float64: "float64", torch.float16: "float16",
+    torch.bfloat16: "bfloat16", torch.int64: "long", torch.int32: "int32",
+    torch.int16: "int16", torch.int8: "int8", torch.uint8: "uint8", torch.bool: "bool",
+}
+
+
 def build_torch_namespace() -> SafeModule:
     """The ``torch`` a script sees.
 
@@ -101,6 +143,11 @@ def build_torch_namespace() -> SafeModule:
     members["amp"] = SafeModule(
         "torch.amp", {"autocast": torch.autocast, "GradScaler": torch.amp.GradScaler}
     )
+
+    # the legacy typed constructors older tutorials call (torch.LongTensor(pad_list)):
+    # data or sizes only, made by torch.tensor / torch.empty under the op guard
+    for name, dtype in _LEGACY_CTORS.items():
+        members[name] = _legacy_ctor(name, dtype)
 
     members["pi"] = math.pi
     members["e"] = math.e
