@@ -40,6 +40,21 @@ def _rss_bytes() -> tuple[int, int]:
     return now, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+#: past this resident size a test's leftovers are collected before the next test runs
+COLLECT_ABOVE_BYTES = 1536 * 1024 * 1024
+
+
+@pytest.fixture(autouse=True)
+def _memory_between_tests():
+    """A test that made big tensors inside a session (whose frames and namespaces hold
+    cycles) leaves them to the cyclic collector: test_sandbox's refusal tests piled up
+    to 7.3 GB before a collection came. Past COLLECT_ABOVE_BYTES resident they are
+    collected at once (reading the size costs microseconds; collecting, only then)."""
+    yield
+    if _rss_bytes()[0] > COLLECT_ABOVE_BYTES:
+        _give_memory_back()
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _memory_between_modules(request):
     before = _rss_bytes() if os.environ.get("GRADVIZ_TEST_RSS_LOG") else None
