@@ -966,12 +966,23 @@
     return { head: p.title, where };
   }
 
-  function stepSentence(step) {
+  function stepSentence(step, pass) {
+    // A pass of a training loop ran on its own iteration's graph, which the page does
+    // not hold (it shows the last one): its nodes are named by what the pass recorded
+    // of them, never by an internal id ("fn20 received").
+    const recorded = (id) => (pass ? listOf(pass.steps).find((st) => st.node === id) : null);
     const name = (id) => {
       const a = nodes.get(id);
-      const label = a ? a.label || id : id;
-      const vars = varsOf(a).length ? " (" + varsOf(a).join(", ") + ")" : "";
-      return label + vars;
+      if (a) {
+        const vars = varsOf(a).length ? " (" + varsOf(a).join(", ") + ")" : "";
+        return (a.label || id) + vars;
+      }
+      const st = recorded(id);
+      if (st) {
+        const vars = listOf(st.vars).length ? " (" + listOf(st.vars).join(", ") + ")" : "";
+        return st.label + vars;
+      }
+      return "a node of this pass's own graph";
     };
     const parts = [];
     step.targets.forEach((t, i) => {
@@ -1017,7 +1028,7 @@
       } else if (s === 0) {
         box.appendChild(el("div", "gvz-muted", "Ready: \u25B6 (or \u2192) runs its first engine step."));
       } else {
-        box.appendChild(el("div", "gvz-now", stepSentence(p.steps[s - 1])));
+        box.appendChild(el("div", "gvz-now", stepSentence(p.steps[s - 1], p)));
         if (s === p.steps.length) {
           const done = [];
           for (const leaf of leaves) {

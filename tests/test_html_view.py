@@ -729,6 +729,37 @@ def test_retain_graph_lesson_steps_pass_1_then_pass_2(browser, retain_graph_page
     assert "pass 2 of 3 · step 1 of 3" in text(browser, ".gvz-status")
 
 
+def test_a_training_loops_earlier_pass_names_its_nodes_not_their_ids(browser, tmp_path):
+    """Pass 1 of a loop ran on its own iteration's graph; the page shows the last one.
+    Stepping pass 1 once said "fn20 received ...": it names the pass's own recorded ops."""
+    script = tmp_path / "loop.py"
+    script.write_text(
+        "import torch\n"
+        "w = torch.ones(3, requires_grad=True)\n"
+        "for i in range(3):\n"
+        "    loss = (w * (i + 1)).sin().sum()\n"
+        "    loss.backward()\n",
+        encoding="utf-8",
+    )
+    page = tmp_path / "loop.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradviz", "export", str(script), "-o", str(page)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert page.is_file(), proc.stderr
+    from selenium.webdriver.support.ui import Select
+
+    open_page(browser, page)
+    Select(browser.find_element("css selector", ".gvz-pass")).select_by_value("0")
+    model = strict_json(data_block(page.read_text(encoding="utf-8")))
+    first = model["passes"][0]["steps"]
+    for k in range(len(first)):
+        press(browser, "\ue014")
+        now = text(browser, ".gvz-now")
+        assert not re.search(r"\b(fn|t)\d+\b", now), now
+        assert now.startswith(first[k]["label"]), (now, first[k]["label"])
+
+
 def test_page_numbers_read_like_the_window(browser, retain_graph_page):
     """The page's formatters are ports of the window's; they must agree."""
     pytest.importorskip("PySide6")
