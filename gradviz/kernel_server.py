@@ -14,6 +14,7 @@ import threading
 import time
 import traceback
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import IO, Any
 
 from gradviz.core.debugger import Pause, calls_backward
@@ -227,11 +228,7 @@ class Kernel:
         else:
             r = s.step()
             results.extend([r] if r else [])
-        if self._stop is None or skipped[0] is not None:
-            self._stop = Stop(
-                self._stop.reason if self._stop else "done",
-                self._stop.line if self._stop else None, skipped[0], skipped[1],
-            )
+        self._stop = replace(self._stop or Stop("done"), skipped=skipped[0], skipped_why=skipped[1])
         return self.state(results)
 
     def _on_run_to_end(self, request: RunToEnd) -> dict[str, Any]:

@@ -104,19 +104,12 @@ def _legacy_ctor(name: str, dtype: torch.dtype) -> Any:
             return torch.tensor(args[0], dtype=dtype)
         raise TypeError(
             f"torch.{name}() takes data (a list or tuple) or sizes (ints) in gradviz "
-            f"scripts; for a tensor write t.to(torch.{_DTYPE_NAMES.get(dtype, 'float32')})"
+            f"scripts; for a tensor write t.to({dtype})"
         )
 
     construct.__name__ = construct.__qualname__ = name
     construct.__module__ = "torch"
     return construct
-
-
-_DTYPE_NAMES = {
-    torch.float32: "float32", torch.float64: "float64", torch.float16: "float16",
-    torch.bfloat16: "bfloat16", torch.int64: "long", torch.int32: "int32",
-    torch.int16: "int16", torch.int8: "int8", torch.uint8: "uint8", torch.bool: "bool",
-}
 
 
 def build_torch_namespace() -> SafeModule:

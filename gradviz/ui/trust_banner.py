@@ -8,6 +8,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from gradviz.app.trust import banner_text, banner_tip
+
 from .i18n import translate
 
 
@@ -64,22 +66,3 @@ class TrustBanner(QFrame):
     def _on_keep(self) -> None:
         self.hide()
         self.kept_restricted.emit(self.folder)
-
-
-def banner_text(folder: Path) -> str:
-    """The banner's question (the window's words for :func:`gradviz.app.trust.banner_text`):
-    short enough for a narrow editor, the whole path in its tooltip."""
-    return translate(
-        "Trust",
-        "Restricted mode: scripts in '{folder}' may come from someone else, "
-        "so this one runs in gradviz's sandbox. Trust the authors of this folder's scripts?",
-    ).format(folder=folder.name or folder)
-
-
-def banner_tip(folder: Path) -> str:
-    return f"{folder}\n\n" + translate(
-        "Trust",
-        "In restricted mode gradviz's interpreter runs the script in a confined "
-        "process: no files, network or programs, and only the Python its allowlist admits. "
-        "Trust folder runs the scripts of this folder as Python from now on (remembered).",
-    )
