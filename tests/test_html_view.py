@@ -618,6 +618,24 @@ def js(driver, expr: str, *args):
     return driver.execute_script(f"return ({expr});", *args)
 
 
+def wait_js(driver, expr: str) -> None:
+    """Until ``expr`` is true in the page (at most LOAD_LIMIT_S)."""
+    deadline = time.perf_counter() + LOAD_LIMIT_S
+    while not js(driver, expr) and time.perf_counter() < deadline:
+        time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def in_the_frame(driver):
+    """Inside the notebook output's iframe, once its page has drawn its first frame."""
+    driver.switch_to.frame(driver.find_element("css selector", "iframe"))
+    try:
+        wait_js(driver, "window.gradviz && window.gradviz.ready")
+        yield
+    finally:
+        driver.switch_to.default_content()
+
+
 def text(driver, selector: str) -> str:
     return driver.find_element("css selector", selector).text
 
@@ -910,16 +928,9 @@ def test_the_notebook_frame_runs(browser, tmp_path):
     page = tmp_path / "notebook.html"
     page.write_text("<!DOCTYPE html><body>" + notebook_html(snap) + "</body>", encoding="utf-8")
     browser.get(page.as_uri())
-    frame = browser.find_element("css selector", "iframe")
-    browser.switch_to.frame(frame)
-    try:
-        deadline = time.perf_counter() + LOAD_LIMIT_S
-        while not js(browser, "window.gradviz && window.gradviz.ready") and time.perf_counter() < deadline:
-            time.sleep(0.05)
+    with in_the_frame(browser):
         click_button(browser, "end")
         assert number_in(grad_now(browser, "x")) == pytest.approx(float(x.grad), rel=1e-4)
-    finally:
-        browser.switch_to.default_content()
 
 
 def test_an_untrusted_notebook_output_says_why_it_is_empty(browser, tmp_path):
@@ -951,29 +962,17 @@ def test_a_view_loaded_hidden_is_placed_when_first_shown(browser, tmp_path):
         + "</div></body>", encoding="utf-8",
     )
     browser.get(page.as_uri())
-    frame = browser.find_element("css selector", "iframe")
-    browser.switch_to.frame(frame)
-    try:
-        deadline = time.perf_counter() + LOAD_LIMIT_S
-        while not js(browser, "window.gradviz && window.gradviz.ready") and time.perf_counter() < deadline:
-            time.sleep(0.05)
+    with in_the_frame(browser):
         assert js(browser, "window.gradviz.camera().s") == 0  # laid out while hidden
-    finally:
-        browser.switch_to.default_content()
     browser.execute_script("document.getElementById('box').style.display = 'block'")
-    browser.switch_to.frame(browser.find_element("css selector", "iframe"))
-    try:
-        deadline = time.perf_counter() + LOAD_LIMIT_S
-        while js(browser, "window.gradviz.camera().s") == 0 and time.perf_counter() < deadline:
-            time.sleep(0.05)
+    with in_the_frame(browser):
+        wait_js(browser, "window.gradviz.camera().s !== 0")
         camera = js(browser, "window.gradviz.camera()")
         assert camera["s"] > 0.1, camera
         ids = js(browser, "window.gradviz.picture().ids")
         at = js(browser, "window.gradviz.screenOf(arguments[0])", ids[0])
         size = browser.find_element("css selector", ".gvz-canvas").size
         assert 0 <= at["x"] <= size["width"] and 0 <= at["y"] <= size["height"]
-    finally:
-        browser.switch_to.default_content()
 
 
 def test_a_graph_without_backward_passes(browser, tmp_path):
