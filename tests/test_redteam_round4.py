@@ -31,7 +31,6 @@ import os
 import subprocess
 import sys
 import time
-import warnings
 
 import pytest
 import torch
@@ -39,20 +38,17 @@ import torch
 from gradviz.core import guards
 from gradviz.core.guards import AllocationCounter, Limits, OpGuard, resident_bytes
 from gradviz.core.sandbox import LibraryCallable, TooLongToShow, text_bound
-from gradviz.core.session import Session
+
+from .test_restricted_python import _restricted
 
 REFUSALS = ("SandboxError", "LimitExceeded")
 HEADER = "import torch\nimport numpy as np\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
 
 def _run(source: str, limits: Limits | None = None):
-    session = Session(source, limits=limits or Limits(max_statement_seconds=20))
-    assert session.parse_error is None, session.parse_error
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        results = session.run_to_end(keep_going=False)
-    failed = [r for r in results if not r.ok]
-    return session, (failed[0] if failed else None)
+    """The session and its first failure (test_restricted_python's runner, less output)."""
+    session, _, failure = _restricted(source, limits)
+    return session, failure
 
 
 def _refused(source: str, limits: Limits | None = None, says: str = "") -> str:
