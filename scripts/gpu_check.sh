@@ -50,6 +50,6 @@ torch.cuda.synchronize(); print("after a matmul and backward", vm())
 PY
 # torch's threads, one per core each, times the workers, oversubscribe the cores
 export OMP_NUM_THREADS=2
-timeout 300 python3 -m pytest -q -p no:cacheprovider -n 8 --timeout 240 --durations=8 \
+timeout 280 python3 -m pytest -q -p no:cacheprovider -n 8 --timeout 240 --durations=8 \
   tests/test_cuda.py tests/test_confine.py tests/test_scenarios.py tests/test_tutorials.py \
-  tests/test_trusted.py tests/test_api.py 2>&1 | tee "$OUT/pytest.log" | tail -45
+  tests/test_trusted.py tests/test_api.py tests/test_protocol.py tests/test_tracer.py 2>&1 | tee "$OUT/pytest.log" | tail -45

@@ -152,3 +152,54 @@ def test_device_switch_mid_session_in_the_confined_kernel():
         assert state["memory"]["totals"]["cuda_allocated"] >= 4_000_000, state["memory"]
         state = kernel.request("set_device", device="cpu", run_to=10_000)["state"]
         assert state["tensors"]["x"]["device"] == "cpu"
+
+
+CUDA_LOOP = """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1)).to(dev)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+x = torch.randn(8, 3).to(dev)
+y = torch.randn(8, 1).to(dev)
+for step in range(3):
+    opt.zero_grad()
+    loss = ((model(x) - y) ** 2).mean()
+    loss.backward()
+    opt.step()
+w = model[0].weight
+"""
+CUDA_LOOP_BACKWARD = 12
+
+
+@needs_cuda
+@pytest.mark.parametrize("mode", MODES)
+def test_debugger_steps_a_training_loop_on_cuda_through_the_kernel(mode):
+    """The window's path on a GPU: the kernel (confined in restricted mode, real Python
+    under the line debugger in trusted mode) stops at a breakpoint inside the loop on
+    cuda, steps into the next line, and runs on to the end; the loss, the weights' grad
+    and grad_fn are plain PyTorch's, run here on the same device."""
+    from gradviz import protocol as P
+    from gradviz.runner import KernelProcess
+
+    plain: dict = {"dev": "cuda"}
+    exec(compile(CUDA_LOOP, "<plain>", "exec"), plain)
+    with KernelProcess(cuda=True, trusted=mode == "trusted") as kernel:
+        reply = kernel.request(P.Load(source=CUDA_LOOP, device="cuda"))
+        assert reply["ok"], reply
+        reply = kernel.request(P.Continue(breakpoints=(CUDA_LOOP_BACKWARD,)))
+        assert reply["stop"]["reason"] == "breakpoint", reply.get("stop")
+        paused = reply["state"]["paused"]
+        assert paused["line"] == CUDA_LOOP_BACKWARD and paused["iteration"] == 1
+        assert reply["state"]["tensors"]["loss"]["device"].startswith("cuda")
+        reply = kernel.request(P.Step(mode="into"))
+        assert reply["state"]["paused"]["line"] == CUDA_LOOP_BACKWARD + 1
+        reply = kernel.request(P.Continue())
+        state = reply["state"]
+        assert state["at_end"] and len(state["backward_passes"]) == 3
+    assert state["tensors"]["loss"]["value"] == pytest.approx(plain["loss"].item(), rel=1e-5)
+    assert state["tensors"]["loss"]["grad_fn"] == type(plain["loss"].grad_fn).__name__
+    torch.testing.assert_close(
+        torch.tensor(state["tensors"]["w"]["grad"]), plain["w"].grad.cpu(), rtol=1e-5, atol=1e-6
+    )
