@@ -175,6 +175,32 @@ def test_stop_keeps_the_place_and_the_work_done(engine):
     assert session.step().ok
 
 
+def test_reset_or_close_while_paused_ends_the_worker(engine):
+    """The library's Session reset (or closed) in the middle of a paused loop: the
+    paused statement's worker thread ends with it instead of waiting for ever with the
+    old run's frame, and the fresh run is plain Python's."""
+    import threading
+
+    def workers() -> int:
+        return sum(t.name == "gradviz-debugger" for t in threading.enumerate())
+
+    before = workers()
+    session = _at_loop(engine)
+    assert isinstance(session.debug("continue", frozenset({24})), Pause)
+    assert workers() == before + 1
+    session.reset()
+    assert workers() == before and session.paused is None and session.cursor == 0
+    session.run_to_end()
+    plain: dict = {}
+    exec(compile(TRAIN, "<plain>", "exec"), plain)  # noqa: S102 - the reference
+    assert session.globals["loss"].item() == pytest.approx(plain["loss"].item(), rel=1e-6)
+    assert len(session.passes) == 3
+    session = _at_loop(engine)
+    assert isinstance(session.debug("continue", frozenset({24})), Pause)
+    session.close()
+    assert workers() == before and session.paused is None
+
+
 def test_a_failure_while_stepping_ends_the_statement_cleanly(engine):
     session = _session("import torch\nx = torch.ones(2)\nfor i in range(3):\n    y = x * i\n    z = undefined\n", engine)
     session.step()

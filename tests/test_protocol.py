@@ -274,3 +274,37 @@ def test_run_to_line_inside_the_paused_statement_is_a_one_off_breakpoint(talk):
     reply = talk.ask(P.RunToLine(line=BACKWARD_LINE))
     assert reply.state["paused"]["line"] == BACKWARD_LINE
     assert reply.state["paused"]["iteration"] == 1
+
+
+def _debugger_threads() -> list:
+    import threading
+
+    return [t for t in threading.enumerate() if t.name == "gradviz-debugger"]
+
+
+@pytest.mark.parametrize("then", ["load", "reset", "step_back"])
+def test_a_paused_statement_ends_with_its_session(talk, then):
+    """A script loaded over, reset or stepped back while a loop is paused: the kernel
+    ends the paused statement first (its worker thread ends, and in trusted mode line
+    events go off), and the new run is plain Python's."""
+    before = len(_debugger_threads())
+    from gradviz.core import pyengine
+
+    running = dict(pyengine._MONITOR.files)  # what other tests left paused
+    talk.ask(P.Load(source=TRAIN))
+    reply = talk.ask(P.Continue(breakpoints=(BACKWARD_LINE,)))
+    assert reply.state["paused"]["line"] == BACKWARD_LINE
+    assert len(_debugger_threads()) == before + 1
+    if then == "load":
+        reply = talk.ask(P.Load(source=TRAIN))
+    elif then == "reset":
+        reply = talk.ask(P.Reset())
+    else:
+        reply = talk.ask(P.StepBack())
+    assert reply.ok and reply.state["paused"] is None
+    assert len(_debugger_threads()) == before
+    assert pyengine._MONITOR.files == running
+    reply = talk.ask(P.RunToEnd())
+    plain = _plain(TRAIN)
+    assert reply.state["tensors"]["loss"]["value"] == pytest.approx(plain["loss"].item(), rel=1e-6)
+    assert len(reply.state["backward_passes"]) == 3

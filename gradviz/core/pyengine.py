@@ -178,8 +178,8 @@ class _Monitor:
         if code.co_filename not in self.files:
             return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # library code: never again
         engine = _engine()
-        if engine is None or engine.filename != code.co_filename:
-            return None  # the script's code on another thread: not stepped
+        if engine is None or engine.filename != code.co_filename or not engine.monitored:
+            return None  # the script's code on another thread (or traced by settrace)
         sys.monitoring.set_local_events(  # type: ignore[attr-defined]
             self.TOOL, code, sys.monitoring.events.LINE  # type: ignore[attr-defined]
         )
@@ -191,7 +191,7 @@ class _Monitor:
 
     def _on_line(self, code: types.CodeType, line: int) -> Any:
         engine = _engine()
-        if engine is None or engine._thread_id != threading.get_ident():
+        if engine is None or engine._thread_id != threading.get_ident() or not engine.monitored:
             return None
         engine._trace_line(sys._getframe(1), "line", None)
         return None
@@ -335,6 +335,10 @@ class PythonEngine:
         #: (that would run the script's unpack hooks; see Session._reads_saved)
         self.saved_hooks_used = False
         self._thread_id: int | None = None
+        #: whether the running statement gets its line events from sys.monitoring (the
+        #: settrace tracer otherwise: a statement left paused by another session keeps
+        #: monitoring on, and its events must not reach this engine twice)
+        self.monitored = False
         #: line -> (block nesting, innermost statement there), from the parsed script
         self._lines: dict[int, tuple[int, ast.stmt]] = {}
         #: line -> the innermost loop around it in its own frame
@@ -471,7 +475,7 @@ class PythonEngine:
         # Always traced, but only the script's own frames get line events: the loop
         # iteration and line of each backward pass, Stop at the next line. Library
         # frames cost nothing with sys.monitoring, one call of _trace each with settrace.
-        monitored = _use_monitoring()
+        monitored = self.monitored = _use_monitoring()
         old_trace = sys.gettrace()
         try:
             if monitored:

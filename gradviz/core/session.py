@@ -182,6 +182,9 @@ class Emitter:
         for cb in list(self._callbacks.get(event, [])):
             cb(*args)
 
+    def disconnect_all(self) -> None:
+        self._callbacks.clear()
+
 
 #: a saved tensor of more elements keeps only its shape in a backward step's record
 SAVED_VALUE_ELEMENTS = 4096
@@ -330,8 +333,21 @@ class Session:
         self.reset()
 
     def reset(self) -> None:
+        self.close()
         self._fresh_state()
         self.events.emit("reset")
+
+    def close(self) -> None:
+        """End a paused statement, if one is, and its worker thread: a session reset or
+        dropped while paused otherwise keeps that thread waiting for ever, holding the
+        paused frame (the old run's tensors and graph) and, in trusted mode, keeping
+        line events on for every later statement in the process."""
+        if getattr(self, "debugger", None) is None:
+            return
+        try:
+            self.stop_debugging()
+        except Exception:  # noqa: BLE001 - the statement's own error: it is dropped anyway
+            self.debugger = None
 
     # --- running ----------------------------------------------------------------
 
