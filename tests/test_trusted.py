@@ -367,3 +367,93 @@ def test_a_statement_keeps_each_warning_once_and_at_most_a_hundred():
     kept = results[2].warnings
     assert len(kept) == 101 and kept[0] == "UserWarning: text 0"
     assert "50 more warnings" in kept[-1]
+
+
+TAGGED_MODELS = """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 3, padding=1)
+        self.bn = nn.BatchNorm2d(3)
+        self.act = nn.ReLU()
+
+    def forward(self, x):
+        return x + self.act(self.bn(self.conv(x)))
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(Block(), Block())
+        self.encoder = nn.TransformerEncoderLayer(d_model=12, nhead=2, dim_feedforward=16)
+        self.rnn = nn.LSTM(12, 8, num_layers=2)
+        self.head = nn.Linear(8, 2)
+
+    def forward(self, img):
+        h = self.stem(img).flatten(1).reshape(4, 1, 12) * 1.5  # (seq 4, batch 1, 12)
+        h = self.encoder(h)
+        out, _ = self.rnn(h)
+        return self.head(torch.tanh(out[-1]))
+
+
+net = Net()
+img = torch.randn(1, 3, 4, 4, requires_grad=True)
+for _ in range(2):
+    out = net(img)
+shared = nn.Linear(2, 2)
+both = shared(shared(out)).sum()
+"""
+
+
+def _tags_in_order(root: torch.Tensor, tag_of) -> list[tuple[str, str | None]]:
+    """(node class, its module tag) for every node under ``root``, in one fixed walk."""
+    seen: set[int] = set()
+    order: list[tuple[str, str | None]] = []
+    stack = [root.grad_fn]
+    while stack:
+        fn = stack.pop()
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        order.append((type(fn).__name__, tag_of(fn)))
+        stack.extend(nxt for nxt, _ in reversed(fn.next_functions))
+    return order
+
+
+def test_trusted_module_tags_match_per_module_forward_hooks():
+    """The trusted engine tags nodes from the sequence-number range each module call
+    used, resolved once per root call; the reference is the per-module forward hooks
+    (gradviz.core.modules.tagging) that restricted mode and gradviz.record use, run
+    here on plain Python with the same seed. Nested custom modules, Sequential, a
+    transformer layer, a two-layer LSTM, batch norm, a module called twice."""
+    from gradviz.core.modules import ModuleTags, tagging
+
+    session = Session(TAGGED_MODELS, trusted=True)
+    results = session.run_to_end()
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+
+    plain: dict = {}
+    reference = ModuleTags()
+    head, tail = TAGGED_MODELS.split("for _ in range(2):\n")
+    exec(compile(head, "<plain>", "exec"), plain)  # noqa: S102 - the reference
+    with tagging(plain["net"], reference.tag, prefix="net"):
+        for _ in range(2):
+            plain["out"] = plain["net"](plain["img"])
+    shared = plain["shared"] = torch.nn.Linear(2, 2)
+    shared.load_state_dict(session.globals["shared"].state_dict())
+    with tagging(shared, reference.tag, prefix="shared"):
+        plain["both"] = shared(shared(plain["out"])).sum()
+
+    ours = _tags_in_order(session.globals["both"], session.module_tags.of)
+    theirs = _tags_in_order(plain["both"], reference.of)
+    assert [label for label, _ in ours] == [label for label, _ in theirs]
+    assert ours == theirs
+    tagged = {tag for _, tag in ours if tag}
+    assert {"net.stem.0.conv", "net.stem.1.bn", "net.encoder.self_attn", "net.rnn",
+            "net.head", "shared"} <= tagged, tagged

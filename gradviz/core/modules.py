@@ -106,18 +106,30 @@ def _hook(qualname: str, on_node: OnNode, seen_nodes: dict[int, Any]) -> Any:
     return hook
 
 
-class CallTagger:
-    """:func:`tagging` for a caller that already sees every module call end (the
-    trusted engine's global forward hooks): the names are worked out once per root
-    module, and no hook is registered per call (that was most of the cost of running
-    a training loop under gradviz)."""
+#: the sequence number the next autograd node this thread makes will get
+_next_sequence_nr: Callable[[], int] = torch._C._autograd._get_sequence_nr
 
-    __slots__ = ("names", "on_node", "seen")
+
+class CallTagger:
+    """The tagging of one root module call, for a caller that sees every module call
+    start and end (the trusted engine): each call only notes the range of autograd
+    sequence numbers its forward used (two reads of a counter); when the root call
+    returns, one walk of the nodes it built gives each node the innermost module whose
+    range holds its number. Walking each submodule's output graph as it returned (what
+    :func:`tagging` does) was most of what gradviz added to a training loop.
+
+    torch numbers the nodes a thread makes in order, and a forward runs on one thread,
+    so a node made inside a call has a number in that call's range, and every node it
+    reaches has a smaller one: the walk stops at the first node made before the root
+    call began."""
+
+    __slots__ = ("names", "on_node", "_open", "_ranges")
 
     def __init__(self, names: dict[int, tuple[torch.nn.Module, str]], on_node: OnNode):
         self.names = names
         self.on_node = on_node
-        self.seen: dict[int, Any] = {}
+        self._open: list[int] = [_next_sequence_nr()]  # the root call has begun
+        self._ranges: list[tuple[int, int, str]] = []
 
     @staticmethod
     def names_under(root: torch.nn.Module, prefix: str) -> dict[int, tuple[torch.nn.Module, str]]:
@@ -127,10 +139,49 @@ class CallTagger:
             for qualname, module in torch.nn.Module.named_modules(root)
         }
 
-    def left(self, module: torch.nn.Module, inputs: Any, output: Any) -> None:
+    def entered(self) -> None:
+        """A call inside the root call starts."""
+        self._open.append(_next_sequence_nr())
+
+    def left(self, module: torch.nn.Module, output: Any) -> None:
+        """A call ends (inner ones first); the root's end tags what it built."""
+        begun = self._open.pop()
+        ended = _next_sequence_nr()
         entry = self.names.get(id(module))
-        if entry is not None and entry[0] is module and output is not None:
-            tag_call(entry[1], self.on_node, self.seen, inputs, output)
+        if entry is not None and entry[0] is module and ended > begun:
+            self._ranges.append((begun, ended, entry[1]))
+        if not self._open and self._ranges and output is not None:
+            self._tag(output, begun, ended)
+
+    def _tag(self, output: Any, begun: int, ended: int) -> None:
+        made: dict[int, Any] = {}  # sequence number -> node
+        stack = [t.grad_fn for t in tensors_in(output) if t.grad_fn is not None]
+        while stack:
+            fn = stack.pop()
+            try:
+                number = int(fn._sequence_nr())
+            except (AttributeError, TypeError, RuntimeError):
+                continue
+            if not begun <= number < ended or number in made:
+                continue  # made before the root call (or an AccumulateGrad): not its
+            made[number] = fn
+            stack.extend(nxt for nxt, _ in fn.next_functions if nxt is not None)
+        if not made:
+            return
+        # innermost range holding each number: ranges are nested or apart, so a sweep
+        # over both in order, with the ranges open at each number on a stack
+        ranges = sorted(self._ranges, key=lambda r: (r[0], -r[1]))
+        opened: list[tuple[int, int, str]] = []
+        at = 0
+        for number in sorted(made):
+            while at < len(ranges) and ranges[at][0] <= number:
+                opened.append(ranges[at])
+                at += 1
+            while opened and opened[-1][1] <= number:
+                opened.pop()
+            if opened:
+                self.on_node(made[number], opened[-1][2])
+        self._ranges.clear()
 
 
 @contextmanager

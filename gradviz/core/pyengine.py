@@ -254,15 +254,26 @@ def _install_wrappers() -> None:
     torch.autograd.backward = routed(autograd_backward, method=False)
     torch.autograd.grad = routed(autograd_grad, method=False)
 
-    def module_pre_hook(module: torch.nn.Module, args: Any) -> None:
-        engine = _engine()
-        if engine is not None:
-            engine.module_entered(module)
+    # Module calls reach the engine through nn.Module.__call__, not through global
+    # forward hooks: any global hook sends every module call of the process down
+    # torch's slow path (_call_impl's hook loops), which cost a training loop more
+    # than the tagging itself.
+    module_call = torch.nn.Module.__call__
 
-    def module_post_hook(module: torch.nn.Module, args: Any, output: Any) -> None:
+    def call(self: torch.nn.Module, *args: Any, **kwargs: Any) -> Any:
         engine = _engine()
-        if engine is not None:
-            engine.module_left(module, args, output)
+        if engine is None:
+            return module_call(self, *args, **kwargs)
+        engine.module_entered(self)
+        output = None
+        try:
+            output = module_call(self, *args, **kwargs)
+            return output
+        finally:
+            engine.module_left(self, args, output)
+
+    _ORIGINALS["module_call"] = module_call
+    torch.nn.Module.__call__ = functools.update_wrapper(call, module_call)  # type: ignore[method-assign]
 
     hooks_enter = torch.autograd.graph.saved_tensors_hooks.__enter__
 
@@ -274,8 +285,6 @@ def _install_wrappers() -> None:
 
     torch.autograd.graph.saved_tensors_hooks.__enter__ = saved_hooks_enter  # type: ignore[method-assign]
 
-    torch.nn.modules.module.register_module_forward_pre_hook(module_pre_hook)
-    torch.nn.modules.module.register_module_forward_hook(module_post_hook, always_call=True)
 
 
 # --- the engine ----------------------------------------------------------------------------
@@ -652,16 +661,20 @@ class PythonEngine:
     def module_entered(self, module: torch.nn.Module) -> None:
         """A module's forward starts: the outermost one gets its tagger from
         ``module_enter_hook``; nested calls share it."""
-        if self._module_stack:
-            self._module_stack.append(self._module_stack[-1])
+        stack = self._module_stack
+        if stack:
+            tagger = stack[-1]
+            stack.append(tagger)
+            if tagger is not None:
+                tagger.entered()
             return
         if self.in_pass or self.module_enter_hook is None:
             return
-        self._module_stack.append(self.module_enter_hook(module))
+        stack.append(self.module_enter_hook(module))
 
     def module_left(self, module: torch.nn.Module, inputs: Any, output: Any) -> None:
-        """A module's forward ended (inner calls first): its nodes are tagged."""
+        """A module's forward ended (inner calls first); the root's end tags its nodes."""
         if self._module_stack:
             tagger = self._module_stack.pop()
             if tagger is not None:
-                tagger.left(module, inputs, output)
+                tagger.left(module, output)
