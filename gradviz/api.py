@@ -83,11 +83,14 @@ class Snapshot(dict):  # type: ignore[type-arg]
 
         return snapshot_to_svg(self)
 
-    def to_html(self) -> str:
-        """The interactive view: one self-contained HTML page (no network), for a file."""
+    def to_html(self, language: str | None = None) -> str:
+        """The interactive view: one self-contained HTML page (no network), for a file.
+
+        ``language`` (``"ko"``, ``"en"``): its words; by default ``GRADVIZ_LANG``, else
+        the locale, as ``gradviz`` on the command line chooses (the notebook's view too)."""
         from gradviz.html_view import render_html  # lazily: most uses never draw HTML
 
-        return render_html(self.to_dict())
+        return render_html(self.to_dict(), language=language)
 
     def _repr_html_(self) -> str:
         """The interactive view inside a notebook (its own frame: Jupyter, VS Code, Colab)."""

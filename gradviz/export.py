@@ -281,12 +281,16 @@ def _write_json(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing
         fh.write("\n")
 
 
-def _write_html(graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing) -> None:
-    """The interactive page of the graph alone (a whole snapshot's page also replays its passes)."""
+def _write_html(
+    graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing, language: str | None = None
+) -> None:
+    """The interactive page of the graph alone (a whole snapshot's page also replays its
+    passes), its words in ``language`` (see :func:`gradviz.html_view.render_html`)."""
     from gradviz.core.graphdata import graph_to_json
     from gradviz.html_view import render_html
 
-    path.write_text(render_html({"graph": graph_to_json(graph)}), encoding="utf-8")
+    page = render_html({"graph": graph_to_json(graph)}, language=language)
+    path.write_text(page, encoding="utf-8")
 
 
 _WRITERS: dict[str, Callable[[nx.DiGraph, Path, Any, LayoutSpacing], None]] = {
@@ -307,6 +311,7 @@ def export_graph(
     *,
     spacing: LayoutSpacing | None = None,
     progress: Callable[[str], None] | None = None,
+    language: str | None = None,
 ) -> None:
     """Write ``graph`` to ``path`` in the format its suffix names.
 
@@ -314,7 +319,9 @@ def export_graph(
     window.  When None, the graph is laid out here; nodes missing from them
     are fitted in around the given ones (or, when that is not possible,
     everything is laid out afresh). ``progress`` is told what is being done
-    (a :class:`Progress` prints it on a terminal).
+    (a :class:`Progress` prints it on a terminal). ``language``: the words of an
+    ``.html`` page (by default the one the program chose, else ``GRADVIZ_LANG`` and the
+    locale: :func:`gradviz.i18n.resolve_language`).
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -333,7 +340,10 @@ def export_graph(
             f"{what} {graph.number_of_nodes():,} nodes and {graph.number_of_edges():,} edges "
             f"({suffix[1:]})"
         )
-    writer(graph, path, positions, spacing or DEFAULT_SPACING)
+    if writer is _write_html:
+        _write_html(graph, path, positions, spacing or DEFAULT_SPACING, language)
+    else:
+        writer(graph, path, positions, spacing or DEFAULT_SPACING)
 
 
 # --- snapshots (gradviz.snapshot(), .gradviz.json files) -----------------------------------------
@@ -372,9 +382,10 @@ def export_snapshot(
     path: str | Path,
     *,
     progress: Callable[[str], None] | None = None,
+    language: str | None = None,
 ) -> nx.DiGraph:
     """Write a snapshot's graph to ``path`` (any of :data:`SUPPORTED_SUFFIXES`); returns
-    the graph. ``progress``: as for :func:`export_graph`."""
+    the graph. ``progress`` and ``language``: as for :func:`export_graph`."""
     graph, positions = snapshot_graph(snapshot)
     if Path(path).suffix.lower() == ".html":
         # The page replays the snapshot's backward passes, so it takes the whole snapshot.
@@ -387,9 +398,9 @@ def export_snapshot(
                 f"{graph.number_of_edges():,} edges and {passes:,} backward "
                 f"pass{'' if passes == 1 else 'es'}"
             )
-        Path(path).write_text(render_html(snapshot), encoding="utf-8")
+        Path(path).write_text(render_html(snapshot, language=language), encoding="utf-8")
         return graph
-    export_graph(graph, path, positions, progress=progress)
+    export_graph(graph, path, positions, progress=progress, language=language)
     return graph
 
 

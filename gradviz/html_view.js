@@ -13,6 +13,19 @@
   const data = JSON.parse(root.querySelector("script.gvz-data").textContent);
   const $ = (sel) => root.querySelector(sel);
 
+  // ------------------------------------------------------------------ words
+  // Every text the page shows goes through tr("English {name}", {name: value}): the page's
+  // language's translation from data.messages (English -> translation, made from
+  // gradviz/i18n/gradviz_<lang>.ts, the window's catalog), else the English as written.
+  // The texts are listed for the translators in gradviz/i18n/html_texts.py (context
+  // HtmlView), which a test holds equal to what this script shows.
+  const MESSAGES = new Map(data.messages && typeof data.messages === "object" ? Object.entries(data.messages) : []);
+  function tr(text, values) {
+    const found = MESSAGES.has(text) ? MESSAGES.get(text) : text;
+    if (!values) return found;
+    return found.replace(/\{(\w+)\}/g, (m, key) => (Object.prototype.hasOwnProperty.call(values, key) ? String(values[key]) : m));
+  }
+
   // ------------------------------------------------------------------ formatting
   // A port of gradviz/core/fmt.py (fmt_number, fmt_value, fmt_shape): the one formatter
   // the window, the CLI and the exports print through, so the page reads like them.
@@ -103,7 +116,7 @@
   function shapeText(shape) {
     if (shape === undefined || shape === null) return "";
     if (!Array.isArray(shape)) return String(shape);
-    return shape.length ? shape.join("\u00d7") : "scalar";
+    return shape.length ? shape.join("\u00d7") : tr("scalar");
   }
 
   function isIntDtype(dtype) {
@@ -128,7 +141,8 @@
     for (const [key, value, cls] of rows) {
       if (value === undefined || value === null || value === "") continue;
       const tr = el("tr");
-      tr.appendChild(el("th", null, key));
+      // a long key ("grad out → AccumulateGrad (x)") wraps rather than squeeze its value
+      tr.appendChild(el("th", String(key).length > 16 ? "gvz-wrap" : null, key));
       const td = el("td", cls || null);
       if (value instanceof Node) td.appendChild(value);
       else td.textContent = String(value);
@@ -164,7 +178,7 @@
   const STYLE_KEYS = Object.keys(style.nodes);
   const EDGE_KINDS = Object.keys(style.edges);
   const PALETTE = style.storage;
-  const FONT = '"DejaVu Sans Mono", Menlo, Consolas, monospace';
+  const FONT = '"DejaVu Sans Mono", Menlo, Consolas, "D2Coding", "NanumGothicCoding", monospace';
   const stepIndex = passes.map((p) => {
     const m = new Map();
     p.steps.forEach((s, i) => { if (!m.has(s.node)) m.set(s.node, i); });
@@ -435,7 +449,7 @@
   const views = data.views.map((v) => ({ ...v }));
   {
     const at = views.findIndex((v) => v.key === "modules");
-    const opens = listOf(data.open).map((block) => ({ key: "open:" + block, title: block + " open", focus: block, lazy: true }));
+    const opens = listOf(data.open).map((block) => ({ key: "open:" + block, title: tr("{block} open", { block }), focus: block, lazy: true }));
     if (at >= 0) views.splice(at + 1, 0, ...opens);
   }
   const viewByKey = new Map(views.map((v, i) => [v.key, i]));
@@ -936,10 +950,15 @@
       }
     }
     state.frames++;
-    $(".gvz-hud").textContent =
-      v.n.toLocaleString("en-US") + " boxes \u00b7 " + v.edges.length.toLocaleString("en-US") +
-      " edges \u00b7 zoom " + (s < 0.1 ? (s * 100).toFixed(1) : Math.round(s * 100)) + "%" + (textOn ? "" : " \u00b7 zoom in for labels") +
-      (v.straight ? " \u00b7 some edges drawn unrouted (routing ran past its time)" : "");
+    const m2 = v.edges.length;
+    const hud = [
+      tr(v.n === 1 ? "{n} box" : "{n} boxes", { n: v.n.toLocaleString("en-US") }),
+      tr(m2 === 1 ? "{n} edge" : "{n} edges", { n: m2.toLocaleString("en-US") }),
+      tr("zoom {zoom}%", { zoom: s < 0.1 ? (s * 100).toFixed(1) : Math.round(s * 100) }),
+    ];
+    if (!textOn) hud.push(tr("zoom in for labels"));
+    if (v.straight) hud.push(tr("some edges drawn unrouted (routing ran past its time)"));
+    $(".gvz-hud").textContent = hud.join(" \u00b7 ");
   }
 
   // ------------------------------------------------------------------ hit testing
@@ -962,7 +981,8 @@
 
   function passTitle(k) {
     const p = passes[k];
-    const where = p.statement ? p.statement.source + (p.statement.line ? " (line " + p.statement.line + ")" : "") : "";
+    const st = p.statement;
+    const where = st ? (st.line ? tr("{source} (line {line})", { source: st.source, line: st.line }) : st.source) : "";
     return { head: p.title, where };
   }
 
@@ -982,17 +1002,17 @@
         const vars = listOf(st.vars).length ? " (" + listOf(st.vars).join(", ") + ")" : "";
         return st.label + vars;
       }
-      return "a node of this pass's own graph";
+      return tr("a node of this pass's own graph");
     };
     const parts = [];
     step.targets.forEach((t, i) => {
       if (t === null || t === undefined) return;
       parts.push(formatValue(step.out[i]) + " \u2192 " + name(t));
     });
-    let text = name(step.node) + " received " + step.in.map((g) => formatValue(g)).join(", ");
-    if (parts.length) text += " and sends " + parts.join("; ");
-    else if (step.label === "AccumulateGrad") text += " and adds it into .grad";
-    return text;
+    const said = { node: name(step.node), grads: step.in.map((g) => formatValue(g)).join(", ") };
+    if (parts.length) return tr("{node} received {grads} and sends {sends}", { ...said, sends: parts.join("; ") });
+    if (step.label === "AccumulateGrad") return tr("{node} received {grads} and adds it into .grad", said);
+    return tr("{node} received {grads}", said);
   }
 
   function renderStatus() {
@@ -1005,18 +1025,18 @@
       b.disabled = back ? state.cursor <= 0 : state.cursor >= END;
     });
     if (!K) {
-      box.appendChild(el("div", "gvz-muted", "No backward pass was recorded: there is nothing to replay."));
+      box.appendChild(el("div", "gvz-muted", tr("No backward pass was recorded: there is nothing to replay.")));
       return;
     }
     const counter = el("div", "gvz-mono");
     if (k >= K) {
-      counter.textContent = "after pass " + K + " of " + K;
+      counter.textContent = tr("after pass {k} of {n}", { k: K, n: K });
       box.appendChild(counter);
-      box.appendChild(el("div", null, "The end: every pass has run; .grad holds what was saved."));
+      box.appendChild(el("div", null, tr("The end: every pass has run; .grad holds what was saved.")));
     } else {
       const p = passes[k];
       const t = passTitle(k);
-      counter.textContent = "pass " + (k + 1) + " of " + K + " \u00b7 step " + s + " of " + p.steps.length;
+      counter.textContent = tr("pass {k} of {n} \u00b7 step {step} of {steps}", { k: k + 1, n: K, step: s, steps: p.steps.length });
       box.appendChild(counter);
       const head = el("div");
       head.appendChild(el("b", null, t.head));
@@ -1024,9 +1044,9 @@
       head.appendChild(el("span", "gvz-muted", p.kind === "backward" ? " \u00b7 retain_graph=" + (p.retain_graph ? "True" : "False") : ""));
       box.appendChild(head);
       if (p.error && !p.steps.length) {
-        box.appendChild(el("div", "gvz-error", "Failed: " + p.error));
+        box.appendChild(el("div", "gvz-error", tr("Failed: {error}", { error: p.error })));
       } else if (s === 0) {
-        box.appendChild(el("div", "gvz-muted", "Ready: \u25B6 (or \u2192) runs its first engine step."));
+        box.appendChild(el("div", "gvz-muted", tr("Ready: \u25B6 (or \u2192) runs its first engine step.")));
       } else {
         box.appendChild(el("div", "gvz-now", stepSentence(p.steps[s - 1], p)));
         if (s === p.steps.length) {
@@ -1035,10 +1055,14 @@
             const lv = leafValue(leaf, state.cursor);
             if (lv.known && lv.what === p.title) done.push(leaf.name + ".grad = " + fmtValue(lv.value, 60));
           }
-          let text = "Pass done.";
-          if (done.length) text += " " + done.slice(0, 3).join(", ") + (done.length > 3 ? ", \u2026 (" + done.length + " leaves)" : "");
+          let text = tr("Pass done.");
+          if (done.length) {
+            let grads = done.slice(0, 3).join(", ");
+            if (done.length > 3) grads = tr("{grads}, \u2026 ({n} leaves)", { grads, n: done.length });
+            text = tr("Pass done. {grads}", { grads });
+          }
           box.appendChild(el("div", null, text));
-          if (p.error) box.appendChild(el("div", "gvz-error", "Then failed: " + p.error));
+          if (p.error) box.appendChild(el("div", "gvz-error", tr("Then failed: {error}", { error: p.error })));
         }
       }
     }
@@ -1064,12 +1088,12 @@
     clear(box);
     gradRows = [];
     if (!leaves.length) {
-      box.appendChild(el("div", "gvz-muted", "No leaf received a gradient."));
+      box.appendChild(el("div", "gvz-muted", tr("No leaf received a gradient.")));
       return;
     }
     const t = el("table");
     const hr = el("tr");
-    ["leaf", ".grad now", "after"].forEach((h) => hr.appendChild(el("th", null, h)));
+    [tr("leaf"), tr(".grad now"), tr("after")].forEach((h) => hr.appendChild(el("th", null, h)));
     t.appendChild(hr);
     for (const leaf of leaves) {
       const tr = el("tr");
@@ -1119,7 +1143,7 @@
     const points = plotted.map((l) => l.points.filter((p) => p.y !== null));
     const count = Math.max(0, ...points.map((p) => p.length));
     if (!count) {
-      box.appendChild(el("div", "gvz-muted", plotted.length ? "No plottable .grad history (summaries of big tensors)." : ""));
+      box.appendChild(el("div", "gvz-muted", plotted.length ? tr("No plottable .grad history (summaries of big tensors).") : ""));
       return;
     }
     // An SVG element made by the parser carries the SVG namespace, so no namespace URI is written here.
@@ -1135,8 +1159,9 @@
       return node;
     };
     const norm = points.flat().some((p) => p.norm);
-    box.appendChild(el("div", "gvz-muted gvz-plot-title", (norm ? "\u2016.grad\u2016 (norm)" : ".grad") +
-      " after each event: " + plotted.map((l) => l.name).join(", ")));
+    const names = plotted.map((l) => l.name).join(", ");
+    box.appendChild(el("div", "gvz-muted gvz-plot-title",
+      norm ? tr("\u2016.grad\u2016 (norm) after each event: {names}", { names }) : tr(".grad after each event: {names}", { names })));
     const ys = points.flat().map((p) => p.y);
     let lo = Math.min(0, ...ys), hi = Math.max(0, ...ys);
     if (hi === lo) hi = lo + 1;
@@ -1163,9 +1188,10 @@
           "data-y": String(p.y),
         });
         const title = document.createElementNS(NS, "title");
-        title.textContent = plotted[n].name + ".grad" + (p.norm ? " norm" : "") + " = " + fmtNumber(p.y) + " (" + p.label + ")";
+        const said = { name: plotted[n].name, value: fmtNumber(p.y), when: p.label };
+        title.textContent = p.norm ? tr("{name}.grad norm = {value} ({when})", said) : tr("{name}.grad = {value} ({when})", said);
         c.appendChild(title);
-        if (n === 0) make("text", { x: X(i), y: B + 12, "text-anchor": "middle" }, p.label.replace("backward ", ""));
+        if (n === 0) make("text", { x: X(i), y: B + 12, "text-anchor": "middle" }, p.short || p.label);
       });
     });
     box.appendChild(svg);
@@ -1181,14 +1207,14 @@
     const id = state.selected;
     if (!id) {
       box.appendChild(el("div", "gvz-muted",
-        "Click a node to inspect it. Drag to pan, wheel to zoom; \u2190 \u2192 step the backward pass."));
+        tr("Click a node to inspect it. Drag to pan, wheel to zoom; \u2190 \u2192 step the backward pass.")));
       return;
     }
     const group = groups.get(id);
     const { k, s } = place(state.cursor);
     if (group) {
       const h = el("h3", null, group.label);
-      h.appendChild(el("span", "gvz-kind", group.chain ? "linear chain" : "collapsed module"));
+      h.appendChild(el("span", "gvz-kind", group.chain ? tr("linear chain") : tr("collapsed module")));
       box.appendChild(h);
       const ops = new Map();
       for (const m of group.members) {
@@ -1196,27 +1222,29 @@
         ops.set(label, (ops.get(label) || 0) + 1);
       }
       const top = [...ops.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([l, c]) => c + " \u00d7 " + l).join(", ");
-      const rows = [["nodes", group.count], ["ops", top]];
+      const rows = [[tr("nodes"), group.count], [tr("ops"), top]];
       if (k < passes.length) {
         const members = new Set(group.members);
         const inPass = passes[k].steps.filter((st) => members.has(st.node)).length;
         const done = passes[k].steps.slice(0, s).filter((st) => members.has(st.node)).length;
-        rows.push(["pass " + (k + 1), done + " of " + inPass + " steps run"]);
+        rows.push([tr("pass {n}", { n: k + 1 }), tr("{done} of {total} steps run", { done, total: inPass })]);
       }
       box.appendChild(table(rows));
       const actions = el("div", "gvz-actions");
       const target = group.chain ? "all" : "open:" + group.module;
-      if (viewByKey.has(target)) actions.appendChild(button("Expand", "Show the nodes inside (double-click)", () => expand(id)));
+      if (viewByKey.has(target)) actions.appendChild(button(tr("Expand"), tr("Show the nodes inside (double-click)"), () => expand(id)));
       box.appendChild(actions);
       return;
     }
     const a = nodes.get(id) || {};
     const h = el("h3", null, a.label || id);
-    h.appendChild(el("span", "gvz-kind", (a.kind || "") + " \u00b7 " + id));
+    // a kind that is a word is said in the page's language; grad_fn and accumulate_grad are names
+    const kind = a.kind === "tensor" ? tr("tensor") : a.kind === "saved" ? tr("saved tensor") : a.kind || "";
+    h.appendChild(el("span", "gvz-kind", kind + " \u00b7 " + id));
     box.appendChild(h);
     const rows = [
-      ["variables", varsOf(a).join(", ")],
-      ["module", moduleOf(a)],
+      [tr("variables"), varsOf(a).join(", ")],
+      [tr("module"), moduleOf(a)],
       ["shape", a.shape !== undefined && a.shape !== null ? shapeText(a.shape) : ""],
       ["dtype", a.dtype || ""],
       ["device", a.device || ""],
@@ -1225,28 +1253,28 @@
       rows.push(["requires_grad", a.requires_grad ? "True" : "False"]);
       rows.push(["is_leaf", a.is_leaf ? "True" : "False"]);
     }
-    if (a.storage) rows.push(["storage", a.storage]);
+    if (a.storage) rows.push([tr("storage"), a.storage]);
     if (typeof a.statement === "number") {
       const st = data.statements.find((x) => x.index === a.statement);
-      if (st) rows.push(["created by", (st.line ? "line " + st.line + ": " : "") + st.source, "gvz-mono"]);
+      if (st) rows.push([tr("created by"), st.line ? tr("line {line}: {source}", { line: st.line, source: st.source }) : st.source, "gvz-mono"]);
     }
     box.appendChild(table(rows));
 
     // saved tensors and attributes
     if (a.kind === "grad_fn") {
-      box.appendChild(el("div", "gvz-sub", "Saved for backward" + (a.freed ? " (freed)" : "")));
+      box.appendChild(el("div", "gvz-sub", a.freed ? tr("Saved for backward (freed)") : tr("Saved for backward")));
       const savedRows = [];
       const saved = a.saved && typeof a.saved === "object" ? a.saved : {};
       for (const key of Object.keys(saved)) savedRows.push([key, JSON.stringify(saved[key]), "gvz-mono"]);
       for (const e of state.view.edges) {
         if (state.view.ids[e[0]] === id && e[2] === "saved") {
           const t = nodes.get(state.view.ids[e[1]]) || {};
-          savedRows.push([t.label || "tensor", shapeText(t.shape) + (t.dtype ? " " + t.dtype : ""), "gvz-mono"]);
+          savedRows.push([t.label || tr("tensor"), shapeText(t.shape) + (t.dtype ? " " + t.dtype : ""), "gvz-mono"]);
         }
       }
-      if (listOf(a.stale).length) savedRows.push(["stale", a.stale.join(", ")]);
+      if (listOf(a.stale).length) savedRows.push([tr("stale"), a.stale.join(", ")]);
       if (savedRows.length) box.appendChild(table(savedRows));
-      else box.appendChild(el("div", "gvz-muted", a.freed ? "freed by backward" : "nothing"));
+      else box.appendChild(el("div", "gvz-muted", a.freed ? tr("freed by backward") : tr("nothing")));
     }
     // the variables' values
     for (const name of varsOf(a)) {
@@ -1254,8 +1282,8 @@
       if (!t || typeof t !== "object") continue;
       box.appendChild(el("div", "gvz-sub", name));
       box.appendChild(table([
-        ["value", valueRow(t.value, t.dtype), "gvz-mono"],
-        ["grad (as saved)", t.grad === null || t.grad === undefined ? "None" : valueRow(t.grad, t.dtype), "gvz-mono"],
+        [tr("value"), valueRow(t.value, t.dtype), "gvz-mono"],
+        [tr("grad (as saved)"), t.grad === null || t.grad === undefined ? "None" : valueRow(t.grad, t.dtype), "gvz-mono"],
         ["grad_fn", t.grad_fn || "None"],
         ["_version", t.version],
       ]));
@@ -1264,26 +1292,27 @@
     const leaf = leafOf(id);
     if (leaf) {
       const lv = leafValue(leaf, state.cursor);
-      box.appendChild(table([[leaf.name + ".grad now", lv.known ? fmtValue(lv.value) + "  (" + lv.what + ")" : "None", "gvz-mono gvz-leaf-now"]]));
+      box.appendChild(table([[tr("{name}.grad now", { name: leaf.name }), lv.known ? fmtValue(lv.value) + "  (" + lv.what + ")" : "None", "gvz-mono gvz-leaf-now"]]));
     }
     if (k < passes.length) {
       const i = stepIndex[k].get(id);
-      box.appendChild(el("div", "gvz-sub", "In " + passes[k].title));
+      box.appendChild(el("div", "gvz-sub", tr("In {pass}", { pass: passes[k].title })));
       if (i === undefined) {
-        box.appendChild(el("div", "gvz-muted", "The engine does not run this node in this pass."));
+        box.appendChild(el("div", "gvz-muted", tr("The engine does not run this node in this pass.")));
       } else {
         const step = passes[k].steps[i];
-        const status = i < s - 1 ? "ran at step " + (i + 1) : i === s - 1 ? "running now (step " + (i + 1) + ")" : "runs at step " + (i + 1);
-        const rows2 = [["status", status]];
+        const at = { n: i + 1 };
+        const status = i < s - 1 ? tr("ran at step {n}", at) : i === s - 1 ? tr("running now (step {n})", at) : tr("runs at step {n}", at);
+        const rows2 = [[tr("status"), status]];
         if (i < s) {
-          step.in.forEach((g, n) => rows2.push(["grad in" + (step.in.length > 1 ? " [" + n + "]" : ""), fmtValue(g), "gvz-mono gvz-grad-in"]));
+          step.in.forEach((g, n) => rows2.push([step.in.length > 1 ? tr("grad in [{n}]", { n }) : tr("grad in"), fmtValue(g), "gvz-mono gvz-grad-in"]));
           step.targets.forEach((t, n) => {
             if (t === null || t === undefined) return;
             const target = nodes.get(t) || {};
             const label = (target.label || t) + (varsOf(target).length ? " (" + varsOf(target).join(", ") + ")" : "");
-            rows2.push(["grad out \u2192 " + label, fmtValue(step.out[n]), "gvz-mono gvz-grad-out"]);
+            rows2.push([tr("grad out \u2192 {target}", { target: label }), fmtValue(step.out[n]), "gvz-mono gvz-grad-out"]);
           });
-          if (!step.targets.length && step.label === "AccumulateGrad") rows2.push(["grad out", "added into .grad"]);
+          if (!step.targets.length && step.label === "AccumulateGrad") rows2.push([tr("grad out"), tr("added into .grad")]);
         }
         box.appendChild(table(rows2));
       }
@@ -1292,7 +1321,7 @@
     if (state.view.key.startsWith("open:")) {
       const block = state.view.focus;
       if (inBlock(id, block)) {
-        actions.appendChild(button("Collapse " + block, "Show this block as one box again", () => switchView("modules", id)));
+        actions.appendChild(button(tr("Collapse {block}", { block }), tr("Show this block as one box again"), () => switchView("modules", id)));
       }
     }
     if (actions.firstChild) box.appendChild(actions);
@@ -1314,12 +1343,12 @@
     if (hasModules || hasChains) {
       const actions = el("div", "gvz-actions");
       if (hasModules) {
-        actions.appendChild(button("Collapse all", "Each top block as one box", () => switchView("modules")));
+        actions.appendChild(button(tr("Collapse all"), tr("Each top block as one box"), () => switchView("modules")));
       }
       if (hasChains) {
-        actions.appendChild(button("Collapse chains", "Each run of one-to-one ops as one box", () => switchView("chains")));
+        actions.appendChild(button(tr("Collapse chains"), tr("Each run of one-to-one ops as one box"), () => switchView("chains")));
       }
-      actions.appendChild(button("Expand all", "Every node", () => switchView("all")));
+      actions.appendChild(button(tr("Expand all"), tr("Every node"), () => switchView("all")));
       box.appendChild(actions);
     }
     for (const note of notes) box.appendChild(el("div", "gvz-muted gvz-note", note));
@@ -1333,8 +1362,8 @@
         row.dataset.module = g.module;
         if (state.view.key === "open:" + g.module) row.classList.add("gvz-open");
         row.appendChild(el("span", "gvz-mono", g.module));
-        row.appendChild(el("span", "gvz-muted", g.count + " nodes"));
-        row.title = viewByKey.has("open:" + g.module) ? "Open this block (the others stay collapsed)" : "";
+        row.appendChild(el("span", "gvz-muted", tr(g.count === 1 ? "{n} node" : "{n} nodes", { n: g.count })));
+        row.title = viewByKey.has("open:" + g.module) ? tr("Open this block (the others stay collapsed)") : "";
         row.addEventListener("click", () => {
           if (state.view.key === "open:" + g.module) switchView("modules", id);
           else if (viewByKey.has("open:" + g.module)) switchView("open:" + g.module);
@@ -1342,7 +1371,7 @@
         });
         list.appendChild(row);
       }
-      if (!blocks.length && !notes.length) list.appendChild(el("div", "gvz-muted", "Too many blocks to open one at a time: use Expand all."));
+      if (!blocks.length && !notes.length) list.appendChild(el("div", "gvz-muted", tr("Too many blocks to open one at a time: use Expand all.")));
       box.appendChild(list);
     }
   }
@@ -1481,7 +1510,7 @@
       state.searchText = text;
     }
     if (!state.searchHits.length) {
-      hud.textContent = "no node matches \u201c" + text + "\u201d";
+      hud.textContent = tr("no node matches \u201c{text}\u201d", { text });
       return;
     }
     state.searchAt = (state.searchAt + 1) % state.searchHits.length;
@@ -1559,12 +1588,13 @@
   const passSelect = $(".gvz-pass");
   passes.forEach((p, k) => {
     const t = passTitle(k);
-    const o = el("option", null, t.head + (t.where ? ": " + t.where : "") + (p.error && !p.steps.length ? " (fails)" : ""));
+    const head = t.where ? tr("{pass}: {where}", { pass: t.head, where: t.where }) : t.head;
+    const o = el("option", null, p.error && !p.steps.length ? tr("{pass} (fails)", { pass: head }) : head);
     o.value = String(k);
     passSelect.appendChild(o);
   });
   if (passes.length) {
-    const o = el("option", null, "after the last pass");
+    const o = el("option", null, tr("after the last pass"));
     o.value = String(passes.length);
     passSelect.appendChild(o);
   } else {
@@ -1628,12 +1658,13 @@
     swatch.style.background = style.backward_fill;
     swatch.style.borderColor = style.backward;
     row.appendChild(swatch);
-    row.appendChild(document.createTextNode("backward step"));
+    row.appendChild(document.createTextNode(tr("backward step")));
     legend.appendChild(row);
   }
 
-  $(".gvz-title").textContent = data.title +
-    (passes.length ? " \u00b7 " + passes.length + " backward pass" + (passes.length === 1 ? "" : "es") : "");
+  const K = passes.length;
+  $(".gvz-title").textContent = !K ? data.title
+    : tr(K === 1 ? "{title} \u00b7 {n} backward pass" : "{title} \u00b7 {n} backward passes", { title: data.title, n: K });
 
   loadView(data.default_view);
   viewSelect.value = state.view.key;

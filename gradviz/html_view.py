@@ -36,6 +36,7 @@ import html
 import json
 import math
 import time
+import unicodedata
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -53,12 +54,13 @@ from gradviz.core.grouping import (
     group_caption,
     linear_chains,
     module_tree,
-    sizing_attrs,
     top_blocks,
 )
 from gradviz.core.layout import DEFAULT_SPACING, layout_with_routes, node_lines, node_size
 from gradviz.core.style import LIGHT, NODE_KINDS, corner_radius, style_key
 from gradviz.core.wire import sanitize
+from gradviz.i18n import catalog, resolve_language
+from gradviz.i18n.html_texts import page_messages, page_text
 
 __all__ = [
     "PageLimits",
@@ -76,6 +78,12 @@ DEFAULT_GROUPED_NODES = 1000
 """Graphs with more nodes than this open with their modules collapsed (where they have any)."""
 
 _GRAD_EVENT_TEXT = {"zero": "zeroed", "set": "assigned", "none": "set to None"}
+
+_t = page_text  # _t(language, "English {name}", name=...): the page's words (HtmlView)
+
+
+def _count(n: int) -> str:
+    return f"{n:,}"
 
 
 class SnapshotShapeError(ValueError):
@@ -236,12 +244,28 @@ def _r(value: float) -> float:
     return round(float(value), 1)
 
 
+def _caption(attrs: Mapping[str, Any], language: str) -> str:
+    """A group box's second line in ``language`` (:func:`group_caption`: its chain's
+    variables, else how many nodes it hides)."""
+    if attrs.get("vars"):
+        return group_caption(attrs)
+    n = int(attrs.get("count") or len(attrs.get("members") or []))
+    return _t(language, "{n} node" if n == 1 else "{n} nodes", n=n)
+
+
+def _measured(text: str) -> str:
+    """``text`` as wide as it is drawn, in narrow characters: the layout counts characters,
+    and a Hangul syllable takes two columns of the page's monospaced font."""
+    return "".join(c + c if unicodedata.east_asian_width(c) in "WF" else c for c in text)
+
+
 def _view(
     graph: nx.DiGraph,
     key: str,
     title: str,
     focus: str | None = None,
     given: Mapping[Any, tuple[float, float]] | None = None,
+    language: str = "en",
 ) -> tuple[dict[str, Any], Mapping[Any, tuple[float, float]]]:
     """One picture: node boxes laid out by the core layout (or at ``given`` positions,
     which cover every node), and its edges by index (and the positions, unrounded).
@@ -254,7 +278,7 @@ def _view(
         sized = graph.copy()
         for v, d in graph.nodes(data=True):
             if d.get("kind") == "group":
-                sized.nodes[v]["vars"] = [group_caption(d)]
+                sized.nodes[v]["vars"] = [_measured(_caption(d, language))]
     if given is not None:
         pos = given
         sizes = {v: node_size(d, DEFAULT_SPACING) for v, d in sized.nodes(data=True)}
@@ -350,15 +374,12 @@ def _open_one(
     return out
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
-
-
 def _views(
     graph: nx.DiGraph,
     limits: PageLimits,
     started: float,
     given: Mapping[Any, tuple[float, float]] | None = None,
+    language: str = "en",
 ) -> tuple[list[dict[str, Any]], dict[str, nx.DiGraph], list[str], list[str], Mapping[Any, Any]]:
     """The pictures laid out here, the grouped graphs they show, notes on what was left
     out, the blocks the page can open one at a time, and the expanded picture's positions.
@@ -386,32 +407,32 @@ def _views(
         candidate = collapse_modules(graph, blocks, infer=True)
         hidden = n - candidate.number_of_nodes()
         if hidden < need:
-            notes.append(
-                f"No collapsed-modules picture: collapsing the {_plural(len(blocks), 'top block')} "
-                f"would hide only {_plural(hidden, 'node')} of {n:,}."
-            )
+            counts = {"hidden": _count(hidden), "total": _count(n)}
+            if len(blocks) == 1:
+                notes.append(_t(language, "No collapsed-modules picture: collapsing the one top block would hide only {hidden} of {total} nodes.", **counts))
+            else:
+                notes.append(_t(language, "No collapsed-modules picture: collapsing the {blocks} top blocks would hide only {hidden} of {total} nodes.", blocks=_count(len(blocks)), **counts))
         elif _elements(candidate) > budget:
-            notes.append("No collapsed-modules picture: it would make the page too big.")
+            notes.append(_t(language, "No collapsed-modules picture: it would make the page too big."))
         else:
             grouped["modules"] = candidate
-            plans.append(("modules", "Modules collapsed"))
+            plans.append(("modules", _t(language, "Modules collapsed")))
             budget -= _elements(candidate)
     if linear_chains(graph):
         candidate = collapse_chains(graph)
         hidden = n - candidate.number_of_nodes()
         if hidden < need:
-            notes.append(
-                "No collapsed-chains picture: it would hide only "
-                f"{_plural(hidden, 'node')} of {n:,}."
-            )
+            notes.append(_t(language, "No collapsed-chains picture: it would hide only {hidden} of {total} nodes.", hidden=_count(hidden), total=_count(n)))
         elif _elements(candidate) > budget:
-            notes.append("No collapsed-chains picture: it would make the page too big.")
+            notes.append(_t(language, "No collapsed-chains picture: it would make the page too big."))
         else:
             grouped["chains"] = candidate
-            plans.append(("chains", "Linear chains collapsed"))
+            plans.append(("chains", _t(language, "Linear chains collapsed")))
             budget -= _elements(candidate)
 
-    everything, positions = _view(graph, "all", "Everything expanded", given=given)
+    everything, positions = _view(
+        graph, "all", _t(language, "Everything expanded"), given=given, language=language
+    )
     views = [everything]
     late: list[str] = []
     for key, title in plans:
@@ -419,12 +440,14 @@ def _views(
             late.append(title)
             del grouped[key]
             continue
-        views.append(_view(grouped[key], key, title)[0])
+        views.append(_view(grouped[key], key, title, language=language)[0])
     if late:
-        notes.append(
-            f"{_plural(len(late), 'grouped picture')} left out: building the page ran past its "
-            f"{limits.seconds:g} s time budget."
+        late_text = (
+            "{n} grouped picture left out: building the page ran past its {seconds} s time budget."
+            if len(late) == 1
+            else "{n} grouped pictures left out: building the page ran past its {seconds} s time budget."
         )
+        notes.append(_t(language, late_text, n=_count(len(late)), seconds=f"{limits.seconds:g}"))
     opened: list[str] = []
     collapsed = grouped.get("modules")
     if collapsed is not None:
@@ -498,9 +521,10 @@ def _plot_y(value: Any) -> tuple[float | None, bool]:
 
 
 def _leaves(
-    snapshot: Mapping[str, Any], graph: nx.DiGraph, passes: Sequence[_Pass]
+    snapshot: Mapping[str, Any], graph: nx.DiGraph, passes: Sequence[_Pass], language: str = "en"
 ) -> list[dict[str, Any]]:
-    """Each leaf's ``.grad`` along the cursor: where it changes, to what, and why."""
+    """Each leaf's ``.grad`` along the cursor: where it changes, to what, and why (in
+    ``language``; a plot point's ``short`` is the label under it: ``#2`` for a pass)."""
     offsets = _offsets(passes)
     end = offsets[-1]
     tensors = _as_dict(snapshot.get("tensors"), "snapshot['tensors']")
@@ -559,31 +583,39 @@ def _leaves(
         for name in p.leaf_grads:
             graded.setdefault(str(name), []).append(k)
 
+    def label(what: int | str) -> str:
+        """A change's label: the pass's title (the page compares them), or the event's."""
+        if isinstance(what, int):
+            return _t(language, "backward #{n}", n=what + 1)
+        if what in _GRAD_EVENT_TEXT:
+            return _t(language, _GRAD_EVENT_TEXT[what])
+        return _t(language, "as saved") if what == "as saved" else what
+
     out = []
     for name in names:
-        changes: list[tuple[int, Any, str]] = []
+        changes: list[tuple[int, Any, int | str]] = []  # (at, value, pass index or event)
         leaf_events = _as_list(events.get(name), f"grad_events[{name!r}]")
         if leaf_events:
             for e in leaf_events:
                 if not isinstance(e, Mapping):
                     continue
                 kind = str(e.get("kind") or "")
-                k = _int_or_none(e.get("pass_index"))
-                if kind == "backward" and k is not None and 0 <= k < len(passes):
-                    changes.append((after_pass(k, name), e.get("value"), f"backward #{k + 1}"))
+                index = _int_or_none(e.get("pass_index"))
+                if kind == "backward" and index is not None and 0 <= index < len(passes):
+                    changes.append((after_pass(index, name), e.get("value"), index))
                 elif kind != "backward":
                     at = before_statement(e.get("statement"))
-                    changes.append((at, e.get("value"), _GRAD_EVENT_TEXT.get(kind, kind)))
+                    changes.append((at, e.get("value"), kind))
         elif any(name in passes[k].leaf_grads for k in graded.get(name, ())):
             for k in graded[name]:
                 p = passes[k]
                 if name in p.leaf_grads:
-                    changes.append((after_pass(k, name), p.leaf_grads[name], f"backward #{k + 1}"))
+                    changes.append((after_pass(k, name), p.leaf_grads[name], k))
         else:
             ran = ran_by_name.get(name, [])
             values = _as_list(history.get(name), f"grad_history[{name!r}]")
             for k, value in zip(ran, values):
-                changes.append((after_pass(k, name), value, f"backward #{k + 1}"))
+                changes.append((after_pass(k, name), value, k))
         changes.sort(key=lambda c: c[0])
         info = tensors.get(name)
         if isinstance(info, Mapping) and "grad" in info:
@@ -595,13 +627,14 @@ def _leaves(
             if what == "as saved":
                 continue
             y, norm = _plot_y(value)
-            points.append({"at": at, "y": y, "norm": norm, "label": what})
+            short = f"#{what + 1}" if isinstance(what, int) else label(what)
+            points.append({"at": at, "y": y, "norm": norm, "label": label(what), "short": short})
         out.append(
             {
                 "name": name,
                 "tensor": tensor_node.get(name),
                 "acc": acc_node.get(name),
-                "changes": [[at, value, what] for at, value, what in changes],
+                "changes": [[at, value, label(what)] for at, value, what in changes],
                 "points": points,
             }
         )
@@ -624,9 +657,15 @@ def _statement_texts(snapshot: Mapping[str, Any]) -> dict[Any, dict[str, Any]]:
     return out
 
 
-def _pass_json(texts: Mapping[Any, dict[str, Any]], k: int, p: _Pass) -> dict[str, Any]:
+def _pass_json(
+    texts: Mapping[Any, dict[str, Any]], k: int, p: _Pass, language: str = "en"
+) -> dict[str, Any]:
+    if p.kind in ("backward", "grad"):
+        title = _t(language, "backward #{n}" if p.kind == "backward" else "grad #{n}", n=k + 1)
+    else:
+        title = f"{p.kind} #{k + 1}"
     return {
-        "title": f"{p.kind} #{k + 1}",
+        "title": title,
         "kind": p.kind,
         "root": p.root,
         "retain_graph": p.retain_graph,
@@ -664,38 +703,47 @@ def page_model(
     *,
     title: str | None = None,
     limits: PageLimits | None = None,
+    language: str | None = None,
 ) -> dict[str, Any]:
-    """Everything the page embeds: the graph, its pictures, the passes and the leaves' history.
+    """Everything the page embeds: the graph, its pictures, the passes and the leaves' history,
+    and the page's words in ``language`` (see :func:`render_html`).
 
     Raises :class:`SnapshotShapeError` (a ValueError) when the snapshot lacks
     the graph or has it in the wrong shape, and :class:`PageTooBig` (a ValueError
     too) when the graph is beyond ``limits`` (:class:`PageLimits`), before any
     layout has run.
     """
-    return _page_model(snapshot, title, limits)[0]
+    return _page_model(snapshot, title, limits, language)[0]
 
 
 def _page_model(
-    snapshot: Mapping[str, Any], title: str | None, limits: PageLimits | None
+    snapshot: Mapping[str, Any],
+    title: str | None,
+    limits: PageLimits | None,
+    language: str | None = None,
 ) -> tuple[dict[str, Any], Mapping[Any, Any]]:
     started = time.monotonic()
+    lang = resolve_language(language)
     limits = limits or DEFAULT_LIMITS
     if not isinstance(snapshot, Mapping):
         raise SnapshotShapeError(f"a snapshot is a JSON object, not {type(snapshot).__name__}")
     graph = _decode_graph(snapshot, limits)
     passes = _decode_passes(snapshot)
     views, grouped, notes, opened, positions = _views(
-        graph, limits, started, _given_positions(snapshot, graph)
+        graph, limits, started, _given_positions(snapshot, graph), lang
     )
     groups = _groups(grouped)
     shown: dict[str, dict[str, Any]] = {}
     for g in (graph, *grouped.values()):
         for v, d in g.nodes(data=True):
             if str(v) not in shown:
-                shown[str(v)] = {
-                    "lines": node_lines(sizing_attrs(d), DEFAULT_SPACING),
-                    "style": _style_of(d),
-                }
+                if d.get("kind") == "group":
+                    lines = node_lines({**d, "vars": [_caption(d, lang)]}, DEFAULT_SPACING)
+                else:
+                    lines = node_lines(d, DEFAULT_SPACING)
+                    if lines[1:] == ["scalar"] and d.get("shape") == []:  # a 0-d tensor's shape
+                        lines = [lines[0], _t(lang, "scalar")]
+                shown[str(v)] = {"lines": lines, "style": _style_of(d)}
     nodes = {str(v): _node_attrs(d) for v, d in graph.nodes(data=True)}
     # Big models open on their blocks, as a picture that can be read at once.
     default = 0
@@ -710,12 +758,14 @@ def _page_model(
     ]
     texts = _statement_texts(snapshot)
     return {
-        "title": title or _default_title(snapshot, graph),
+        "title": title or _default_title(graph, lang),
+        "language": lang,
+        "messages": page_messages(lang),
         "device": snapshot.get("device"),
         "counts": {"nodes": graph.number_of_nodes(), "edges": graph.number_of_edges()},
         "style": {  # the one style table (gradviz.core.style), light theme
             "nodes": {k: [LIGHT.node(k).fill, LIGHT.node(k).stroke] for k in NODE_KINDS},
-            "legend": {k: LIGHT.node(k).legend for k in NODE_KINDS},
+            "legend": {k: _legend(lang, LIGHT.node(k).legend) for k in NODE_KINDS},
             "radius": {k: corner_radius(k, 0.0) for k in NODE_KINDS if k not in _PILLS},
             "edges": dict(LIGHT.edges),
             "background": LIGHT.background,
@@ -733,9 +783,9 @@ def _page_model(
         "open": opened,
         "default_view": default,
         "notes": notes,
-        "passes": [_pass_json(texts, k, p) for k, p in enumerate(passes)],
+        "passes": [_pass_json(texts, k, p, lang) for k, p in enumerate(passes)],
         "offsets": _offsets(passes),
-        "leaves": _leaves(snapshot, graph, passes),
+        "leaves": _leaves(snapshot, graph, passes, lang),
         "tensors": _as_dict(snapshot.get("tensors"), "snapshot['tensors']"),
         "statements": statements,
     }, positions
@@ -758,9 +808,15 @@ def _node_attrs(attrs: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _default_title(snapshot: Mapping[str, Any], graph: nx.DiGraph) -> str:
+def _default_title(graph: nx.DiGraph, language: str) -> str:
     n = graph.number_of_nodes()
-    return f"autograd graph, {n:,} node{'' if n == 1 else 's'}"
+    text = "autograd graph, {n} node" if n == 1 else "autograd graph, {n} nodes"
+    return _t(language, text, n=_count(n))
+
+
+def _legend(language: str, text: str) -> str:
+    """A kind of node as the window's legend names it (context ``Legend``)."""
+    return catalog(language).get(("Legend", text, ""), text)
 
 
 def _script_json(value: Any) -> str:
@@ -789,16 +845,22 @@ def _asset(name: str) -> str:
     return resources.files("gradviz").joinpath(name).read_text(encoding="utf-8")
 
 
-_BODY = """<div class="gvz-root" tabindex="-1">
+def _body(language: str) -> str:
+    """The page's frame, its words in ``language`` (the script fills it in)."""
+
+    def t(text: str) -> str:
+        return html.escape(_t(language, text), quote=True)
+
+    return f"""<div class="gvz-root" tabindex="-1">
 <header class="gvz-bar">
   <span class="gvz-brand">gradviz</span>
   <span class="gvz-title"></span>
   <span class="gvz-tools">
-    <button type="button" data-act="fit" title="Fit the graph to the window (0)">Fit</button>
-    <button type="button" data-act="zoom-in" title="Zoom in (+ or the mouse wheel)">+</button>
-    <button type="button" data-act="zoom-out" title="Zoom out (-)">&minus;</button>
-    <select class="gvz-view" title="Which picture of the graph: expanded, or grouped"></select>
-    <input class="gvz-search" type="search" placeholder="Find a node (/)" spellcheck="false">
+    <button type="button" data-act="fit" title="{t("Fit the graph to the window (0)")}">{t("Fit")}</button>
+    <button type="button" data-act="zoom-in" title="{t("Zoom in (+ or the mouse wheel)")}">+</button>
+    <button type="button" data-act="zoom-out" title="{t("Zoom out (-)")}">&minus;</button>
+    <select class="gvz-view" title="{t("Which picture of the graph: expanded, or grouped")}"></select>
+    <input class="gvz-search" type="search" placeholder="{t("Find a node (/)")}" title="{t("Find a node: a name, an op, a module or a shape (Enter: the next one)")}" spellcheck="false">
   </span>
 </header>
 <div class="gvz-main">
@@ -809,29 +871,29 @@ _BODY = """<div class="gvz-root" tabindex="-1">
   </div>
   <aside class="gvz-side">
     <section class="gvz-backward">
-      <h2>Backward passes</h2>
+      <h2>{t("Backward passes")}</h2>
       <div class="gvz-controls">
-        <button type="button" data-act="start" title="Before the first pass (Home)">|&#x25C0;</button>
-        <button type="button" data-act="pass-back" title="Back to the end of the previous pass (Shift+Left, Page Up)">&#x25C0;&#x25C0;</button>
-        <button type="button" data-act="step-back" title="Back one step (Left)">&#x25C0;</button>
-        <button type="button" data-act="step" title="One engine step (Right)">&#x25B6;</button>
-        <button type="button" data-act="pass" title="To the end of this pass, then of the next (Shift+Right, Page Down)">&#x25B6;&#x25B6;</button>
-        <button type="button" data-act="end" title="After the last pass (End)">&#x25B6;|</button>
-        <select class="gvz-pass" title="Jump to a pass"></select>
+        <button type="button" data-act="start" title="{t("Before the first pass (Home)")}">|&#x25C0;</button>
+        <button type="button" data-act="pass-back" title="{t("Back to the end of the previous pass (Shift+Left, Page Up)")}">&#x25C0;&#x25C0;</button>
+        <button type="button" data-act="step-back" title="{t("Back one step (Left)")}">&#x25C0;</button>
+        <button type="button" data-act="step" title="{t("One engine step (Right)")}">&#x25B6;</button>
+        <button type="button" data-act="pass" title="{t("To the end of this pass, then of the next (Shift+Right, Page Down)")}">&#x25B6;&#x25B6;</button>
+        <button type="button" data-act="end" title="{t("After the last pass (End)")}">&#x25B6;|</button>
+        <select class="gvz-pass" title="{t("Jump to a pass")}"></select>
       </div>
       <div class="gvz-status"></div>
     </section>
     <section class="gvz-inspector">
-      <h2>Inspector</h2>
+      <h2>{t("Inspector")}</h2>
       <div class="gvz-insp-body"></div>
     </section>
     <section class="gvz-grads">
-      <h2>Leaf .grad</h2>
+      <h2>{t("Leaf .grad")}</h2>
       <div class="gvz-plot"></div>
       <div class="gvz-grad-table"></div>
     </section>
     <section class="gvz-modules">
-      <h2>Modules</h2>
+      <h2>{t("Modules")}</h2>
       <div class="gvz-module-body"></div>
     </section>
   </aside>
@@ -845,7 +907,11 @@ _CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline
 
 
 def render_html(
-    snapshot: Mapping[str, Any], *, title: str | None = None, limits: PageLimits | None = None
+    snapshot: Mapping[str, Any],
+    *,
+    title: str | None = None,
+    limits: PageLimits | None = None,
+    language: str | None = None,
 ) -> str:
     """One self-contained HTML document showing ``snapshot`` interactively.
 
@@ -856,16 +922,24 @@ def render_html(
 
     The page's size and build time are bounded by ``limits`` (:class:`PageLimits`):
     a graph beyond them raises :class:`PageTooBig` (a ValueError) before any work.
+
+    ``language`` (``"ko"``, ``"en"``): the page's words; by default the language the
+    program chose (``gradviz export`` and the window set it), else, in a notebook or a
+    script, ``GRADVIZ_LANG`` then the locale, as the CLI reads them
+    (:func:`gradviz.i18n.resolve_language`). Names from the snapshot stay as they are.
     """
-    return _render(page_model(snapshot, title=title, limits=limits))
+    return _render(page_model(snapshot, title=title, limits=limits, language=language))
 
 
 def _render(model: Mapping[str, Any]) -> str:
-    body = _BODY.replace("__SCRIPT__", _asset("html_view.js")).replace(
-        "__DATA__", _script_json(model)
+    language = str(model.get("language") or "en")
+    body = (
+        _body(language)
+        .replace("__SCRIPT__", _asset("html_view.js"))
+        .replace("__DATA__", _script_json(model))
     )
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f'<!DOCTYPE html>\n<html lang="{language}">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html.escape(model['title'])}</title>\n"
@@ -879,13 +953,17 @@ def notebook_html(
     height: int = 640,
     title: str | None = None,
     limits: PageLimits | None = None,
+    language: str | None = None,
 ) -> str:
     """The page in an ``<iframe srcdoc>``, for notebooks (``_repr_html_``).
 
     The frame keeps the page's script, style and keyboard handling away from
     the notebook's own, and shows the same page in Jupyter, VS Code and Colab.
+    ``language``: as for :func:`render_html`.
     """
-    return notebook_page(snapshot, height=height, title=title, limits=limits)[0]
+    return notebook_page(
+        snapshot, height=height, title=title, limits=limits, language=language
+    )[0]
 
 
 def notebook_page(
@@ -894,29 +972,33 @@ def notebook_page(
     height: int = 640,
     title: str | None = None,
     limits: PageLimits | None = None,
+    language: str | None = None,
 ) -> tuple[str, dict[Any, tuple[float, float]]]:
     """:func:`notebook_html` and the positions its expanded picture was laid out at, so a
     notebook's SVG of the same display (``Snapshot._repr_mimebundle_``) needs no layout
     of its own."""
-    model, positions = _page_model(snapshot, title, limits)
+    model, positions = _page_model(snapshot, title, limits, language)
     page = _render(model)
+    lang = str(model["language"])
     # An untrusted notebook's output is sanitized (JupyterLab strips the iframe and any
     # <style>): the note below stays and says why the box is empty; a trusted output's
     # <style> hides it. The class is the page's own, so two outputs never collide.
     mark = "gvz-untrusted-" + hashlib.sha1(page.encode("utf-8")).hexdigest()[:12]
     frame = (
         f"<style>.{mark}{{display:none}}</style>"
-        f'<div class="{mark}">{html.escape(UNTRUSTED_NOTE)}</div>'
+        f'<div class="{mark}">{html.escape(_t(lang, UNTRUSTED_NOTE))}</div>'
         f'<iframe srcdoc="{html.escape(page, quote=True)}" '
         f'style="width:100%;height:{int(height)}px;border:1px solid #dee2e6;border-radius:4px" '
-        'sandbox="allow-scripts" title="gradviz interactive graph"></iframe>'
+        f'sandbox="allow-scripts" title="{html.escape(_t(lang, "gradviz interactive graph"))}">'
+        "</iframe>"
     )
     return frame, {str(v): (float(x), float(y)) for v, (x, y) in positions.items()}
 
 
-#: shown where a notebook hides the interactive graph (an untrusted output)
+#: shown where a notebook hides the interactive graph (an untrusted output), in English;
+#: the output says it in the page's language
 UNTRUSTED_NOTE = (
-    "gradviz: this notebook is not trusted, so its interactive graph is hidden. Trust "
-    "the notebook (File > Trust Notebook) or run the cell again to see it; the static "
-    "picture is in the same output as SVG."
+    "gradviz: this notebook is not trusted, so its interactive graph is hidden. Trust the "
+    "notebook (File > Trust Notebook) or run the cell again to see it; the static picture "
+    "is in the same output as SVG."
 )

@@ -41,6 +41,7 @@ __all__ = [
     "messages",
     "normalize_language",
     "qm_path",
+    "resolve_language",
     "set_language",
     "translate",
     "ts_path",
@@ -56,6 +57,7 @@ ENV_VAR = "GRADVIZ_LANG"
 
 _HERE = Path(__file__).resolve().parent
 _current = DEFAULT_LANGUAGE
+_chosen = False  # whether a program (the CLI, the window) has set the language
 
 
 def ts_path(language: str) -> Path:
@@ -109,12 +111,29 @@ def choose_language(saved: object = None, environ: Mapping[str, str] | None = No
 
 def set_language(language: str) -> None:
     """The language :func:`translate` answers in (the window sets it with its translator)."""
-    global _current
+    global _current, _chosen
     _current = normalize_language(language) or DEFAULT_LANGUAGE
+    _chosen = True
 
 
 def current_language() -> str:
     return _current
+
+
+def resolve_language(language: str | None = None) -> str:
+    """The language of something made outside the window's or the CLI's own text (the HTML
+    page, a notebook's view): ``language`` when given (``"ko"``, ``"ko_KR"``, ``"en"``),
+    else the one the program chose (:func:`set_language`: ``gradviz export``, the window),
+    else, in a library or a notebook where nobody chose, ``GRADVIZ_LANG`` then the locale
+    as the CLI reads them (:func:`choose_language`). A language gradviz lacks raises
+    ValueError."""
+    if language is not None:
+        code = normalize_language(language)
+        if code is None:
+            known = ", ".join(LANGUAGES)
+            raise ValueError(f"gradviz has no language {language!r} (it has: {known})")
+        return code
+    return _current if _chosen else choose_language()
 
 
 @cache

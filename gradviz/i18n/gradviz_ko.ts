@@ -1359,6 +1359,509 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
 </context>
 <context>
+    <name>HtmlView</name>
+    <message>
+        <source>Fit</source>
+        <translation>맞춤</translation>
+    </message>
+    <message>
+        <source>Fit the graph to the window (0)</source>
+        <translation>그래프 전체를 창에 맞춥니다 (0)</translation>
+    </message>
+    <message>
+        <source>Zoom in (+ or the mouse wheel)</source>
+        <translation>확대 (+ 또는 마우스 휠)</translation>
+    </message>
+    <message>
+        <source>Zoom out (-)</source>
+        <translation>축소 (-)</translation>
+    </message>
+    <message>
+        <source>Which picture of the graph: expanded, or grouped</source>
+        <translation>그래프를 어떻게 보여 줄지: 모두 펼치거나 묶어서</translation>
+    </message>
+    <message>
+        <source>Find a node (/)</source>
+        <translation>노드 찾기 (/)</translation>
+    </message>
+    <message>
+        <source>Find a node: a name, an op, a module or a shape (Enter: the next one)</source>
+        <translation>이름, 연산, 모듈, shape로 노드를 찾습니다 (Enter: 다음 결과)</translation>
+    </message>
+    <message>
+        <source>Backward passes</source>
+        <translation>역전파 기록</translation>
+    </message>
+    <message>
+        <source>Before the first pass (Home)</source>
+        <translation>첫 역전파 전으로 (Home)</translation>
+    </message>
+    <message>
+        <source>Back to the end of the previous pass (Shift+Left, Page Up)</source>
+        <translation>이전 역전파의 끝으로 돌아갑니다 (Shift+←, Page Up)</translation>
+    </message>
+    <message>
+        <source>Back one step (Left)</source>
+        <translation>한 단계 뒤로 (←)</translation>
+    </message>
+    <message>
+        <source>One engine step (Right)</source>
+        <translation>엔진 한 단계 실행 (→)</translation>
+    </message>
+    <message>
+        <source>To the end of this pass, then of the next (Shift+Right, Page Down)</source>
+        <translation>이 역전파의 끝으로, 그다음엔 다음 역전파의 끝으로 (Shift+→, Page Down)</translation>
+    </message>
+    <message>
+        <source>After the last pass (End)</source>
+        <translation>마지막 역전파 뒤로 (End)</translation>
+    </message>
+    <message>
+        <source>Jump to a pass</source>
+        <translation>역전파로 바로 가기</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>노드 정보</translation>
+    </message>
+    <message>
+        <source>Leaf .grad</source>
+        <translation>리프 텐서의 .grad</translation>
+    </message>
+    <message>
+        <source>Modules</source>
+        <translation>모듈</translation>
+    </message>
+    <message>
+        <source>gradviz interactive graph</source>
+        <translation>gradviz 대화형 계산 그래프</translation>
+    </message>
+    <message>
+        <source>gradviz: this notebook is not trusted, so its interactive graph is hidden. Trust the notebook (File &gt; Trust Notebook) or run the cell again to see it; the static picture is in the same output as SVG.</source>
+        <translation>gradviz: 이 노트북은 신뢰할 수 없는 상태라서 대화형 계산 그래프를 숨겼습니다. 노트북을 신뢰하거나(File &gt; Trust Notebook) 셀을 다시 실행하면 보입니다. 정적인 그림은 같은 출력에 SVG로 들어 있습니다.</translation>
+    </message>
+    <message>
+        <source>autograd graph, {n} node</source>
+        <translation>autograd 계산 그래프, 노드 {n}개</translation>
+    </message>
+    <message>
+        <source>autograd graph, {n} nodes</source>
+        <translation>autograd 계산 그래프, 노드 {n}개</translation>
+    </message>
+    <message>
+        <source>Everything expanded</source>
+        <translation>모두 펼침</translation>
+    </message>
+    <message>
+        <source>Modules collapsed</source>
+        <translation>모듈 접음</translation>
+    </message>
+    <message>
+        <source>Linear chains collapsed</source>
+        <translation>일렬 연산 접음</translation>
+    </message>
+    <message>
+        <source>No collapsed-modules picture: collapsing the one top block would hide only {hidden} of {total} nodes.</source>
+        <translation>모듈을 접은 그림은 없습니다: 최상위 블록 하나를 접어도 노드 {total}개 중 {hidden}개만 숨겨집니다.</translation>
+    </message>
+    <message>
+        <source>No collapsed-modules picture: collapsing the {blocks} top blocks would hide only {hidden} of {total} nodes.</source>
+        <translation>모듈을 접은 그림은 없습니다: 최상위 블록 {blocks}개를 접어도 노드 {total}개 중 {hidden}개만 숨겨집니다.</translation>
+    </message>
+    <message>
+        <source>No collapsed-modules picture: it would make the page too big.</source>
+        <translation>모듈을 접은 그림은 없습니다: 페이지가 너무 커집니다.</translation>
+    </message>
+    <message>
+        <source>No collapsed-chains picture: it would hide only {hidden} of {total} nodes.</source>
+        <translation>일렬 연산을 접은 그림은 없습니다: 노드 {total}개 중 {hidden}개만 숨겨집니다.</translation>
+    </message>
+    <message>
+        <source>No collapsed-chains picture: it would make the page too big.</source>
+        <translation>일렬 연산을 접은 그림은 없습니다: 페이지가 너무 커집니다.</translation>
+    </message>
+    <message>
+        <source>{n} grouped picture left out: building the page ran past its {seconds} s time budget.</source>
+        <translation>묶은 그림 {n}개를 뺐습니다: 페이지를 만드는 데 주어진 시간 {seconds}초를 넘겼습니다.</translation>
+    </message>
+    <message>
+        <source>{n} grouped pictures left out: building the page ran past its {seconds} s time budget.</source>
+        <translation>묶은 그림 {n}개를 뺐습니다: 페이지를 만드는 데 주어진 시간 {seconds}초를 넘겼습니다.</translation>
+    </message>
+    <message>
+        <source>backward #{n}</source>
+        <translation>역전파 #{n}</translation>
+    </message>
+    <message>
+        <source>grad #{n}</source>
+        <translation>autograd.grad 호출 #{n}</translation>
+    </message>
+    <message>
+        <source>zeroed</source>
+        <translation>0으로 만듦</translation>
+    </message>
+    <message>
+        <source>assigned</source>
+        <translation>대입함</translation>
+    </message>
+    <message>
+        <source>set to None</source>
+        <translation>None으로 설정</translation>
+    </message>
+    <message>
+        <source>as saved</source>
+        <translation>저장된 값</translation>
+    </message>
+    <message>
+        <source>{n} node</source>
+        <translation>노드 {n}개</translation>
+    </message>
+    <message>
+        <source>{n} nodes</source>
+        <translation>노드 {n}개</translation>
+    </message>
+    <message>
+        <source>backward step</source>
+        <translation>역전파 단계</translation>
+    </message>
+    <message>
+        <source>{title} · {n} backward pass</source>
+        <translation>{title} · 역전파 {n}번</translation>
+    </message>
+    <message>
+        <source>{title} · {n} backward passes</source>
+        <translation>{title} · 역전파 {n}번</translation>
+    </message>
+    <message>
+        <source>{block} open</source>
+        <translation>{block} 펼침</translation>
+    </message>
+    <message>
+        <source>{pass}: {where}</source>
+        <translation>{pass}: {where}</translation>
+    </message>
+    <message>
+        <source>{pass} (fails)</source>
+        <translation>{pass} (실패)</translation>
+    </message>
+    <message>
+        <source>after the last pass</source>
+        <translation>마지막 역전파 뒤</translation>
+    </message>
+    <message>
+        <source>{n} box</source>
+        <translation>상자 {n}개</translation>
+    </message>
+    <message>
+        <source>{n} boxes</source>
+        <translation>상자 {n}개</translation>
+    </message>
+    <message>
+        <source>{n} edge</source>
+        <translation>간선 {n}개</translation>
+    </message>
+    <message>
+        <source>{n} edges</source>
+        <translation>간선 {n}개</translation>
+    </message>
+    <message>
+        <source>zoom {zoom}%</source>
+        <translation>배율 {zoom}%</translation>
+    </message>
+    <message>
+        <source>zoom in for labels</source>
+        <translation>확대하면 이름이 보입니다</translation>
+    </message>
+    <message>
+        <source>some edges drawn unrouted (routing ran past its time)</source>
+        <translation>일부 간선은 경로를 잡지 않고 그렸습니다 (경로 계산 시간 초과)</translation>
+    </message>
+    <message>
+        <source>no node matches “{text}”</source>
+        <translation>“{text}”와(과) 맞는 노드가 없습니다</translation>
+    </message>
+    <message>
+        <source>{source} (line {line})</source>
+        <translation>{source} ({line}번 줄)</translation>
+    </message>
+    <message>
+        <source>a node of this pass&apos;s own graph</source>
+        <translation>이 역전파가 쓴 그래프의 노드</translation>
+    </message>
+    <message>
+        <source>{node} received {grads} and sends {sends}</source>
+        <translation>{node}이(가) {grads}을(를) 받아 보냅니다: {sends}</translation>
+    </message>
+    <message>
+        <source>{node} received {grads} and adds it into .grad</source>
+        <translation>{node}이(가) {grads}을(를) 받아 .grad에 더합니다</translation>
+    </message>
+    <message>
+        <source>{node} received {grads}</source>
+        <translation>{node}이(가) {grads}을(를) 받았습니다</translation>
+    </message>
+    <message>
+        <source>No backward pass was recorded: there is nothing to replay.</source>
+        <translation>기록된 역전파가 없어 재생할 것이 없습니다.</translation>
+    </message>
+    <message>
+        <source>after pass {k} of {n}</source>
+        <translation>역전파 {n}번 중 {k}번째 뒤</translation>
+    </message>
+    <message>
+        <source>The end: every pass has run; .grad holds what was saved.</source>
+        <translation>끝: 모든 역전파를 실행했습니다. .grad에는 저장된 값이 들어 있습니다.</translation>
+    </message>
+    <message>
+        <source>pass {k} of {n} · step {step} of {steps}</source>
+        <translation>역전파 {n}번 중 {k}번째 · {steps}단계 중 {step}단계</translation>
+    </message>
+    <message>
+        <source>Failed: {error}</source>
+        <translation>실패: {error}</translation>
+    </message>
+    <message>
+        <source>Ready: ▶ (or →) runs its first engine step.</source>
+        <translation>준비됨: ▶(또는 →)를 누르면 엔진의 첫 단계를 실행합니다.</translation>
+    </message>
+    <message>
+        <source>Pass done.</source>
+        <translation>역전파 완료.</translation>
+    </message>
+    <message>
+        <source>Pass done. {grads}</source>
+        <translation>역전파 완료. {grads}</translation>
+    </message>
+    <message>
+        <source>{grads}, … ({n} leaves)</source>
+        <translation>{grads}, … (리프 텐서 {n}개)</translation>
+    </message>
+    <message>
+        <source>Then failed: {error}</source>
+        <translation>그 뒤 실패: {error}</translation>
+    </message>
+    <message>
+        <source>No leaf received a gradient.</source>
+        <translation>기울기를 받은 리프 텐서가 없습니다.</translation>
+    </message>
+    <message>
+        <source>leaf</source>
+        <translation>리프 텐서</translation>
+    </message>
+    <message>
+        <source>.grad now</source>
+        <translation>현재 .grad</translation>
+    </message>
+    <message>
+        <source>after</source>
+        <translation>시점</translation>
+    </message>
+    <message>
+        <source>No plottable .grad history (summaries of big tensors).</source>
+        <translation>차트로 그릴 .grad 기록이 없습니다 (큰 텐서는 요약만 남습니다).</translation>
+    </message>
+    <message>
+        <source>.grad after each event: {names}</source>
+        <translation>이벤트마다 바뀐 .grad: {names}</translation>
+    </message>
+    <message>
+        <source>‖.grad‖ (norm) after each event: {names}</source>
+        <translation>이벤트마다 바뀐 ‖.grad‖ (노름): {names}</translation>
+    </message>
+    <message>
+        <source>{name}.grad = {value} ({when})</source>
+        <translation>{name}.grad = {value} ({when})</translation>
+    </message>
+    <message>
+        <source>{name}.grad norm = {value} ({when})</source>
+        <translation>{name}.grad 노름 = {value} ({when})</translation>
+    </message>
+    <message>
+        <source>Click a node to inspect it. Drag to pan, wheel to zoom; ← → step the backward pass.</source>
+        <translation>노드를 클릭하면 자세히 볼 수 있습니다. 드래그하면 이동, 휠을 굴리면 확대·축소, ← →는 역전파를 한 단계씩 진행합니다.</translation>
+    </message>
+    <message>
+        <source>linear chain</source>
+        <translation>일렬 연산</translation>
+    </message>
+    <message>
+        <source>collapsed module</source>
+        <translation>접힌 모듈</translation>
+    </message>
+    <message>
+        <source>nodes</source>
+        <translation>노드</translation>
+    </message>
+    <message>
+        <source>ops</source>
+        <translation>연산</translation>
+    </message>
+    <message>
+        <source>pass {n}</source>
+        <translation>역전파 #{n}</translation>
+    </message>
+    <message>
+        <source>{done} of {total} steps run</source>
+        <translation>{total}단계 중 {done}단계 실행</translation>
+    </message>
+    <message>
+        <source>Expand</source>
+        <translation>펼치기</translation>
+    </message>
+    <message>
+        <source>Show the nodes inside (double-click)</source>
+        <translation>안에 든 노드를 보여 줍니다 (더블클릭)</translation>
+    </message>
+    <message>
+        <source>scalar</source>
+        <translation>스칼라</translation>
+    </message>
+    <message>
+        <source>saved tensor</source>
+        <translation>저장된 텐서</translation>
+    </message>
+    <message>
+        <source>variables</source>
+        <translation>변수</translation>
+    </message>
+    <message>
+        <source>module</source>
+        <translation>모듈</translation>
+    </message>
+    <message>
+        <source>storage</source>
+        <translation>스토리지</translation>
+    </message>
+    <message>
+        <source>created by</source>
+        <translation>만든 곳</translation>
+    </message>
+    <message>
+        <source>line {line}: {source}</source>
+        <translation>{line}번 줄: {source}</translation>
+    </message>
+    <message>
+        <source>Saved for backward</source>
+        <translation>역전파용으로 저장된 값</translation>
+    </message>
+    <message>
+        <source>Saved for backward (freed)</source>
+        <translation>역전파용으로 저장된 값 (해제됨)</translation>
+    </message>
+    <message>
+        <source>tensor</source>
+        <translation>텐서</translation>
+    </message>
+    <message>
+        <source>stale</source>
+        <translation>버전 불일치</translation>
+    </message>
+    <message>
+        <source>freed by backward</source>
+        <translation>backward()가 해제함</translation>
+    </message>
+    <message>
+        <source>nothing</source>
+        <translation>없음</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>값</translation>
+    </message>
+    <message>
+        <source>grad (as saved)</source>
+        <translation>grad (저장된 값)</translation>
+    </message>
+    <message>
+        <source>{name}.grad now</source>
+        <translation>현재 {name}.grad</translation>
+    </message>
+    <message>
+        <source>In {pass}</source>
+        <translation>{pass}에서</translation>
+    </message>
+    <message>
+        <source>The engine does not run this node in this pass.</source>
+        <translation>이 역전파에서 엔진은 이 노드를 실행하지 않습니다.</translation>
+    </message>
+    <message>
+        <source>ran at step {n}</source>
+        <translation>{n}단계에서 실행됨</translation>
+    </message>
+    <message>
+        <source>running now (step {n})</source>
+        <translation>지금 실행 중 ({n}단계)</translation>
+    </message>
+    <message>
+        <source>runs at step {n}</source>
+        <translation>{n}단계에서 실행 예정</translation>
+    </message>
+    <message>
+        <source>status</source>
+        <translation>상태</translation>
+    </message>
+    <message>
+        <source>grad in</source>
+        <translation>받은 기울기</translation>
+    </message>
+    <message>
+        <source>grad in [{n}]</source>
+        <translation>받은 기울기 [{n}]</translation>
+    </message>
+    <message>
+        <source>grad out → {target}</source>
+        <translation>보낸 기울기 → {target}</translation>
+    </message>
+    <message>
+        <source>grad out</source>
+        <translation>보낸 기울기</translation>
+    </message>
+    <message>
+        <source>added into .grad</source>
+        <translation>.grad에 더함</translation>
+    </message>
+    <message>
+        <source>Collapse {block}</source>
+        <translation>{block} 접기</translation>
+    </message>
+    <message>
+        <source>Show this block as one box again</source>
+        <translation>이 블록을 다시 상자 하나로 보여 줍니다</translation>
+    </message>
+    <message>
+        <source>Collapse all</source>
+        <translation>모두 접기</translation>
+    </message>
+    <message>
+        <source>Each top block as one box</source>
+        <translation>최상위 블록마다 상자 하나로</translation>
+    </message>
+    <message>
+        <source>Collapse chains</source>
+        <translation>일렬 연산 접기</translation>
+    </message>
+    <message>
+        <source>Each run of one-to-one ops as one box</source>
+        <translation>일대일로 이어진 연산마다 상자 하나로</translation>
+    </message>
+    <message>
+        <source>Expand all</source>
+        <translation>모두 펼치기</translation>
+    </message>
+    <message>
+        <source>Every node</source>
+        <translation>모든 노드</translation>
+    </message>
+    <message>
+        <source>Open this block (the others stay collapsed)</source>
+        <translation>이 블록을 펼칩니다 (다른 블록은 접힌 채로)</translation>
+    </message>
+    <message>
+        <source>Too many blocks to open one at a time: use Expand all.</source>
+        <translation>블록이 너무 많아 하나씩 펼칠 수 없습니다: 모두 펼치기를 쓰세요.</translation>
+    </message>
+</context>
+<context>
     <name>KernelClient</name>
     <message>
         <source>the kernel was replaced: the script&apos;s trust changed</source>
@@ -1469,6 +1972,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source>Trusted {folder}: its scripts run as Python from now on</source>
+        <extracomment>the editor&apos;s share of the editor/canvas split before a snapshot narrowed it</extracomment>
         <translation>{folder}을(를) 신뢰합니다: 이제부터 이 폴더의 스크립트는 Python으로 실행됩니다</translation>
     </message>
     <message>
