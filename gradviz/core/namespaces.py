@@ -112,6 +112,26 @@ def _legacy_ctor(name: str, dtype: torch.dtype) -> Any:
     return construct
 
 
+class ParametrizeCached:
+    """``torch.nn.utils.parametrize.cached()`` as a script writes it, in a ``with``:
+    parametrized tensors are computed once inside the block. torch's own context
+    manager, held here so that 'with' accepts this one and no other generator-made
+    context manager."""
+
+    __slots__ = ("inner",)
+
+    def __init__(self) -> None:
+        import torch.nn.utils.parametrize as parametrize
+
+        self.inner = parametrize.cached()
+
+    def __enter__(self) -> None:
+        self.inner.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.inner.__exit__(*exc)
+
+
 def build_torch_namespace() -> SafeModule:
     """The ``torch`` a script sees.
 
@@ -147,7 +167,26 @@ def build_torch_namespace() -> SafeModule:
     members["inf"] = math.inf
     members["nan"] = math.nan
 
-    nn_utils = _derived("torch.nn.utils", {"rnn": _derived("torch.nn.utils.rnn")})
+    import torch.nn.utils.parametrizations as parametrizations
+    import torch.nn.utils.parametrize as parametrize
+
+    nn_utils = _derived(
+        "torch.nn.utils",
+        {
+            "rnn": _derived("torch.nn.utils.rnn"),
+            # a tensor of a module computed by a module (the script's or torch's) each
+            # time it is read; the sandbox checks what a registration may take
+            "parametrize": SafeModule(
+                "torch.nn.utils.parametrize",
+                _pick(parametrize, ["register_parametrization", "remove_parametrizations",
+                                    "is_parametrized"]) | {"cached": ParametrizeCached},
+            ),
+            "parametrizations": SafeModule(
+                "torch.nn.utils.parametrizations",
+                _pick(parametrizations, ["weight_norm", "orthogonal", "spectral_norm"]),
+            ),
+        },
+    )
     members["nn"] = _derived(
         "torch.nn",
         {
@@ -242,9 +281,51 @@ def build_torch_namespace() -> SafeModule:
         "torch.accelerator",
         _pick(torch.accelerator, ["is_available", "current_accelerator", "device_count"]),
     ) if hasattr(torch, "accelerator") else SafeModule("torch.accelerator", {})
-    for name in ("linalg", "fft", "special", "distributions", "func"):
+    for name in ("linalg", "fft", "special", "func"):
         members[name] = _derived(f"torch.{name}")
+    import torch.distributions as D
+
+    transforms = _pick(D.transforms, TRANSFORM_NAMES)
+    members["distributions"] = _derived(
+        "torch.distributions",
+        {
+            # the transforms are torch's own classes (a script cannot derive from them):
+            # their instances are callable and may be handed to TransformedDistribution
+            "TransformedDistribution": D.TransformedDistribution,
+            "transforms": SafeModule("torch.distributions.transforms", transforms),
+            **transforms,
+        },
+    )
     return SafeModule("torch", members)
+
+
+#: torch.distributions.transforms a script may make (not the Transform base: a
+#: transform's code is torch's own)
+TRANSFORM_NAMES = """
+AbsTransform AffineTransform CatTransform ComposeTransform CorrCholeskyTransform ExpTransform
+IndependentTransform LowerCholeskyTransform PositiveDefiniteTransform PowerTransform
+ReshapeTransform SigmoidTransform SoftplusTransform TanhTransform SoftmaxTransform
+StackTransform StickBreakingTransform identity_transform
+""".split()
+
+
+def transform_types() -> frozenset[type]:
+    """The exact classes of the transform objects a script may hold: those it makes, and
+    the inverse and composed transforms torch makes of them (t.inv)."""
+    import torch.distributions.transforms as T
+
+    kinds = {getattr(T, n) for n in TRANSFORM_NAMES if isinstance(getattr(T, n, None), type)}
+    return frozenset(kinds | {T._InverseTransform})
+
+
+#: what a script may read or call on a transform
+TRANSFORM_ATTRIBUTES = frozenset(
+    """
+inv sign domain codomain bijective event_dim log_abs_det_jacobian forward_shape inverse_shape
+with_cache parts loc scale exponent base_transform reinterpreted_batch_ndims in_shape out_shape
+dim lengths transforms cache_size
+""".split()
+)
 
 
 # --- numpy -----------------------------------------------------------------
@@ -384,7 +465,8 @@ def _distribution_attributes() -> frozenset[str]:
 
 DISTRIBUTION_ATTRIBUTES = _distribution_attributes()
 
-OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups"})
+#: .state is read-only (see Interpreter._is_optimizer_state)
+OPTIMIZER_ATTRIBUTES = frozenset({"step", "zero_grad", "param_groups", "state"})
 DATALOADER_ATTRIBUTES = frozenset({"dataset", "batch_size", "drop_last"})
 SCHEDULER_ATTRIBUTES = frozenset({"step", "get_last_lr", "last_epoch"})
 TENSOR_DATASET_ATTRIBUTES = frozenset({"tensors"})
@@ -439,12 +521,16 @@ ARGPARSE_PARSER_ATTRIBUTES = frozenset(
     """
 add_argument add_argument_group add_mutually_exclusive_group parse_args parse_known_args
 set_defaults get_default print_help print_usage format_help format_usage description prog
-epilog
+epilog add_subparsers
 """.split()
 )
+#: what a script may use of add_subparsers()' result
+ARGPARSE_SUBPARSERS_ATTRIBUTES = frozenset({"add_parser", "required", "dest"})
 FINFO_ATTRIBUTES = frozenset({"eps", "max", "min", "tiny", "resolution", "bits", "dtype",
                               "smallest_normal"})
 DICT_METHODS = frozenset("items keys values get update pop copy clear setdefault".split())
+#: the dict methods that write (refused on dicts the library owns)
+DICT_WRITE_METHODS = frozenset("update pop clear setdefault popitem".split())
 TUPLE_METHODS = frozenset({"index", "count"})
 SET_METHODS = frozenset("add discard remove union intersection difference copy".split())
 NUMBER_ATTRIBUTES = frozenset({"real", "imag", "is_integer", "conjugate"})

@@ -25,6 +25,7 @@ import collections
 import contextlib
 import copy as copy_module
 import dataclasses
+import enum
 import functools
 import hashlib
 import inspect
@@ -47,6 +48,9 @@ from typing import Any
 
 import numpy as np
 import torch
+import torch.distributions.transforms
+import torch.nn.utils.parametrizations
+import torch.nn.utils.parametrize
 
 from . import namespaces as ns
 from . import suggest
@@ -118,6 +122,7 @@ CONTEXT_MANAGERS: tuple[type, ...] = GRAD_MODE_MANAGERS + (
     torch.autograd.graph.saved_tensors_hooks,
     torch.autograd.forward_ad.dual_level,
     torch.autograd.profiler.profile,
+    ns.ParametrizeCached,
 )
 
 MATH_NAMES = (
@@ -354,6 +359,53 @@ class ScriptPartial:
             self.interp, self.func, copy_module.deepcopy(self.args, memo),
             copy_module.deepcopy(self.keywords, memo),
         )
+
+
+class ScriptCache:
+    """``functools.lru_cache`` / ``functools.cache`` on a script function: calls go
+    through the interpreter (the function runs there, vetted as if the script called
+    it); results are kept by Python's own key of the arguments, with Python's counts.
+    Nothing of it but cache_info and cache_clear is readable."""
+
+    __slots__ = ("fn", "maxsize", "typed", "entries", "hits", "misses", "interp")
+
+    def __init__(self, interp: Interpreter, fn: Any, maxsize: int | None, typed: bool):
+        self.fn = fn
+        self.maxsize = maxsize
+        self.typed = typed
+        self.entries: collections.OrderedDict[Any, Any] = collections.OrderedDict()
+        self.hits = 0
+        self.misses = 0
+        self.interp = interp
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # library code calling it (map, a sort key): script code, not while gradviz
+        # reads the graph
+        if self.interp.capturing:
+            raise HookNotRun("lru_cache")
+        return self.interp.call(self, args, kwargs)
+
+    def cache_info(self) -> Any:
+        return functools._CacheInfo(self.hits, self.misses, self.maxsize, len(self.entries))
+
+    def cache_clear(self) -> None:
+        self.entries.clear()
+        self.hits = self.misses = 0
+
+    def cache_parameters(self) -> dict[str, Any]:
+        return {"maxsize": self.maxsize, "typed": self.typed}
+
+    def __repr__(self) -> str:
+        return "<functools._lru_cache_wrapper object at 0x000000000000>"
+
+    def __copy__(self) -> ScriptCache:
+        return self  # as Python's: copy and deepcopy give the wrapper itself
+
+    def __deepcopy__(self, memo: dict) -> ScriptCache:
+        return self
+
+
+SCRIPT_CACHE_ATTRIBUTES = frozenset({"cache_info", "cache_clear", "cache_parameters"})
 
 
 class FrameView:
@@ -690,10 +742,13 @@ SAFE_MODULE_PATHS = frozenset(ns.importable_modules(ns.build_torch_namespace()))
     # the standard library as gradviz gives it (see python_modules)
     "__future__", "time", "collections", "functools", "itertools", "copy", "dataclasses",
     "types", "inspect", "argparse", "os", "os.path", "sys", "typing", "contextlib",
-    "functorch", "re", "torch.jit", "unicodedata",
+    "functorch", "re", "torch.jit", "unicodedata", "enum",
 }
 #: importable, but not listed when an import is refused (aliases of listed modules)
-_UNLISTED_MODULES = frozenset({"torch.amp", "torch.utils.data.dataloader"})
+_UNLISTED_MODULES = frozenset({"torch.amp", "torch.utils.data.dataloader",
+                               # submodules of listed ones (the message stays short)
+                               "torch.nn.utils.parametrize", "torch.nn.utils.parametrizations",
+                               "torch.distributions.transforms"})
 
 
 def _check_import(node: ast.Import | ast.ImportFrom, line: int | None) -> None:
@@ -828,6 +883,13 @@ class Interpreter:
         self._made_types: set[type] = set()
         #: ids of the dataclasses.field(...) objects the script made (held by the class)
         self._fields_made: dict[int, dataclasses.Field] = {}
+        #: optimizers whose .state the script read: their state dicts take no writes
+        self._optimizers_read: weakref.WeakSet[torch.optim.Optimizer] = weakref.WeakSet()
+        #: enum classes the script made -> the names its class statement wrote
+        self._enum_names: dict[type, frozenset[str]] = {}
+        #: the properties script class statements made (@property, @name.setter): their
+        #: getters and setters are script methods
+        self._script_properties: dict[int, property] = {}
         #: per-kernel key of what id() returns (see _id)
         self._id_key = secrets.token_bytes(16)
         self.modules.update(python_modules(self))
@@ -852,8 +914,13 @@ class Interpreter:
         # typing's names annotate; none of them is called (typing.List() would build
         # a list outside the checks)
         self.modules["typing"] = typing_module()
-        # a name for decorators only: calling it is refused like any other type
+        # names for decorators only: calling them is refused like any other type
         self.builtins["staticmethod"] = staticmethod
+        self.builtins["property"] = property
+        # enum's classes are bases only (their functional API, Enum('Name', 'a b'), makes
+        # classes outside the class statement's checks); auto() marks a member's value
+        self.modules["enum"] = enum_module(self)
+        self._allow(enum.auto)
         if sys.getrecursionlimit() < 8000:
             sys.setrecursionlimit(8000)
 
@@ -1091,7 +1158,9 @@ class Interpreter:
             obj = self.eval(target.value, scope)
             index = self.eval(target.slice, scope)
             current = obj[index]
-            obj[index] = self._binary(op, current, rhs, type(stmt.op))
+            result = self._binary(op, current, rhs, type(stmt.op))
+            self._check_container_write(obj, index, result)
+            obj[index] = result
             self._touch_arrays(obj)
         elif isinstance(target, ast.Attribute):
             obj = self.eval(target.value, scope)
@@ -1109,6 +1178,7 @@ class Interpreter:
                 del names[target.id]
             elif isinstance(target, ast.Subscript):
                 obj = self.eval(target.value, scope)
+                self._check_container_write(obj)
                 del obj[self.eval(target.slice, scope)]
             elif isinstance(target, ast.Attribute):
                 # del obj.name: delattr's rules (the script's own attributes, a module's
@@ -1250,6 +1320,49 @@ class Interpreter:
             line=stmt.lineno,
         )
 
+    def _property_decorator(
+        self, nodes: list[ast.expr], namespace: dict[str, Any], item: ast.FunctionDef,
+        is_module: bool,
+    ) -> tuple[str, property | None] | None:
+        """``@property`` or ``@name.setter`` / ``@name.getter`` as the outermost decorator
+        of a method: ("property", None) or (kind, the property it extends); None for any
+        other decorator. ``name`` is read from the class body being built, as Python reads
+        it from the class namespace, and must be a property this body made."""
+        if not nodes:
+            return None
+        node = nodes[0]
+        if isinstance(node, ast.Name) and node.id == "property":
+            if self.lookup("property", None) is not property:
+                return None
+            found: tuple[str, property | None] = ("property", None)
+        elif (
+            isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.attr in ("setter", "getter", "deleter")
+        ):
+            base = namespace.get(node.value.id)
+            if not isinstance(base, property) or self._script_properties.get(id(base)) is not base:
+                return None
+            if node.attr == "deleter":
+                raise SandboxError(
+                    f"a property's deleter is refused in gradviz scripts ('{item.name}')",
+                    line=item.lineno,
+                )
+            found = (node.attr, base)
+        else:
+            return None
+        if is_module and item.name in _MODULE_INSTANCE_NAMES:
+            # nn.Module keeps these on every instance and torch and gradviz read them
+            # (module.training) outside the script's statements
+            raise SandboxError(
+                f"a property named '{item.name}' is refused on a module: nn.Module keeps "
+                "its own value under that name",
+                line=item.lineno,
+            )
+        return found
+
+    def _is_script_property(self, value: Any) -> bool:
+        return isinstance(value, property) and self._script_properties.get(id(value)) is value
+
     def _method_decorators(self, item: ast.FunctionDef, scope: Scope | None) -> list[Any]:
         return [self.eval(d, scope) for d in item.decorator_list]
 
@@ -1374,15 +1487,19 @@ class Interpreter:
         bases = [b for b in bases if b is not object]  # class X(object): Python 2's spelling
         decorators = [self.eval(d, scope) for d in stmt.decorator_list]
         for deco in decorators:
-            if not (isinstance(deco, ScriptFunction) or getattr(deco, "name", None) == "dataclass"
-                    and isinstance(deco, StdlibFunction)):
+            if not (isinstance(deco, ScriptFunction) or getattr(deco, "name", None) in (
+                    "dataclass", "unique") and isinstance(deco, StdlibFunction)):
                 raise SandboxError(
                     f"the decorator on class {stmt.name} is refused: a class may take "
                     "@dataclass (dataclasses.dataclass(...)) and functions the script defines",
                     line=stmt.lineno,
                 )
+        is_enum = any(isinstance(b, enum.EnumMeta) for b in bases)
         for base in bases:
             allowed = base in self.script_classes or base is torch.utils.data.Dataset or (
+                # class Color(Enum), class Mode(str, Enum): enum's bases and their mixins
+                is_enum and any(base is b for b in _ENUM_BASES)
+            ) or (
                 isinstance(base, type)
                 and issubclass(base, torch.nn.Module)
                 and (base is torch.nn.Module or base in self._allowed_types)
@@ -1403,7 +1520,9 @@ class Interpreter:
             if k not in self.script_classes and k not in (object, torch.utils.data.Dataset)
         ]
         for item in stmt.body:
-            _check_class_body_item(item, stmt.name)
+            _check_class_body_item(item, stmt.name, nested=not is_enum)
+            if is_enum:
+                _check_enum_body_item(item, stmt.name)
             if isinstance(item, ast.FunctionDef) and item.name in ("__len__", "__getitem__",
                                                                    "__iter__"):
                 owner = next((k for k in library if item.name in k.__dict__), None)
@@ -1439,11 +1558,22 @@ class Interpreter:
                 fn = self._make_function(f"{stmt.name}.{item.name}", item.args, item.body, scope)
                 static = False
                 value: Any = fn
-                for deco in reversed(self._method_decorators(item, scope)):
-                    if deco is staticmethod:
+                decorator_nodes = list(item.decorator_list)
+                # @property / @name.setter: the outermost decorator, read from the class
+                # body being built (Python's class namespace), never evaluated as a name
+                prop = self._property_decorator(decorator_nodes[:1], namespace, item, is_module)
+                if prop is not None:
+                    decorator_nodes = decorator_nodes[1:]
+                for deco in reversed([self.eval(d, scope) for d in decorator_nodes]):
+                    if deco is staticmethod and prop is None:
                         static = True
                     else:
                         value = self._apply_decorator(deco, value, item)
+                if isinstance(value, ScriptCache) and prop is None and not static:
+                    # @functools.lru_cache on a method: self is part of the key, as in Python
+                    functions += [f for f in (value.fn, fn) if isinstance(f, ScriptFunction)]
+                    namespace[item.name] = _host_cached_method(value)
+                    continue
                 if not isinstance(value, ScriptFunction):
                     raise SandboxError(
                         f"the decorators on '{item.name}' must give back a function",
@@ -1452,6 +1582,14 @@ class Interpreter:
                 functions.append(value)  # the decorated one: super() needs its owner
                 if value is not fn:
                     functions.append(fn)
+                if prop is not None:
+                    kind, base = prop
+                    method = _host_method(value)
+                    made = (property(method) if base is None
+                            else getattr(base, kind)(method))
+                    self._script_properties[id(made)] = made
+                    namespace[item.name] = made
+                    continue
                 namespace[item.name] = (
                     staticmethod(_host_callable(value)) if static else _host_method(value)
                 )
@@ -1481,6 +1619,8 @@ class Interpreter:
                 for name, one in pairs:
                     if decorators and isinstance(one, dataclasses.Field) and id(one) in self._fields_made:
                         pass  # dataclasses.field(...) made by the script, its factory vetted
+                    elif is_enum and isinstance(one, enum.auto):
+                        pass  # a member's value, numbered by enum
                     elif not (_is_plain_data(one) or (isinstance(one, type) and one in self.script_classes)):
                         raise SandboxError(
                             "class attributes must be numbers, strings, tuples, tensors, dtypes, "
@@ -1494,16 +1634,46 @@ class Interpreter:
             for item in stmt.body
             if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
         }
-        cls = type(stmt.name, tuple(bases) or (object,), namespace)
+        if is_enum:
+            cls = self._make_enum_class(stmt.name, bases, namespace)
+        else:
+            cls = type(stmt.name, tuple(bases) or (object,), namespace)
         for fn in functions:
             fn.owner = cls
         self.script_classes.add(cls)
         result: Any = cls
-        for deco in reversed(decorators):
+        for node, deco in reversed(list(zip(stmt.decorator_list, decorators))):
+            saved_line = self.current_line
+            self.current_line = node.lineno  # an error is on the decorator's line, as in Python
             result = self.call(deco, (result,), {})
+            self.current_line = saved_line
         if isinstance(result, type) and result in self.script_classes:
             result.__module__ = "__main__"  # print(type(x)): <class '__main__.Net'>, as in Python
         self.store(stmt.name, result, scope)
+
+    def _make_enum_class(self, name: str, bases: list[Any], namespace: dict[str, Any]) -> type:
+        """An enum class from what the class statement evaluated: enum's metaclass
+        numbers auto() values and makes the members; what it writes into the class
+        besides the script's names stays the library's (see _defined_by_script)."""
+        meta = type(next(b for b in bases if isinstance(b, enum.EnumMeta)))
+        classdict = meta.__prepare__(name, tuple(bases))
+        for key, value in namespace.items():
+            classdict[key] = value
+        cls = meta(name, tuple(bases), classdict)
+        if not len(cls):  # type: ignore[arg-type]
+            # a member-less enum answers Enum's functional API (Base('X', 'a b'), which
+            # library code could call in C: map(Base, ...)) by making a class
+            raise SandboxError(f"enum class {name} needs members in gradviz scripts")
+        self._enum_names[cls] = frozenset(
+            k for k in namespace if k not in ("__module__", "__qualname__", "__annotations__")
+        )
+        return cls
+
+    def _enum_unique(self, cls: Any) -> Any:
+        """``@enum.unique`` on an enum class the script made."""
+        if not self._is_script_enum(cls):
+            raise SandboxError("@enum.unique decorates an enum class the script defines")
+        return enum.unique(cls)
 
     def _is_script_instance(self, obj: Any) -> bool:
         return any(klass in self.script_classes for klass in type(obj).__mro__)
@@ -1513,8 +1683,14 @@ class Interpreter:
         class, False when another class does, None when none does."""
         for klass in cls.__mro__:
             if name in klass.__dict__:
-                return klass in self.script_classes
+                # an enum's metaclass writes its own names (_new_member_, _member_map_)
+                # into the script's class: those are the library's
+                written = self._enum_names.get(klass)
+                return klass in self.script_classes and (written is None or name in written)
         return None
+
+    def _is_script_enum(self, value: Any) -> bool:
+        return isinstance(value, enum.EnumMeta) and value in self._enum_names
 
     def _super(self, *args: Any) -> SuperProxy:
         if not self._frames or self._frames[-1][0].owner is None:
@@ -1538,7 +1714,7 @@ class Interpreter:
             cls = args[0]
         return SuperProxy(cls, first)
 
-    def _super_attribute(self, proxy: SuperProxy, name: str) -> BoundSuperCall:
+    def _super_attribute(self, proxy: SuperProxy, name: str) -> Any:
         """``super().__init__`` / ``super().forward``: the next class in the MRO decides."""
         mro = type(proxy.obj).__mro__
         rest = mro[mro.index(proxy.cls) + 1 :] if proxy.cls in mro else ()
@@ -1551,6 +1727,9 @@ class Interpreter:
             )
             if not allowed:
                 raise SandboxError(f"super().{name} is not available in gradviz scripts")
+            assert owner is not None
+            if self._is_script_property(owner.__dict__[name]):
+                return getattr(super(proxy.cls, proxy.obj), name)  # the base's getter's value
         return BoundSuperCall(getattr(super(proxy.cls, proxy.obj), name), name)
 
     # --- names -------------------------------------------------------------
@@ -1587,7 +1766,7 @@ class Interpreter:
         elif isinstance(target, ast.Subscript):
             obj = self.eval(target.value, scope)
             index = self.eval(target.slice, scope)
-            self._check_container_write(obj)
+            self._check_container_write(obj, index, value)
             obj[index] = value
             self._touch_arrays(obj)
         elif isinstance(target, ast.Attribute):
@@ -1618,9 +1797,35 @@ class Interpreter:
         for t, v in zip(targets[i + 1 :], items[len(items) - after :]):
             self.assign(t, v, scope)
 
-    def _check_container_write(self, obj: Any) -> None:
+    def _check_container_write(self, obj: Any, *item: Any) -> None:
+        """``obj[index] = value`` (item: index, value), ``del obj[index]`` (no item)."""
         if isinstance(obj, (ns.SafeModule, type, types.ModuleType)):
             raise SandboxError(f"cannot assign items of {_type_name(obj)}")
+        if self._is_optimizer_state(obj):
+            # state[k] = v.cuda(), as scripts resuming on a GPU write it: a buffer may be
+            # replaced by a tensor of its shape and dtype only
+            index, value = item if item else (_NO_VALUE, _NO_VALUE)
+            root = _optimizer_state_root(self._optimizers_read, obj)
+            per_param = item and obj is not root and _is_hashable(index)
+            current = obj.get(index, _NO_VALUE) if per_param else _NO_VALUE
+            if not (
+                isinstance(current, torch.Tensor) and isinstance(value, torch.Tensor)
+                and type(value) is type(current)
+                and value.shape == current.shape and value.dtype == current.dtype
+            ):
+                raise SandboxError(_OPTIMIZER_STATE_READ_ONLY)
+
+    def _is_optimizer_state(self, obj: Any) -> bool:
+        """Whether ``obj`` is an optimizer's ``state`` or one parameter's dict in it:
+        the optimizer's kernels trust what they find there (a buffer of another shape,
+        a step that is not a tensor), so a script reads them only."""
+        if not isinstance(obj, dict) or not self._optimizers_read:
+            return False
+        for optimizer in list(self._optimizers_read):
+            state = optimizer.state
+            if obj is state or any(obj is per_param for per_param in state.values()):
+                return True
+        return False
 
     # --- expressions -------------------------------------------------------
 
@@ -1641,7 +1846,9 @@ class Interpreter:
 
     def _eval_Subscript(self, node: ast.Subscript, scope: Scope | None) -> Any:
         obj = self.eval(node.value, scope)
-        if isinstance(obj, (ns.SafeModule, type)) and obj is not torch.Tensor:
+        if isinstance(obj, (ns.SafeModule, type)) and obj is not torch.Tensor and not (
+            self._is_script_enum(obj)  # Color['RED']: a member by name
+        ):
             raise SandboxError(f"{_type_name(obj)} cannot be subscripted in gradviz scripts")
         return self._checked_value(obj[self.eval(node.slice, scope)])
 
@@ -1701,6 +1908,8 @@ class Interpreter:
         return self._binary(BINARY_OPERATORS[type(node.op)], left, right, type(node.op))
 
     def _binary(self, op: Callable[[Any, Any], Any], left: Any, right: Any, kind: type) -> Any:
+        if op is operator.ior and self._is_optimizer_state(left):
+            raise SandboxError(_OPTIMIZER_STATE_READ_ONLY)
         self._precheck_binary(left, right, kind)
         result = op(left, right)
         self._touch_arrays(left, result)
@@ -1911,7 +2120,7 @@ class Interpreter:
         return out
 
     def _iterate(self, iterable: Any) -> Iterator[Any]:
-        if isinstance(iterable, (ns.SafeModule, type)):
+        if isinstance(iterable, (ns.SafeModule, type)) and not self._is_script_enum(iterable):
             raise SandboxError(f"{_type_name(iterable)} is not iterable in gradviz scripts")
         for item in iterable:
             self._tick()
@@ -1950,6 +2159,8 @@ class Interpreter:
             return self.call_script_function(wrapped[1], args, kwargs)
         if isinstance(func, ScriptPartial):
             return self.call(func.func, func.args + args, {**func.keywords, **kwargs})
+        if isinstance(func, ScriptCache):
+            return self._call_cached(func, args, kwargs)
         if getattr(func, "__self__", None) is self and getattr(func, "__func__", None) is Interpreter._type:
             return self._type(*args, **kwargs)  # type(print): it only looks at its argument
         if type(func) in (StdlibFunction, ChainFunction):
@@ -1972,6 +2183,12 @@ class Interpreter:
             host_args = tuple(self._host_value(a) for a in args)
             host_kwargs = {k: self._host_value(v) for k, v in kwargs.items()}
             return func(*host_args, **host_kwargs)
+        if isinstance(func, enum.EnumMeta) and (len(args) != 1 or kwargs):
+            # Color(value) looks a member up; Enum's functional API (names=, type=) makes
+            # classes outside the class statement's checks
+            raise SandboxError(
+                f"an enum class takes one value in gradviz scripts: {func.__name__}(value)"
+            )
         self._vet_callable(func)
         if func is isinstance and len(args) == 2 and not kwargs:
             return isinstance(args[0], _isinstance_types(args[1]))
@@ -2025,11 +2242,21 @@ class Interpreter:
         guard = self.format_guard
         if shares_numpy and guard is not None:
             guard.lifting_shared = True
+        kept = None
+        if func is _PARAMETRIZE.remove_parametrizations:
+            kept = _KeptGeometry(_originals(host_args[0], host_args[1] if len(host_args) > 1
+                                            else host_kwargs.get("tensor_name")))
         try:
             result = func(*host_args, **host_kwargs)
         finally:
             if shares_numpy and guard is not None:
                 guard.lifting_shared = False
+        if kept is not None:
+            kept.check()
+        if any(func is f for f in _PARAMETRIZING) and host_args and isinstance(
+            host_args[0], torch.nn.Module
+        ) and _PARAMETRIZE.is_parametrized(host_args[0]):
+            _PARAMETRIZED_CLASSES.add(type(host_args[0]))
         self._touch_arrays(owner, result, *host_args)
         transform = self._transforms.get(id(func))
         if transform is not None and transform[0] is func:
@@ -2071,6 +2298,8 @@ class Interpreter:
         return value
 
     def _vet_callable(self, func: Any) -> None:
+        if _is_transform(func):
+            return  # a transform object: torch's own code on tensors (some are unhashable)
         if func in ns.TYPES_NOT_CALLABLE:
             raise SandboxError(
                 "np.ndarray(...) is refused: it builds an array over raw memory; make arrays "
@@ -2079,7 +2308,7 @@ class Interpreter:
         if id(func) in self._allowed_callables and self._allowed_callables[id(func)] is func:
             return
         if isinstance(func, (torch.nn.Module, BoundSuperCall, OptimizerStep, LibraryCallable,
-                             ScriptPartial)):
+                             ScriptPartial, ScriptCache)):
             return
         if func in self._made_types:
             return  # a namedtuple class the script made
@@ -2103,8 +2332,10 @@ class Interpreter:
         """Check a value handed to library code: callables must be the script's own."""
         if isinstance(value, ScriptFunction):
             return _host_callable(value)
-        if isinstance(value, (LibraryCallable, ScriptPartial)):
+        if isinstance(value, (LibraryCallable, ScriptPartial, ScriptCache)):
             return value  # a partial calls through the interpreter, vetted each call
+        if _is_transform(value):
+            return value  # torch's own transform object (TransformedDistribution takes it)
         if not isinstance(value, (type, torch.nn.Module)) and self._is_script_instance(value):
             return value  # the script's object; its __call__ runs in the interpreter
         if (
@@ -2149,8 +2380,10 @@ class Interpreter:
             for item in items:
                 if callable(item) and not isinstance(
                     item, (torch.nn.Module, ScriptFunction, LibraryCallable, torch.Tensor,
-                           ScriptPartial)
-                ) and not (not isinstance(item, type) and self._is_script_instance(item)):
+                           ScriptPartial, ScriptCache)
+                ) and not _is_transform(item) and not (
+                    not isinstance(item, type) and self._is_script_instance(item)
+                ):
                     raise SandboxError(
                         f"passing {_describe_callable(item)} inside a "
                         f"{type(value).__name__} is refused"
@@ -2187,6 +2420,19 @@ class Interpreter:
                 )
         if func is torch.utils.data.DataLoader:
             _check_dataloader_arguments(args, kwargs, self.limits)
+        if func is _PARAMETRIZE.register_parametrization:
+            if kwargs.get("unsafe"):
+                raise SandboxError(
+                    "register_parametrization(unsafe=True) is refused in gradviz scripts: "
+                    "torch then skips its checks of what the parametrization returns"
+                )
+            name = args[1] if len(args) > 1 else kwargs.get("tensor_name")
+            if not isinstance(name, str) or name.startswith("__"):
+                raise SandboxError("register_parametrization takes a parameter or buffer name")
+        if func is _PARAMETRIZE.remove_parametrizations and args:
+            name = args[1] if len(args) > 1 else kwargs.get("tensor_name")
+            if not isinstance(name, str) or not isinstance(args[0], torch.nn.Module):
+                raise SandboxError("remove_parametrizations takes a module and a tensor name")
         if func is torch.autocast:
             _check_autocast_arguments(args, kwargs)
         if func is torch.amp.GradScaler and (
@@ -2375,10 +2621,24 @@ class Interpreter:
         if isinstance(owner, (argparse.ArgumentParser, argparse._ArgumentGroup)):
             if name == "add_argument":
                 _check_argument(self, args, kwargs)
+            elif name == "add_subparsers" and args:
+                raise SandboxError("add_subparsers takes its settings by name (dest=..., title=...)")
             elif name in ("add_argument_group", "add_mutually_exclusive_group"):
                 for value in list(args) + list(kwargs.values()):
                     if not isinstance(value, (str, bool, type(None))):
                         raise SandboxError(f"{name} takes a title, a description or required=")
+        if isinstance(owner, argparse._SubParsersAction) and name == "add_parser":
+            if len(args) != 1 or not isinstance(args[0], str) or len(args[0]) > 200:
+                raise SandboxError("add_parser takes the sub-command's name, then keywords")
+            aliases = kwargs.get("aliases", ())
+            if not isinstance(aliases, (list, tuple)) or len(aliases) > 100 or not all(
+                isinstance(a, str) and len(a) < 200 for a in aliases
+            ):
+                raise SandboxError("add_parser(aliases=...) takes a list of names")
+            help_text = kwargs.get("help")
+            if help_text is not None and (not isinstance(help_text, str) or len(help_text) > 10_000):
+                raise SandboxError("add_parser(help=...) takes a string")
+            _check_parser_keywords({k: v for k, v in kwargs.items() if k not in _ADD_PARSER_KEYWORDS})
         if func is collections.defaultdict and args:
             factory = args[0]
             if factory is not None and not (
@@ -2646,6 +2906,55 @@ class Interpreter:
         self._allow(cls)
         return cls
 
+    def _call_cached(self, cache: ScriptCache, args: tuple, kwargs: dict) -> Any:
+        """A call of an lru_cache'd function: Python's key (hashing the arguments as
+        Python's cache does: a list argument is a TypeError), then the stored result or
+        a call through the interpreter."""
+        key = functools._make_key(args, kwargs, cache.typed)
+        if cache.maxsize == 0:
+            cache.misses += 1
+            return self.call(cache.fn, args, kwargs)
+        entries = cache.entries
+        if key in entries:
+            cache.hits += 1
+            if cache.maxsize is not None:
+                entries.move_to_end(key)
+            return entries[key]
+        cache.misses += 1
+        result = self.call(cache.fn, args, kwargs)
+        entries[key] = result  # (a recursive call may have stored it first: same value)
+        if cache.maxsize is not None:
+            entries.move_to_end(key)
+            while len(entries) > cache.maxsize:
+                entries.popitem(last=False)
+        self._check_length(len(entries), 0)  # built: counted in what the process holds
+        return result
+
+    def _lru_cache(self, maxsize: Any = 128, typed: Any = False) -> Any:
+        """``functools.lru_cache(maxsize=128, typed=False)``, ``lru_cache(f)``."""
+        if isinstance(maxsize, int) and not isinstance(maxsize, bool):
+            size: int | None = max(maxsize, 0)
+        elif callable(maxsize) and isinstance(typed, bool):
+            return self._make_cache(maxsize, 128, typed)
+        elif maxsize is None:
+            size = None
+        else:
+            raise TypeError("Expected first argument to be an integer, a callable, or None")
+        return StdlibFunction(lambda fn: self._make_cache(fn, size, bool(typed)), "lru_cache")
+
+    def _cache(self, fn: Any) -> ScriptCache:
+        """``functools.cache``: lru_cache(maxsize=None)."""
+        return self._make_cache(fn, None, False)
+
+    def _make_cache(self, fn: Any, maxsize: int | None, typed: bool) -> ScriptCache:
+        if not callable(fn):
+            raise TypeError("the first argument must be callable")
+        if isinstance(fn, (ns.SafeModule, types.ModuleType)):
+            raise SandboxError("modules cannot be called")
+        if not isinstance(fn, (ScriptFunction, ScriptPartial, ScriptCache)):
+            self._vet_callable(fn)  # called through the interpreter, vetted again each call
+        return ScriptCache(self, fn, maxsize, typed)
+
     def _partial(self, func: Any, /, *args: Any, **kwargs: Any) -> ScriptPartial:
         if not callable(func):
             raise TypeError("the first argument must be callable")
@@ -2707,7 +3016,7 @@ class Interpreter:
         if cls is None:
             return StdlibFunction(lambda c: self._dataclass(c, **options), "dataclass")
         if not (isinstance(cls, type) and cls in self.script_classes) or issubclass(
-            cls, (torch.autograd.Function, torch.nn.Module)
+            cls, (torch.autograd.Function, torch.nn.Module, enum.Enum)
         ):
             raise SandboxError(
                 "@dataclass decorates a class the script defines (not an nn.Module: torch "
@@ -2934,6 +3243,8 @@ class Interpreter:
             return types.ModuleType
         if isinstance(value, ScriptPartial):
             return functools.partial
+        if isinstance(value, ScriptCache):
+            return functools._lru_cache_wrapper
         if isinstance(value, TickingIterator):
             return type(value.inner)
         if isinstance(value, FrameView):
@@ -2948,7 +3259,7 @@ class Interpreter:
         if len(args) != 1:
             raise SandboxError("iter() takes one iterable in gradviz scripts (no sentinel form)")
         iterable = args[0]
-        if isinstance(iterable, (ns.SafeModule, type)):
+        if isinstance(iterable, (ns.SafeModule, type)) and not self._is_script_enum(iterable):
             raise SandboxError(f"{_type_name(iterable)} is not iterable in gradviz scripts")
         return iter(iterable)
 
@@ -2964,6 +3275,8 @@ class Interpreter:
         if name == "__class__":
             return self._type(obj)  # what type(x) gives, vetted like it wherever it goes
         if name == "__name__":
+            if isinstance(obj, ScriptCache):
+                obj = obj.fn  # functools.wraps gives the wrapper its function's name
             if isinstance(obj, (type, ScriptFunction, LibraryCallable)):
                 return obj.__name__ if isinstance(obj, type) else obj.name.rsplit(".", 1)[-1]
             raise SandboxError(
@@ -3019,6 +3332,8 @@ class Interpreter:
         registers a submodule called ``register_forward_hook`` unlock the
         class's real method, so the decision is made on where lookup lands.
         """
+        if _parametrized_tensor(module, name):
+            return getattr(module, name)  # computed by its parametrizations, as in torch
         by_script = self._defined_by_script(type(module), name)
         if by_script is not None:
             if by_script or name in ns.MODULE_ATTRIBUTES:
@@ -3071,6 +3386,10 @@ class Interpreter:
             return name in SCRIPT_PATTERN_ATTRIBUTES
         if isinstance(obj, ScriptMatch):
             return name in SCRIPT_MATCH_ATTRIBUTES
+        if isinstance(obj, dict) and name in ns.DICT_WRITE_METHODS and self._is_optimizer_state(obj):
+            return False  # (a defaultdict, as optimizer.state is)
+        if isinstance(obj, enum.Enum) and name in ("name", "value") and self._is_script_enum(type(obj)):
+            return True  # a member's name and value (enum's own properties)
         if not isinstance(obj, (type, torch.nn.Module)) and self._is_script_instance(obj):
             by_script = self._defined_by_script(type(obj), name)
             if by_script is not None:
@@ -3089,6 +3408,8 @@ class Interpreter:
         if isinstance(obj, torch.utils.data.TensorDataset):
             return name in ns.TENSOR_DATASET_ATTRIBUTES
         if isinstance(obj, torch.optim.Optimizer):
+            if name == "state":
+                self._optimizers_read.add(obj)  # its state dicts are the library's: read-only
             return name in ns.OPTIMIZER_ATTRIBUTES
         if isinstance(obj, torch.optim.lr_scheduler.LRScheduler):
             return name in ns.SCHEDULER_ATTRIBUTES
@@ -3121,6 +3442,7 @@ class Interpreter:
             value = _class_attribute(obj, name)
             return bool(self._defined_by_script(obj, name)) and (
                 _is_plain_data(value) or (isinstance(value, type) and value in self.script_classes)
+                or (self._is_script_enum(obj) and isinstance(value, obj))  # Color.RED
             )
         if isinstance(obj, type) and obj in self._made_types:
             return False
@@ -3132,10 +3454,16 @@ class Interpreter:
             return name in ("f_back", "f_locals")
         if isinstance(obj, ScriptPartial):
             return name in ("func", "args", "keywords")
+        if isinstance(obj, ScriptCache):
+            return name in SCRIPT_CACHE_ATTRIBUTES
+        if type(obj) is functools._CacheInfo:
+            return name in obj._fields or name in ns.TUPLE_METHODS
         if isinstance(obj, ChainFunction):
             return name == "from_iterable"
         if isinstance(obj, (argparse.ArgumentParser, argparse._ArgumentGroup)):
             return name in ns.ARGPARSE_PARSER_ATTRIBUTES
+        if isinstance(obj, argparse._SubParsersAction):
+            return name in ns.ARGPARSE_SUBPARSERS_ATTRIBUTES
         if isinstance(obj, inspect.Signature):
             return name == "parameters"
         if isinstance(obj, np.finfo | np.iinfo):
@@ -3172,7 +3500,10 @@ class Interpreter:
             inst = getattr(obj, "__dict__", {}).get(name, _MISSING)
             return inst is not _MISSING and (
                 _is_plain_data(inst) or isinstance(inst, torch.distributions.Distribution)
+                or (isinstance(inst, list) and all(_is_transform(t) for t in inst))
             )
+        if _is_transform(obj):
+            return name in ns.TRANSFORM_ATTRIBUTES
         if isinstance(obj, str):
             return name in ns.STR_METHODS
         if isinstance(obj, list):
@@ -3216,14 +3547,32 @@ class Interpreter:
             setattr(obj, name, value)
             self.tensor_writes += 1  # capture re-reads saved tensors (x.data swaps contents)
             return
+        if isinstance(obj, torch.nn.Module) and _parametrized_tensor(obj, name):
+            # layer.weight = X: torch runs the parametrizations' right_inverse (the
+            # script's own methods) and rebinds the original
+            kept = _KeptGeometry(_originals(obj, name))
+            setattr(obj, name, value)
+            kept.check()
+            return
         if isinstance(obj, (torch.nn.Module, torch.autograd.function.FunctionCtx)):
             # Assigning to a name the class defines (a method, a property) would
             # shadow it for the allowlist while lookup still finds the class's own.
-            if _class_attribute(type(obj), name) is not _MISSING:
+            if _class_attribute(type(obj), name) is not _MISSING and not (
+                self._script_property_of(obj, name)
+            ):
                 raise SandboxError(
                     f"cannot assign to '{name}': it is a method or property of "
                     f"{type(obj).__name__}; pick another name"
                 )
+        if isinstance(obj, argparse._SubParsersAction) and type(obj) is argparse._SubParsersAction:
+            # subparsers.required = True, as argparse's own docs write it
+            if not (name == "required" and isinstance(value, bool)) and not (
+                name == "dest" and isinstance(value, str) and not value.startswith("_")
+                and len(value) < 200
+            ):
+                raise SandboxError("a subparsers object takes required (a bool) and dest (a name)")
+            setattr(obj, name, value)
+            return
         if isinstance(obj, TorchvizGraph):
             if name not in TORCHVIZ_SETTABLE or not isinstance(value, str):
                 raise SandboxError(f"make_dot's graph takes a string for {', '.join(sorted(TORCHVIZ_SETTABLE))}")
@@ -3237,7 +3586,13 @@ class Interpreter:
         if isinstance(obj, torch.nn.Module) and isinstance(value, (torch.Tensor, torch.nn.Module)):
             setattr(obj, name, value)
             return
+        if isinstance(obj, enum.Enum) and name in ("name", "value") and self._is_script_enum(type(obj)):
+            setattr(obj, name, value)  # enum's read-only properties raise AttributeError
+            return
         if not isinstance(obj, type) and self._is_script_instance(obj):
+            if self._script_property_of(obj, name):
+                setattr(obj, name, value)  # the script's own setter runs (or Python refuses)
+                return
             if self._defined_by_script(type(obj), name) is not None and not (
                 self._defined_by_script(type(obj), name)
                 and _is_plain_data(_class_attribute(type(obj), name))
@@ -3252,6 +3607,14 @@ class Interpreter:
             setattr(obj, name, value)
             return
         raise SandboxError(f"cannot set the attribute '{name}' of {_type_name(obj)}")
+
+    def _script_property_of(self, obj: Any, name: str) -> bool:
+        """Whether ``obj.name`` is a property a script class statement made."""
+        return (
+            not isinstance(obj, type)
+            and bool(self._defined_by_script(type(obj), name))
+            and self._is_script_property(_class_attribute(type(obj), name))
+        )
 
     def _private_allowed(self, obj: Any, name: str) -> bool:
         """'_name' (never a dunder) on what the script made: its own instances and
@@ -3318,6 +3681,20 @@ class Interpreter:
 
 _MISSING = object()
 _NO_DEFAULT = object()
+_NO_VALUE = object()
+
+
+def _is_hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _optimizer_state_root(optimizers: Any, obj: Any) -> Any:
+    """The optimizer ``state`` dict that ``obj`` is, or None."""
+    return next((o.state for o in list(optimizers) if o.state is obj), None)
 _FORMAT_FIELD = re.compile(r"\d*|[A-Za-z][A-Za-z0-9_]*")
 _SCRIPT_EXCEPTION_TYPES = frozenset(ns.SCRIPT_EXCEPTIONS.values())
 
@@ -3379,7 +3756,9 @@ def _library_private(cls: type, name: str, script_classes: set[type]) -> bool:
     instance name is the library's."""
     names = _LIBRARY_PRIVATE_CACHE.get(cls, _MISSING)
     if names is _MISSING:
-        library = [k for k in cls.__mro__ if k not in script_classes]
+        # (the class parametrize makes for a script module holds only torch's properties)
+        library = [k for k in cls.__mro__ if k not in script_classes
+                   and k not in _PARAMETRIZED_CLASSES]
         plain = {object, torch.nn.Module, torch.utils.data.Dataset, typing.Generic}
         if any(k not in plain for k in library):
             names = None
@@ -3461,6 +3840,80 @@ def _isinstance_types(spec: Any) -> Any:
 
 
 #: optimizer implementations that run multi-tensor native kernels without the op guard
+_TRANSFORM_TYPES = ns.transform_types()
+
+
+def _is_transform(value: Any) -> bool:
+    """A transform object torch's own classes made (the script cannot derive from them)."""
+    return type(value) in _TRANSFORM_TYPES
+
+
+_PARAMETRIZE = torch.nn.utils.parametrize
+#: the classes torch.nn.utils.parametrize made for modules a script parametrized
+#: (ParametrizedLinear): a property per parametrized tensor and nothing of the script's
+_PARAMETRIZED_CLASSES: weakref.WeakSet[type] = weakref.WeakSet()
+#: the calls that parametrize a module (their first argument)
+_PARAMETRIZING = (
+    _PARAMETRIZE.register_parametrization,
+    torch.nn.utils.parametrizations.weight_norm,
+    torch.nn.utils.parametrizations.orthogonal,
+    torch.nn.utils.parametrizations.spectral_norm,
+)
+
+
+def _parametrized_tensor(module: Any, name: str) -> bool:
+    """Whether ``module.name`` is a tensor torch computes through parametrizations."""
+    cls = type(module)
+    return (
+        cls in _PARAMETRIZED_CLASSES
+        and isinstance(cls.__dict__.get(name), property)
+        and _PARAMETRIZE.is_parametrized(module, name)
+    )
+
+
+class _KeptGeometry:
+    """Tensors that torch rebinds with ``set_`` (a parametrization's original when the
+    script assigns the parametrized tensor, or removes the parametrization): torch checks
+    their dtype, not their shape, and an optimizer keeps state of the old shape. Each
+    must keep its shape, dtype and device, or it is put back and the call refused."""
+
+    def __init__(self, tensors: list[torch.Tensor]):
+        self.kept = [(t, t.data) for t in tensors]
+
+    def check(self) -> None:
+        changed = [
+            (t, old) for t, old in self.kept
+            if t.shape != old.shape or t.dtype != old.dtype or t.device != old.device
+        ]
+        if not changed:
+            return
+        with torch.no_grad():
+            for t, old in changed:
+                t.set_(old)
+        raise SandboxError(
+            "refused: a parametrized tensor would change shape, dtype or device (torch "
+            "rebinds the original with set_; its optimizer state keeps the old shape)"
+        )
+
+
+def _originals(module: Any, name: str | None = None) -> list[torch.Tensor]:
+    """The original tensors behind a module's parametrized tensors (or one of them)."""
+    lists = getattr(module, "parametrizations", None)
+    if not isinstance(lists, torch.nn.ModuleDict):
+        return []
+    found: list[torch.Tensor] = []
+    for key, plist in lists.items():
+        if name is not None and key != name:
+            continue
+        found += [t for k, t in plist.named_parameters(recurse=False) if k.startswith("original")]
+        found += [t for k, t in plist.named_buffers(recurse=False) if k.startswith("original")]
+    return found
+
+
+_OPTIMIZER_STATE_READ_ONLY = (
+    "an optimizer's state is read-only in gradviz scripts: its step trusts the buffers it "
+    "finds there (write to param_groups' lr, or make a new optimizer)"
+)
 _OPTIMIZER_KERNEL_OPTIONS = ("fused", "foreach", "capturable", "differentiable")
 
 
@@ -3676,6 +4129,46 @@ def _check_class_body_item(item: ast.stmt, class_name: str, nested: bool = True)
     )
 
 
+#: what an enum class statement may derive from: enum's classes and the mixins
+#: members are commonly made of (class Mode(str, Enum))
+_ENUM_BASES: tuple[type, ...] = (
+    enum.Enum, enum.IntEnum, *((enum.StrEnum,) if hasattr(enum, "StrEnum") else ()), int, str,
+    float,
+)
+
+
+def _check_enum_body_item(item: ast.stmt, class_name: str) -> None:
+    """An enum body names members and methods; names starting with '_' (enum's
+    _missing_, _generate_next_value_, _ignore_, and every special method) are enum's
+    own hooks, which enum's machinery calls: refused."""
+    names = [item.name] if isinstance(item, ast.FunctionDef) else [
+        n.id
+        for t in (item.targets if isinstance(item, ast.Assign) else
+                  [item.target] if isinstance(item, ast.AnnAssign) else [])
+        for n in (t.elts if isinstance(t, ast.Tuple) else [t])
+        if isinstance(n, ast.Name)
+    ]
+    for name in names:
+        if name.startswith("_"):
+            raise SandboxError(
+                f"enum class {class_name} may not define '{name}': names starting with '_' "
+                "are enum's own hooks",
+                line=item.lineno,
+            )
+
+
+def enum_module(interp: Interpreter) -> ns.SafeModule:
+    """``enum``: Enum, IntEnum (and StrEnum) as bases of a class statement, auto() for
+    member values, @unique; the functional API (Enum('Color', 'RED GREEN')) is refused."""
+    members: dict[str, Any] = {
+        "Enum": enum.Enum, "IntEnum": enum.IntEnum, "auto": enum.auto,
+        "unique": StdlibFunction(interp._enum_unique, "unique"),
+    }
+    if hasattr(enum, "StrEnum"):
+        members["StrEnum"] = enum.StrEnum
+    return ns.SafeModule("enum", members)
+
+
 def _yields_in(body: list[ast.stmt]) -> bool:
     """Whether a def's own body (not nested defs, lambdas or classes) yields."""
     todo: list[ast.AST] = list(body)
@@ -3764,6 +4257,18 @@ def _host_method(fn: ScriptFunction) -> Callable[..., Any]:
 
     method.__name__ = fn.name.rsplit(".", 1)[-1]
     method.__qualname__ = fn.name
+    return method
+
+
+def _host_cached_method(cache: ScriptCache) -> Callable[..., Any]:
+    """An lru_cache'd script method as a plain function, so Python binds ``self``."""
+
+    def method(*args: Any, **kwargs: Any) -> Any:
+        return cache(*args, **kwargs)
+
+    name = cache.fn.name if isinstance(cache.fn, ScriptFunction) else "method"
+    method.__name__ = name.rsplit(".", 1)[-1]
+    method.__qualname__ = name
     return method
 
 
@@ -3858,6 +4363,11 @@ _ARGUMENT_KEYWORDS = frozenset(
     {"action", "nargs", "const", "default", "type", "choices", "required", "help", "metavar",
      "dest", "version"}
 )
+_SUBPARSERS_KEYWORDS = frozenset(
+    {"title", "description", "prog", "dest", "required", "help", "metavar"}
+)
+#: what add_parser takes besides an ArgumentParser's own keywords
+_ADD_PARSER_KEYWORDS = frozenset({"help", "aliases"})
 _ARGUMENT_ACTIONS = frozenset(
     {"store", "store_const", "store_true", "store_false", "append", "append_const", "count",
      "help", "version", "extend"}
@@ -3911,6 +4421,29 @@ class ScriptArgumentParser(argparse.ArgumentParser):
         if namespace is not None and type(namespace) is not argparse.Namespace:
             raise SandboxError("parse_args(namespace=...) takes an argparse.Namespace")
         return super().parse_known_args(list(args), namespace)
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        """Sub-commands (``train``/``eval``): each sub-parser is a ScriptArgumentParser
+        made with the same checks (argparse makes them through ``parser_class``)."""
+        extra = sorted(set(kwargs) - _SUBPARSERS_KEYWORDS)
+        if extra:
+            raise SandboxError(
+                f"add_subparsers' '{extra[0]}=' is refused in gradviz scripts; it may take "
+                + ", ".join(sorted(_SUBPARSERS_KEYWORDS))
+            )
+        for key in ("title", "description", "prog", "dest", "help", "metavar"):
+            value = kwargs.get(key)
+            if value is not None and (not isinstance(value, str) or len(value) > 10_000):
+                raise SandboxError(f"add_subparsers({key}=...) takes a string")
+        if kwargs.get("dest", "x").startswith("_"):
+            raise SandboxError("argument names starting with '_' are refused")
+        interp = self._gradviz
+
+        def make_parser(**options: Any) -> ScriptArgumentParser:
+            _check_parser_keywords(options)
+            return ScriptArgumentParser(interp, **options)
+
+        return super().add_subparsers(parser_class=make_parser, **kwargs)
 
     def print_help(self, file: Any = None) -> None:
         if file is not None:
@@ -4126,6 +4659,7 @@ def python_modules(interp: Interpreter) -> dict[str, ns.SafeModule]:
             {
                 "partial": F(interp._partial, "partial"), "reduce": F(interp._reduce, "reduce"),
                 "wraps": F(interp._wraps, "wraps"),
+                "lru_cache": F(interp._lru_cache, "lru_cache"), "cache": F(interp._cache, "cache"),
             },
         ),
         "itertools": ns.SafeModule("itertools", itertools_members),
