@@ -710,6 +710,9 @@ ATTACKS = {
         "class T(ExpTransform):\n    def _call(self, x):\n        return x\n"
     ),
     "transform-base-class": "from torch.distributions.transforms import Transform\n",
+    "transform-shared-identity": (
+        "from torch.distributions.transforms import identity_transform\n"
+    ),
     "transform-inverse-class-call": (
         "from torch.distributions.transforms import ExpTransform\ntype(ExpTransform().inv)(print)\n"
     ),

@@ -300,12 +300,13 @@ def build_torch_namespace() -> SafeModule:
 
 
 #: torch.distributions.transforms a script may make (not the Transform base: a
-#: transform's code is torch's own)
+#: transform's code is torch's own; not identity_transform, one object torch shares
+#: process-wide whose parts list a script could grow)
 TRANSFORM_NAMES = """
 AbsTransform AffineTransform CatTransform ComposeTransform CorrCholeskyTransform ExpTransform
 IndependentTransform LowerCholeskyTransform PositiveDefiniteTransform PowerTransform
 ReshapeTransform SigmoidTransform SoftplusTransform TanhTransform SoftmaxTransform
-StackTransform StickBreakingTransform identity_transform
+StackTransform StickBreakingTransform
 """.split()
 
 
