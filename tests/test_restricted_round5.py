@@ -1,6 +1,6 @@
 """Restricted mode, round 5 of issue 21: @property, enum, functools.lru_cache/cache,
-optimizer state, torch.nn.utils.parametrize/parametrizations, TransformedDistribution
-and argparse sub-commands.
+optimizer state, torch.nn.utils.parametrize/parametrizations, TransformedDistribution,
+argparse sub-commands and functorch's make_functional.
 
 As in ``test_restricted_python``: each construct is checked against plain ``exec`` of
 the same script (printed values, gradients, grad_fn names; failing lines and error
@@ -320,6 +320,27 @@ FIDELITY = {
         "print(parser.parse_known_args(['eval', '--extra'])[1])\n"
         "parser.print_help()\n"
         "ev.print_usage()\n"
+    ),
+    "functorch-make-functional": (
+        "import functorch as ft\n"
+        "torch.manual_seed(0)\n"
+        "class Net(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = torch.nn.Linear(3, 2)\n"
+        "        self.bn = torch.nn.BatchNorm1d(2)\n"
+        "    def forward(self, x):\n"
+        "        return self.bn(self.fc(x)).tanh()\n"
+        "model = Net().eval()\n"
+        "x = torch.randn(4, 3)\n"
+        "func, params, buffers = ft.make_functional_with_buffers(model)\n"
+        "tangents = tuple(torch.ones_like(p) for p in params)\n"
+        "out, jvp_out = ft.jvp(lambda ps: func(ps, buffers, x), (params,), (tangents,))\n"
+        "print(out, jvp_out, len(params), len(buffers))\n"
+        "f2, p2 = ft.make_functional(torch.nn.Linear(3, 1))\n"
+        "y = f2(p2, x).sum()\n"
+        "y.backward()\n"
+        "print(y, p2[0].grad, y.grad_fn.name())\n"
     ),
 }
 
@@ -744,6 +765,24 @@ ATTACKS = {
         "from torch.distributions import Normal, TransformedDistribution\n"
         "from torch.distributions.transforms import ExpTransform\n"
         "d = TransformedDistribution(Normal(0.0, 1.0), [ExpTransform()])\nd.transforms = [print]\n"
+    ),
+    # functorch's make_functional: the copy it makes is an nn.Module like any other
+    "make-functional-of-callable": "import functorch\nfunctorch.make_functional(print)\n",
+    "make-functional-params-callable": (
+        "import functorch\nf, p = functorch.make_functional(torch.nn.Linear(2, 2))\n"
+        "f([print, print], torch.ones(1, 2))\n"
+    ),
+    "make-functional-wrong-shapes": (
+        "import functorch\nf, p = functorch.make_functional(torch.nn.Linear(2, 2))\n"
+        "f([torch.ones(99, 99), torch.ones(3)], torch.ones(1, 2))\n"
+    ),
+    "make-functional-names-map": (
+        "import functorch\nf, p = functorch.make_functional(torch.nn.Linear(2, 2))\n"
+        "f.names_map\n"
+    ),
+    "make-functional-private": (
+        "import functorch\nf, p = functorch.make_functional(torch.nn.Linear(2, 2))\n"
+        "f.stateless_model._parameters\n"
     ),
     # argparse sub-commands: the same parser checks, nothing of argparse's insides
     "subparsers-parser-class": (

@@ -4542,6 +4542,12 @@ def _typing_names() -> dict[str, Any]:
     return {n: getattr(typing, n) for n in names if hasattr(typing, n)}
 
 
+def functorch_module() -> types.ModuleType:
+    import functorch
+
+    return functorch
+
+
 def typing_module() -> ns.SafeModule:
     """``typing``: names for annotations (gradviz never evaluates annotations) and
     ``cast``, which gives back its value."""
@@ -4708,7 +4714,15 @@ def python_modules(interp: Interpreter) -> dict[str, ns.SafeModule]:
         "typing": typing_module(),
         "contextlib": ns.SafeModule("contextlib", {"nullcontext": F(_nullcontext, "nullcontext")}),
         # functorch: torch.func's former name (the same transforms, vetted the same way)
-        "functorch": ns.SafeModule("functorch", dict(interp.torch_ns.members["func"].members)),
+        "functorch": ns.SafeModule(
+            "functorch",
+            dict(interp.torch_ns.members["func"].members)
+            # functorch's module API (deprecated for torch.func.functional_call): a copy of
+            # the module whose forward takes its parameters and buffers as arguments, an
+            # nn.Module like any other
+            | {name: getattr(functorch_module(), name)
+               for name in ("make_functional", "make_functional_with_buffers")},
+        ),
         "re": re_module(interp),
         "torch.jit": jit_module(),
         "unicodedata": unicodedata_module(interp),
