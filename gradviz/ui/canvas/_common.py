@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from PySide6.QtCore import QRectF
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneHelpEvent
 
 from gradviz.core.fmt import fmt_value
 from gradviz.core.layout import DEFAULT_SPACING
@@ -22,14 +22,18 @@ FIT_MAX_ZOOM = 1.5
 READABLE_ZOOM = 7.0 / 12.0
 """fit_to_view shrinks no further than this (12 px node text -> 7 px): a bigger graph is
 shown at this zoom around its newest nodes, and the rest is a drag away."""
-BULK_EDGE_THRESHOLD = 500
+BULK_EDGE_THRESHOLD = 256
 """Above this many edges, edges are painted in bulk by bands (:class:`_EdgeBand`) instead of
-one item each, and routed when first painted (GPT-2's 1,245 edges: those on screen)."""
+one item each, and routed when first painted (GPT-2's 1,245 edges: those on screen). A
+screen at a readable zoom shows about a hundred boxes: past a few screens most edges are
+off screen when a graph arrives (a 4-level U-Net's 385: a quarter of them on screen),
+and routing them all and making an item for each cost half of its first picture."""
 EDGE_BAND = 1024.0
 """Height of the bands of the scene whose edges one bulk item paints (by their upper end)."""
-LAZY_NODE_THRESHOLD = 500
+LAZY_NODE_THRESHOLD = 256
 """Above this many nodes, nodes get an item only when on screen and readable or asked for
-(:meth:`GraphCanvas.node_item`); tiles paint the others."""
+(:meth:`GraphCanvas.node_item`); tiles paint the others (the same picture: see
+BULK_EDGE_THRESHOLD for why this low)."""
 NODE_TILE = 1024.0
 """Side of the squares of the scene whose nodes one tile paints (a big graph)."""
 MAX_LIVE_ITEMS = 3000
@@ -81,6 +85,15 @@ class _Scene(QGraphicsScene):
     def __init__(self) -> None:
         super().__init__()
         self.theme: Theme = LIGHT
+
+    def helpEvent(self, event: QGraphicsSceneHelpEvent) -> None:  # noqa: N802 (Qt API)
+        # Node items write their tooltips when first asked (NodeItem.toolTip, a Python
+        # method Qt's own lookup does not call): ask those under the pointer first.
+        for item in self.items(event.scenePos()):
+            ask = getattr(item, "toolTip", None)
+            if ask is not None:
+                ask()
+        super().helpEvent(event)
 
 
 def _theme_of(item: QGraphicsItem) -> Theme:

@@ -225,19 +225,31 @@ class NodeItem(QGraphicsItem):
         if node is None:
             node = _Node(node_id, dict(attrs or {}))
         self._node = node
+        #: the tooltip is written when first asked for (:meth:`toolTip`; the canvas's
+        #: scene asks before showing one): most nodes are never hovered, and writing
+        #: them all cost a fifth of building a 400-node scene
+        self._tip_stale = True
         node.item = self
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        # no picture cache until the item has been painted once (GraphCanvas turns it on
+        # after a paint): painting through a fresh cache costs more than painting
         self.setPos(node.cx, node.cy)
-        self.refresh()
+        self._update_z()
 
     def refresh(self, tooltip: bool = True) -> None:
         """Show the node's attributes as they are now (``tooltip``: they changed beyond
-        the "new" flag, so the tooltip is written again)."""
+        the "new" flag, so the tooltip is written again, when next asked for)."""
         if tooltip:
-            node = self._node
-            self.setToolTip(plain_tooltip(_tooltip(node.node_id, node.attrs)))
+            self._tip_stale = True
         self._update_z()
         self.update()
+
+    def toolTip(self) -> str:  # noqa: N802 (Qt API)
+        """The node's tooltip, written now if its attributes changed since."""
+        if self._tip_stale:
+            self._tip_stale = False
+            node = self._node
+            self.setToolTip(plain_tooltip(_tooltip(node.node_id, node.attrs)))
+        return super().toolTip()
 
     # --- the node's data -------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from PySide6.QtGui import (
     QTransform,
     QWheelEvent,
 )
-from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QLabel, QWidget
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView, QLabel, QWidget
 
 from gradviz.core.delta import GraphChanges
 from gradviz.core.gcpause import paused_gc
@@ -128,6 +128,8 @@ class GraphCanvas(QGraphicsView):
         #: nodes all have one (None: to be found again)
         self._live: dict[str, _Node] = {}
         self._synced: QRectF | None = None
+        #: node items not painted since they were made (see _cache_items)
+        self._uncached: list[NodeItem] = []
         #: the tallest box (how far below its ends an edge may dip)
         self._max_h = 0.0
         #: node id -> the keys of its edges (which edges a moved node bends)
@@ -453,6 +455,9 @@ class GraphCanvas(QGraphicsView):
         if item is None:
             item = NodeItem(node.node_id, node=node)
             self._scene.addItem(item)
+            self._uncached.append(item)
+            if len(self._uncached) > MAX_LIVE_ITEMS:  # a canvas that is not painted
+                self._cache_items()
             if node.tile is not None:
                 self._live[node.node_id] = node
                 node.tile.restyled(node)  # the item draws it from now on
@@ -1622,10 +1627,25 @@ class GraphCanvas(QGraphicsView):
         self._view_changed()
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 (Qt API)
-        if event.type() == QEvent.Type.ToolTip and self._lazy:
+        kind = event.type()
+        if kind == QEvent.Type.ToolTip and self._lazy:
             # the node under the pointer gets its item, whose tooltip Qt then shows
             self._node_at(event.pos())  # type: ignore[attr-defined]
-        return super().viewportEvent(event)
+        handled = super().viewportEvent(event)
+        if kind == QEvent.Type.Paint and self._uncached:
+            self._cache_items()
+        return handled
+
+    def _cache_items(self) -> None:
+        """Node items made since the last paint keep their picture from now on: their
+        first paint went straight to the screen (filling a fresh pixmap per item cost a
+        tenth of a small graph's first picture), and a cached picture only pays off when
+        they are painted again (a step next to them, a scroll)."""
+        cache = QGraphicsItem.CacheMode.DeviceCoordinateCache
+        for item in self._uncached:
+            if item.scene() is self._scene:
+                item.setCacheMode(cache)
+        self._uncached = []
 
     def _view_changed(self) -> None:
         self._sync_items()
