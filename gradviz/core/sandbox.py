@@ -1569,22 +1569,27 @@ class Interpreter:
                         static = True
                     else:
                         value = self._apply_decorator(deco, value, item)
-                if isinstance(value, ScriptCache) and prop is None and not static:
-                    # @functools.lru_cache on a method: self is part of the key, as in Python
-                    functions += [f for f in (value.fn, fn) if isinstance(f, ScriptFunction)]
-                    namespace[item.name] = _host_cached_method(value)
-                    continue
-                if not isinstance(value, ScriptFunction):
+                if not isinstance(value, (ScriptFunction, ScriptCache)):
                     raise SandboxError(
                         f"the decorators on '{item.name}' must give back a function",
                         line=item.lineno,
                     )
-                functions.append(value)  # the decorated one: super() needs its owner
-                if value is not fn:
-                    functions.append(fn)
+                if isinstance(value, ScriptCache):
+                    # @functools.lru_cache on a method: self is part of the key, as in Python
+                    functions += [f for f in (value.fn, fn) if isinstance(f, ScriptFunction)]
+                    if prop is None:
+                        namespace[item.name] = (
+                            staticmethod(value) if static else _host_cached_method(value)
+                        )
+                        continue
+                else:
+                    functions.append(value)  # the decorated one: super() needs its owner
+                    if value is not fn:
+                        functions.append(fn)
                 if prop is not None:
                     kind, base = prop
-                    method = _host_method(value)
+                    method = (_host_method(value) if isinstance(value, ScriptFunction)
+                              else _host_cached_method(value))
                     made = (property(method) if base is None
                             else getattr(base, kind)(method))
                     self._script_properties[id(made)] = made
