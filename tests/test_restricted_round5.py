@@ -714,6 +714,15 @@ ATTACKS = {
         "l = torch.nn.Linear(2, 2)\nf = Flip()\nP.register_parametrization(l, 'weight', f)\n"
         "f.big = True\nP.remove_parametrizations(l, 'weight')\n"
     ),
+    "parametrize-setter-fails-midway": (
+        "import torch.nn.utils.parametrize as P\nclass Two(torch.nn.Module):\n"
+        "    def __init__(self):\n        super().__init__()\n        self.bad = False\n"
+        "    def forward(self, a, b):\n        return a + b\n"
+        "    def right_inverse(self, w):\n"
+        "        return [torch.ones(50, 50), 'x'] if self.bad else [w, torch.zeros_like(w)]\n"
+        "l = torch.nn.Linear(2, 2)\nt = Two()\nP.register_parametrization(l, 'weight', t)\n"
+        "t.bad = True\nl.weight = torch.ones(2, 2)\n"
+    ),
     "parametrize-returns-refused-callable": (
         "import torch.nn.utils.parametrize as P\nclass Flip(torch.nn.Module):\n"
         "    def __init__(self):\n        super().__init__()\n        self.bad = False\n"
@@ -894,6 +903,10 @@ def test_a_refused_parametrization_keeps_its_original():
     session, _, failure = _restricted("import numpy as np\n" + ATTACKS["parametrize-remove-changes-shape"])
     assert failure is not None and failure.error.type == "SandboxError"
     assert session.globals["l"].weight.shape == (2, 2)
+    session, _, failure = _restricted("import numpy as np\n" + ATTACKS["parametrize-setter-fails-midway"])
+    assert failure is not None and failure.error.type == "SandboxError"
+    plist = session.globals["l"].parametrizations.weight
+    assert plist.original0.shape == plist.original1.shape == (2, 2)
 
 
 def test_the_script_never_holds_the_real_cache_wrapper_or_property():

@@ -2256,8 +2256,8 @@ class Interpreter:
         finally:
             if shares_numpy and guard is not None:
                 guard.lifting_shared = False
-        if kept is not None:
-            kept.check()
+            if kept is not None:
+                kept.check()
         if any(func is f for f in _PARAMETRIZING) and host_args and isinstance(
             host_args[0], torch.nn.Module
         ) and _PARAMETRIZE.is_parametrized(host_args[0]):
@@ -3556,8 +3556,10 @@ class Interpreter:
             # layer.weight = X: torch runs the parametrizations' right_inverse (the
             # script's own methods) and rebinds the original
             kept = _KeptGeometry(_originals(obj, name))
-            setattr(obj, name, value)
-            kept.check()
+            try:
+                setattr(obj, name, value)
+            finally:
+                kept.check()  # also when torch stopped after rebinding some originals
             return
         if isinstance(obj, (torch.nn.Module, torch.autograd.function.FunctionCtx)):
             # Assigning to a name the class defines (a method, a property) would
