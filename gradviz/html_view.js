@@ -950,10 +950,10 @@
       }
     }
     state.frames++;
-    const m2 = v.edges.length;
+    const boxes = { n: v.n.toLocaleString("en-US") }, edgeCount = { n: v.edges.length.toLocaleString("en-US") };
     const hud = [
-      tr(v.n === 1 ? "{n} box" : "{n} boxes", { n: v.n.toLocaleString("en-US") }),
-      tr(m2 === 1 ? "{n} edge" : "{n} edges", { n: m2.toLocaleString("en-US") }),
+      v.n === 1 ? tr("{n} box", boxes) : tr("{n} boxes", boxes),
+      v.edges.length === 1 ? tr("{n} edge", edgeCount) : tr("{n} edges", edgeCount),
       tr("zoom {zoom}%", { zoom: s < 0.1 ? (s * 100).toFixed(1) : Math.round(s * 100) }),
     ];
     if (!textOn) hud.push(tr("zoom in for labels"));
@@ -1265,7 +1265,9 @@
       box.appendChild(el("div", "gvz-sub", a.freed ? tr("Saved for backward (freed)") : tr("Saved for backward")));
       const savedRows = [];
       const saved = a.saved && typeof a.saved === "object" ? a.saved : {};
-      for (const key of Object.keys(saved)) savedRows.push([key, JSON.stringify(saved[key]), "gvz-mono"]);
+      // as Python writes them (None, True), as the rest of the page does
+      const pyText = (v) => (v === null ? "None" : typeof v === "boolean" ? (v ? "True" : "False") : JSON.stringify(v));
+      for (const key of Object.keys(saved)) savedRows.push([key, pyText(saved[key]), "gvz-mono"]);
       for (const e of state.view.edges) {
         if (state.view.ids[e[0]] === id && e[2] === "saved") {
           const t = nodes.get(state.view.ids[e[1]]) || {};
@@ -1362,7 +1364,8 @@
         row.dataset.module = g.module;
         if (state.view.key === "open:" + g.module) row.classList.add("gvz-open");
         row.appendChild(el("span", "gvz-mono", g.module));
-        row.appendChild(el("span", "gvz-muted", tr(g.count === 1 ? "{n} node" : "{n} nodes", { n: g.count })));
+        const count = { n: g.count };
+        row.appendChild(el("span", "gvz-muted", g.count === 1 ? tr("{n} node", count) : tr("{n} nodes", count)));
         row.title = viewByKey.has("open:" + g.module) ? tr("Open this block (the others stay collapsed)") : "";
         row.addEventListener("click", () => {
           if (state.view.key === "open:" + g.module) switchView("modules", id);
@@ -1663,8 +1666,9 @@
   }
 
   const K = passes.length;
+  const heading = { title: data.title, n: K };
   $(".gvz-title").textContent = !K ? data.title
-    : tr(K === 1 ? "{title} \u00b7 {n} backward pass" : "{title} \u00b7 {n} backward passes", { title: data.title, n: K });
+    : K === 1 ? tr("{title} \u00b7 {n} backward pass", heading) : tr("{title} \u00b7 {n} backward passes", heading);
 
   loadView(data.default_view);
   viewSelect.value = state.view.key;
