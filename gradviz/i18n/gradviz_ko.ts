@@ -1606,7 +1606,7 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
     <message>
         <source>after pass {k} of {n}</source>
-        <translation>역전파 {n}번 중 {k}번째 뒤</translation>
+        <translation>역전파 {n}번 중 {k}번째가 끝난 뒤</translation>
     </message>
     <message>
         <source>The end: every pass has run; .grad holds what was saved.</source>
