@@ -31,6 +31,7 @@ from gradviz.core.layout import (
 )
 from gradviz.core.render_svg import render_svg
 from gradviz.core.style import LIGHT, Theme, style_key
+from gradviz.i18n import translate
 
 __all__ = [
     "SUPPORTED_SUFFIXES",
@@ -331,14 +332,24 @@ def export_graph(
             f"cannot export to {path.name!r}: unknown suffix {suffix or '(none)'!r}; "
             f"supported: {', '.join(SUPPORTED_SUFFIXES)}"
         )
-    if progress is not None:
+    if progress is not None:  # the CLI's words, in its language
         laid = positions is not None and all(v in positions for v in graph.nodes)
-        what = "building the interactive page of" if suffix == ".html" else (
-            "drawing" if laid else "laying out and drawing"
-        )
+        if suffix == ".html":
+            what = translate(
+                "Cli", "building the interactive page of {nodes} nodes and {edges} edges ({format})"
+            )
+        elif laid:
+            what = translate("Cli", "drawing {nodes} nodes and {edges} edges ({format})")
+        else:
+            what = translate(
+                "Cli", "laying out and drawing {nodes} nodes and {edges} edges ({format})"
+            )
         progress(
-            f"{what} {graph.number_of_nodes():,} nodes and {graph.number_of_edges():,} edges "
-            f"({suffix[1:]})"
+            what.format(
+                nodes=f"{graph.number_of_nodes():,}",
+                edges=f"{graph.number_of_edges():,}",
+                format=suffix[1:],
+            )
         )
     if writer is _write_html:
         _write_html(graph, path, positions, spacing or DEFAULT_SPACING, language)
@@ -393,10 +404,24 @@ def export_snapshot(
 
         if progress is not None:
             passes = len(snapshot.get("backward_passes") or [])
+            if passes == 1:
+                what = translate(
+                    "Cli",
+                    "building the interactive page of {nodes} nodes, {edges} edges and "
+                    "{passes} backward pass",
+                )
+            else:
+                what = translate(
+                    "Cli",
+                    "building the interactive page of {nodes} nodes, {edges} edges and "
+                    "{passes} backward passes",
+                )
             progress(
-                f"building the interactive page of {graph.number_of_nodes():,} nodes, "
-                f"{graph.number_of_edges():,} edges and {passes:,} backward "
-                f"pass{'' if passes == 1 else 'es'}"
+                what.format(
+                    nodes=f"{graph.number_of_nodes():,}",
+                    edges=f"{graph.number_of_edges():,}",
+                    passes=f"{passes:,}",
+                )
             )
         Path(path).write_text(render_html(snapshot, language=language), encoding="utf-8")
         return graph

@@ -324,8 +324,18 @@ def test_export_html_in_korean(tmp_path):
     export_graph(graph_from_json(model_graph(model)), alone, language="ko")
     assert '<html lang="ko">' in alone.read_text(encoding="utf-8")
     snap, _ = small_snapshot()
-    export_snapshot(snap, tmp_path / "snap.html", language="ko")
+    said: list[str] = []
+    i18n.set_language("ko")  # as gradviz export does: its progress lines speak Korean too
+    try:
+        export_snapshot(snap, tmp_path / "snap.html", progress=said.append)
+        export_snapshot(snap, tmp_path / "snap.svg", progress=said.append)
+    finally:
+        i18n.set_language("en")
     assert "역전파 #1" in (tmp_path / "snap.html").read_text(encoding="utf-8")
+    assert said == [
+        "노드 6개, 간선 5개, 역전파 2번으로 대화형 페이지를 만드는 중",
+        "노드 6개와 간선 5개를 배치하고 그리는 중 (svg)",
+    ], said
 
 
 def model_graph(model: dict) -> dict:

@@ -530,6 +530,26 @@
         <source>the window needs PySide6 ({error})</source>
         <translation>창을 열려면 PySide6가 필요합니다 ({error})</translation>
     </message>
+    <message>
+        <source>building the interactive page of {nodes} nodes and {edges} edges ({format})</source>
+        <translation>노드 {nodes}개와 간선 {edges}개로 대화형 페이지를 만드는 중 ({format})</translation>
+    </message>
+    <message>
+        <source>drawing {nodes} nodes and {edges} edges ({format})</source>
+        <translation>노드 {nodes}개와 간선 {edges}개를 그리는 중 ({format})</translation>
+    </message>
+    <message>
+        <source>laying out and drawing {nodes} nodes and {edges} edges ({format})</source>
+        <translation>노드 {nodes}개와 간선 {edges}개를 배치하고 그리는 중 ({format})</translation>
+    </message>
+    <message>
+        <source>building the interactive page of {nodes} nodes, {edges} edges and {passes} backward pass</source>
+        <translation>노드 {nodes}개, 간선 {edges}개, 역전파 {passes}번으로 대화형 페이지를 만드는 중</translation>
+    </message>
+    <message>
+        <source>building the interactive page of {nodes} nodes, {edges} edges and {passes} backward passes</source>
+        <translation>노드 {nodes}개, 간선 {edges}개, 역전파 {passes}번으로 대화형 페이지를 만드는 중</translation>
+    </message>
 </context>
 <context>
     <name>DebugStrip</name>
