@@ -170,11 +170,13 @@ def _names(value: Any) -> list[str]:
     return []
 
 
-def _decode_graph(snapshot: Mapping[str, Any], limits: PageLimits) -> nx.DiGraph:
+def _decode_graph(
+    snapshot: Mapping[str, Any], limits: PageLimits, language: str = "en"
+) -> nx.DiGraph:
     data = _as_dict(snapshot.get("graph"), "snapshot['graph']")
     nodes = _as_list(data.get("nodes"), "graph['nodes']")
     edges = _as_list(data.get("edges"), "graph['edges']")
-    _check_size(len(nodes), len(edges), limits)  # before any work on them
+    _check_size(len(nodes), len(edges), limits, language)  # before any work on them
     for i, node in enumerate(nodes):
         if not isinstance(node, Mapping) or not isinstance(node.get("id"), str):
             raise SnapshotShapeError(f"graph['nodes'][{i}] has no string 'id'")
@@ -688,13 +690,19 @@ def _pass_json(
 # --------------------------------------------------------------------------- the page
 
 
-def _check_size(n: int, e: int, limits: PageLimits) -> None:
+def _check_size(n: int, e: int, limits: PageLimits, language: str = "en") -> None:
     if n + e > limits.max_elements:
         raise PageTooBig(
-            f"the graph has {n:,} nodes and {e:,} edges, more than an HTML page takes "
-            f"({limits.max_elements:,} nodes + edges): building it would take minutes and "
-            "hundreds of MB. Export it as .svg, .json or .graphml instead, or open it in "
-            "the window (gradviz open)"
+            _t(
+                language,
+                "the graph has {nodes} nodes and {edges} edges, more than an HTML page takes "
+                "({limit} nodes + edges): building it would take minutes and hundreds of MB. "
+                "Export it as .svg, .json or .graphml instead, or open it in the window "
+                "(gradviz open)",
+                nodes=_count(n),
+                edges=_count(e),
+                limit=_count(limits.max_elements),
+            )
         )
 
 
@@ -727,7 +735,7 @@ def _page_model(
     limits = limits or DEFAULT_LIMITS
     if not isinstance(snapshot, Mapping):
         raise SnapshotShapeError(f"a snapshot is a JSON object, not {type(snapshot).__name__}")
-    graph = _decode_graph(snapshot, limits)
+    graph = _decode_graph(snapshot, limits, lang)
     passes = _decode_passes(snapshot)
     views, grouped, notes, opened, positions = _views(
         graph, limits, started, _given_positions(snapshot, graph), lang

@@ -217,6 +217,7 @@ torch = pytest.importorskip("torch")
 import gradviz  # noqa: E402
 from gradviz.html_view import (  # noqa: E402
     PageLimits,
+    PageTooBig,
     notebook_html,
     page_model,
     render_html,
@@ -278,6 +279,14 @@ def test_notes_and_groups_in_korean():
     j = next(v for v in english["views"] if v["key"] == "modules")["ids"].index("g:0")
     assert english["shown"]["g:0"]["lines"] == ["0", "6 nodes"]
     assert modules["w"][i] >= next(v for v in english["views"] if v["key"] == "modules")["w"][j]
+
+
+def test_too_big_a_graph_is_refused_in_korean():
+    snap = {"graph": {"nodes": [{"id": "a"}, {"id": "b"}], "edges": [{"source": "a", "target": "b"}]}}
+    with pytest.raises(PageTooBig, match="HTML 페이지 하나에 담을 수 있는 양"):
+        page_model(snap, limits=PageLimits(max_elements=2), language="ko")
+    with pytest.raises(PageTooBig, match="more than an HTML page takes"):
+        page_model(snap, limits=PageLimits(max_elements=2), language="en")
 
 
 def test_notebook_output_in_korean():

@@ -1461,6 +1461,10 @@ An autosaved copy from {when} exists. Restore it?</source>
         <translation>gradviz: 이 노트북은 신뢰할 수 없는 상태라서 대화형 계산 그래프를 숨겼습니다. 노트북을 신뢰하거나(File &gt; Trust Notebook) 셀을 다시 실행하면 보입니다. 정적인 그림은 같은 출력에 SVG로 들어 있습니다.</translation>
     </message>
     <message>
+        <source>the graph has {nodes} nodes and {edges} edges, more than an HTML page takes ({limit} nodes + edges): building it would take minutes and hundreds of MB. Export it as .svg, .json or .graphml instead, or open it in the window (gradviz open)</source>
+        <translation>그래프에 노드 {nodes}개와 간선 {edges}개가 있어 HTML 페이지 하나에 담을 수 있는 양(노드 + 간선 {limit}개)을 넘습니다: 만드는 데 몇 분, 메모리 수백 MB가 듭니다. 대신 .svg, .json, .graphml로 내보내거나 창에서 여세요 (gradviz open)</translation>
+    </message>
+    <message>
         <source>autograd graph, {n} node</source>
         <translation>autograd 계산 그래프, 노드 {n}개</translation>
     </message>

@@ -49,6 +49,14 @@ TEXTS: tuple[str, ...] = (
         "notebook (File > Trust Notebook) or run the cell again to see it; the static picture "
         "is in the same output as SVG.",
     ),
+    # a graph too big for a page (html_view.PageTooBig: gradviz export prints it)
+    QT_TRANSLATE_NOOP(
+        "HtmlView",
+        "the graph has {nodes} nodes and {edges} edges, more than an HTML page takes "
+        "({limit} nodes + edges): building it would take minutes and hundreds of MB. "
+        "Export it as .svg, .json or .graphml instead, or open it in the window "
+        "(gradviz open)",
+    ),
     # the page's data (html_view.py): titles, pictures, notes, what changed a leaf's .grad
     QT_TRANSLATE_NOOP("HtmlView", "autograd graph, {n} node"),
     QT_TRANSLATE_NOOP("HtmlView", "autograd graph, {n} nodes"),
