@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
-from PySide6.QtCore import QRectF
-from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsSceneHelpEvent
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsScene,
+    QGraphicsSceneHelpEvent,
+    QStyleOptionGraphicsItem,
+)
 
 from gradviz.core.fmt import fmt_value
 from gradviz.core.layout import DEFAULT_SPACING
 from gradviz.core.style import LIGHT, Theme
 from gradviz.i18n import QT_TRANSLATE_NOOP
+from gradviz.ui import theme
 
 MIN_ZOOM = 0.02
 MAX_ZOOM = 8.0
@@ -79,6 +87,39 @@ def format_value(value: Any, max_chars: int = 26) -> str:
     return fmt_value(value, max_chars)
 
 
+@lru_cache(maxsize=1024)
+def _colour(hex_colour: str, alpha: int = 255) -> QColor:
+    """``theme.qcolor``, made once per colour: shared, never change it."""
+    return theme.qcolor(hex_colour, alpha)
+
+
+@lru_cache(maxsize=1024)
+def _brush(hex_colour: str, alpha: int = 255) -> QBrush:
+    """A solid brush of this colour, made once: shared, never change it."""
+    return QBrush(_colour(hex_colour, alpha))
+
+
+@lru_cache(maxsize=1024)
+def _pen(
+    hex_colour: str,
+    alpha: int = 255,
+    width: float = 1.0,
+    style: Qt.PenStyle = Qt.PenStyle.SolidLine,
+    cosmetic: bool = False,
+    cap: Qt.PenCapStyle = Qt.PenCapStyle.SquareCap,
+) -> QPen:
+    """``QPen(colour, width)`` with this style, cap and cosmetic flag, made once per
+    combination (painting made a few pens per node): shared, never change it."""
+    pen = QPen(_colour(hex_colour, alpha), width)
+    if style != Qt.PenStyle.SolidLine:
+        pen.setStyle(style)
+    if cosmetic:
+        pen.setCosmetic(True)
+    if cap != Qt.PenCapStyle.SquareCap:
+        pen.setCapStyle(cap)
+    return pen
+
+
 class _Scene(QGraphicsScene):
     """The canvas's scene; its items paint with its :attr:`theme`."""
 
@@ -132,3 +173,15 @@ def _nodes_union(nodes: Iterable[Any], grow: float) -> QRectF:
     if x0 > x1:
         return QRectF()
     return QRectF(x0 - grow, y0 - grow, x1 - x0 + 2 * grow, y1 - y0 + 2 * grow)
+
+
+def _exposed_on_device(painter: QPainter, option: QStyleOptionGraphicsItem) -> QRectF:
+    """The part of the item ``painter`` can reach: its exposed rect, cut to the paint
+    device (``QGraphicsView.render`` exposes the whole item, however big)."""
+    exposed = option.exposedRect
+    device = painter.device()
+    inverse, invertible = painter.worldTransform().inverted()
+    if device is None or not invertible:
+        return exposed
+    reach = inverse.mapRect(QRectF(0, 0, device.width(), device.height()))
+    return exposed.intersected(reach)

@@ -8,16 +8,15 @@ from functools import lru_cache
 from typing import Any
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtGui import QPainter, QPainterPath, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from gradviz.core.routing import arrow_polygon, geometry_midpoint, geometry_segments
 from gradviz.core.style import Theme
-from gradviz.ui import theme
 from gradviz.ui.i18n import translate
 from gradviz.ui.text import plain_tooltip
 
-from ._common import TEXT_LOD, Z_EDGE, Z_EDGE_NEW, Z_LABEL, EdgeKey, _theme_of
+from ._common import TEXT_LOD, Z_EDGE, Z_EDGE_NEW, Z_LABEL, EdgeKey, _brush, _pen, _theme_of
 from .nodes import Geometry, _fonts
 
 
@@ -216,21 +215,18 @@ def _stroke(
     painter: QPainter, style: _EdgeStyle, t: Theme, detailed: bool, path: QPainterPath,
     arrows: QPainterPath,
 ) -> None:
-    colour = theme.qcolor(style.colour(t))
-    pen = QPen(colour, style.width)
-    if not detailed:
-        pen.setWidthF(1.0)
-        pen.setCosmetic(True)
-    if style.dashed:
-        pen.setStyle(Qt.PenStyle.DashLine)
-    painter.setPen(pen)
+    colour = style.colour(t)
+    painter.setPen(_pen(
+        colour, 255, style.width if detailed else 1.0,
+        Qt.PenStyle.DashLine if style.dashed else Qt.PenStyle.SolidLine, not detailed,
+    ))
     painter.setBrush(Qt.BrushStyle.NoBrush)
     painter.drawPath(path)
     if not arrows.isEmpty():
         # zoomed out too: a line stops where its arrowhead starts, so without the
         # head it would end short of the box it points at
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(colour)
+        painter.setBrush(_brush(colour))
         painter.drawPath(arrows)
 
 
@@ -264,21 +260,9 @@ class _EdgeLabelItem(QGraphicsItem):
             return
         t = _theme_of(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setPen(QPen(theme.qcolor(t.backward), 1.2))
-        painter.setBrush(theme.qcolor(t.label_fill, 240))
+        painter.setPen(_pen(t.backward, 255, 1.2))
+        painter.setBrush(_brush(t.label_fill, 240))
         painter.drawRoundedRect(self._rect, 4, 4)
         painter.setFont(_fonts().edge)
-        painter.setPen(theme.qcolor(t.label_text))
+        painter.setPen(_pen(t.label_text))
         painter.drawText(self._rect, Qt.AlignmentFlag.AlignCenter, self.text)
-
-
-def _exposed_on_device(painter: QPainter, option: QStyleOptionGraphicsItem) -> QRectF:
-    """The part of the item ``painter`` can reach: its exposed rect, cut to the paint
-    device (``QGraphicsView.render`` exposes the whole item, however big)."""
-    exposed = option.exposedRect
-    device = painter.device()
-    inverse, invertible = painter.worldTransform().inverted()
-    if device is None or not invertible:
-        return exposed
-    reach = inverse.mapRect(QRectF(0, 0, device.width(), device.height()))
-    return exposed.intersected(reach)

@@ -20,7 +20,19 @@ from gradviz.ui.display import sizing_attrs
 from gradviz.ui.i18n import translate
 from gradviz.ui.text import plain_tooltip
 
-from ._common import _LINE_H, _NODE_MARGIN, TEXT_LOD, Z_NODE, Z_NODE_HOT, _nodes_union, _theme_of
+from ._common import (
+    _LINE_H,
+    _NODE_MARGIN,
+    TEXT_LOD,
+    Z_NODE,
+    Z_NODE_HOT,
+    _brush,
+    _colour,
+    _exposed_on_device,
+    _nodes_union,
+    _pen,
+    _theme_of,
+)
 
 # --------------------------------------------------------------------------- fonts
 
@@ -411,12 +423,10 @@ def _paint_node(painter: QPainter, node: _Node, t: Theme, lod: float) -> None:
     rect = shape.rect
     if lod < TEXT_LOD:
         # Tiny on screen: a flat rectangle, plus a cosmetic ring for what matters.
-        painter.fillRect(rect, theme.qcolor(_flat_colour(node, t)))
+        painter.fillRect(rect, _colour(_flat_colour(node, t)))
         ring = _ring_colour(node, t)
         if ring is not None:
-            pen = QPen(theme.qcolor(ring), 2.0)
-            pen.setCosmetic(True)
-            painter.setPen(pen)
+            painter.setPen(_pen(ring, 255, 2.0, cosmetic=True))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(rect)
         return
@@ -430,8 +440,8 @@ def _paint_node(painter: QPainter, node: _Node, t: Theme, lod: float) -> None:
     if group:
         # A stack of cards: the boxes it hides peek out behind it.
         for offset, shade in ((7.5, 0.45), (4.0, 0.2)):
-            painter.setPen(QPen(theme.qcolor(theme.blend(stroke, t.background, shade)), 1.1))
-            painter.setBrush(theme.qcolor(theme.blend(fill, t.background, shade)))
+            painter.setPen(_pen(theme.blend(stroke, t.background, shade), 255, 1.1))
+            painter.setBrush(_brush(theme.blend(fill, t.background, shade)))
             painter.drawRoundedRect(rect.translated(offset, -offset), r, r)
 
     def rounded(grow: float) -> None:
@@ -443,14 +453,14 @@ def _paint_node(painter: QPainter, node: _Node, t: Theme, lod: float) -> None:
     painter.setBrush(Qt.BrushStyle.NoBrush)
     if flags & _EXECUTING:
         for grow, alpha in ((6.0, 45), (3.5, 90)):
-            painter.setPen(QPen(theme.qcolor(t.backward, alpha), 3.0))
+            painter.setPen(_pen(t.backward, alpha, 3.0))
             rounded(grow)
     elif new:
         for grow, alpha in ((6.0, 40), (3.5, 85)):
-            painter.setPen(QPen(theme.qcolor(t.new, alpha), 3.0))
+            painter.setPen(_pen(t.new, alpha, 3.0))
             rounded(grow)
     if flags & _SELECTED:
-        painter.setPen(QPen(theme.qcolor(t.selection), 2.5))
+        painter.setPen(_pen(t.selection, 255, 2.5))
         rounded(4.5)
 
     # The body.
@@ -459,15 +469,13 @@ def _paint_node(painter: QPainter, node: _Node, t: Theme, lod: float) -> None:
         stroke, width = t.new, 2.2
     if flags & _EXECUTING:
         stroke, width = t.backward, 2.6
-    pen = QPen(theme.qcolor(stroke), width)
-    if attrs.get("freed"):
-        pen.setStyle(Qt.PenStyle.DashLine)
-    painter.setPen(pen)
-    painter.setBrush(theme.qcolor(fill))
+    dashed = Qt.PenStyle.DashLine if attrs.get("freed") else Qt.PenStyle.SolidLine
+    painter.setPen(_pen(stroke, 255, width, dashed))
+    painter.setBrush(_brush(fill))
     rounded(0.0)
     if group:
         # A double border says "more inside".
-        painter.setPen(QPen(theme.qcolor(stroke, 150), 0.9))
+        painter.setPen(_pen(stroke, 150, 0.9))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         rounded(-2.5)
 
@@ -478,7 +486,7 @@ def _paint_node(painter: QPainter, node: _Node, t: Theme, lod: float) -> None:
     left, text_w = rect.left() + 4, rect.width() - 8
     for i, line in enumerate(lines):
         painter.setFont(fonts.label if i == 0 else fonts.body)
-        painter.setPen(theme.qcolor(text_colour if i == 0 else t.muted_text))
+        painter.setPen(_pen(text_colour if i == 0 else t.muted_text))
         painter.drawText(
             QRectF(left, top + i * _LINE_H, text_w, _LINE_H), Qt.AlignmentFlag.AlignCenter, line
         )
@@ -524,11 +532,11 @@ def _draw_tab(
     w = width if width is not None else _advance(fm, text) + 8
     h = 12.0
     box = QRectF(x, y_mid - h / 2, w, h)
-    painter.setPen(QPen(theme.qcolor(colour), 1.0))
-    painter.setBrush(theme.qcolor(fill))
+    painter.setPen(_pen(colour))
+    painter.setBrush(_brush(fill))
     painter.drawRoundedRect(box, h / 2, h / 2)
     painter.setFont(font)
-    painter.setPen(theme.qcolor(text_colour or colour))
+    painter.setPen(_pen(text_colour or colour))
     painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
 
 
@@ -629,7 +637,7 @@ class _NodeTile(QGraphicsItem):
                 painter.setPen(pen)
                 painter.drawRects(rects)
             return
-        exposed = option.exposedRect
+        exposed = _exposed_on_device(painter, option)
         x0, y0, x1, y1 = exposed.left(), exposed.top(), exposed.right(), exposed.bottom()
         m = _NODE_MARGIN
         later: list[_Node] = []

@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QPainter, QPainterPath, QPen
+from PySide6.QtGui import QPainter, QPainterPath
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from gradviz.core.routing import storage_link_curve
 from gradviz.ui import theme
 
-from ._common import TEXT_LOD, Z_STORAGE, _theme_of
-from .edges import _exposed_on_device
+from ._common import TEXT_LOD, Z_STORAGE, _exposed_on_device, _pen, _theme_of
 from .nodes import NodeItem
 
 
@@ -69,11 +68,10 @@ class _StorageLinks(QGraphicsItem):
             if not box.intersects(exposed):
                 continue
             width = (2.6 if strong else 1.8) if detailed else 1.0
-            pen = QPen(theme.qcolor(theme.storage_colour(group, t), 240 if strong else 200), width)
-            pen.setCosmetic(not detailed)
-            pen.setStyle(Qt.PenStyle.DotLine)
-            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-            painter.setPen(pen)
+            painter.setPen(_pen(
+                theme.storage_colour(group, t), 240 if strong else 200, width,
+                Qt.PenStyle.DotLine, not detailed, Qt.PenCapStyle.RoundCap,
+            ))
             painter.drawPath(path)
 
 
