@@ -1,6 +1,7 @@
 """Restricted mode, round 5 of issue 21: @property, enum, functools.lru_cache/cache,
 optimizer state, torch.nn.utils.parametrize/parametrizations, TransformedDistribution,
-argparse sub-commands and functorch's make_functional.
+argparse sub-commands, functorch's make_functional, and @classmethod / @staticmethod
+read on a script class.
 
 As in ``test_restricted_python``: each construct is checked against plain ``exec`` of
 the same script (printed values, gradients, grad_fn names; failing lines and error
@@ -331,6 +332,46 @@ FIDELITY = {
         "parser.print_help()\n"
         "ev.print_usage()\n"
     ),
+    "classmethod-staticmethod": (
+        "import functools\n"
+        "class Config:\n"
+        "    n_layer = 2\n"
+        "    def __init__(self, n_layer=2, lr=0.1):\n"
+        "        self.n_layer, self.lr = n_layer, lr\n"
+        "    @classmethod\n"
+        "    def from_dict(cls, d):\n"
+        "        return cls(**d)\n"
+        "    @classmethod\n"
+        "    def default_layers(cls):\n"
+        "        return cls.n_layer * 2\n"
+        "    @staticmethod\n"
+        "    def check(v):\n"
+        "        return v > 0\n"
+        "    @classmethod\n"
+        "    @functools.cache\n"
+        "    def table(cls, n):\n"
+        "        return tuple(range(n))\n"
+        "class Big(Config):\n"
+        "    n_layer = 12\n"
+        "c = Config.from_dict({'n_layer': 4, 'lr': 0.5})\n"
+        "b = Big.from_dict({})\n"
+        "print(c.n_layer, c.lr, type(b).__name__, Big.default_layers(), c.default_layers())\n"
+        "print(Config.check(3), c.check(-1), getattr(Config, 'check')(1), Config.table(3))\n"
+        "class Net(torch.nn.Module):\n"
+        "    def __init__(self, width):\n"
+        "        super().__init__()\n"
+        "        self.fc = torch.nn.Linear(width, 1)\n"
+        "    @classmethod\n"
+        "    def small(cls):\n"
+        "        return cls(2)\n"
+        "    def forward(self, x):\n"
+        "        return self.fc(x)\n"
+        "torch.manual_seed(0)\n"
+        "net = Net.small()\n"
+        "out = net(torch.ones(1, 2)).sum()\n"
+        "out.backward()\n"
+        "print(out, net.fc.weight.grad)\n"
+    ),
     "functorch-make-functional": (
         "import functorch as ft\n"
         "torch.manual_seed(0)\n"
@@ -515,6 +556,33 @@ ATTACKS = {
     "property-super-library": (
         "class M(torch.nn.Linear):\n    def peek(self):\n        return super().T_destination\n"
         "M(1, 1).peek()\n"
+    ),
+    # @classmethod / @staticmethod read on the class: the script's own, bound by Python
+    "classmethod-call": "classmethod(print)\n",
+    "classmethod-outside-class": "@classmethod\ndef f(cls):\n    return cls\n",
+    "classmethod-func": (
+        "class C:\n    @classmethod\n    def f(cls):\n        return 1\nC.f.__func__\n"
+    ),
+    "classmethod-self-dunder": (
+        "class C:\n    @classmethod\n    def f(cls):\n        return 1\ngetattr(C.f, '__self__')\n"
+    ),
+    "classmethod-super": (
+        "class A:\n    @classmethod\n    def f(cls):\n        return 1\n"
+        "class B(A):\n    @classmethod\n    def f(cls):\n        return super().f()\nB.f()\n"
+    ),
+    "classmethod-library-class": "torch.nn.Linear.__init__\n",
+    "classmethod-library-staticmethod": (
+        "class M(torch.nn.Linear):\n    pass\nM.register_buffer\n"
+    ),
+    "classmethod-and-property": (
+        "class C:\n    @property\n    @classmethod\n    def f(cls):\n        return 1\n"
+    ),
+    "classmethod-module-api": (
+        "class M(torch.nn.Module):\n    @classmethod\n    def zero_grad(cls):\n        return 1\n"
+    ),
+    "classmethod-autograd-function": (
+        "class F(torch.autograd.Function):\n    @classmethod\n    def forward(cls, ctx, x):\n"
+        "        return x\n    @staticmethod\n    def backward(ctx, g):\n        return g\n"
     ),
     # enum: the functional API, the metaclass's own names, enum hooks
     "enum-functional-api": "import enum\nenum.Enum('Color', 'RED GREEN')\n",

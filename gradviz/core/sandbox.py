@@ -917,6 +917,7 @@ class Interpreter:
         # names for decorators only: calling them is refused like any other type
         self.builtins["staticmethod"] = staticmethod
         self.builtins["property"] = property
+        self.builtins["classmethod"] = classmethod
         # enum's classes are bases only (their functional API, Enum('Name', 'a b'), makes
         # classes outside the class statement's checks); auto() marks a member's value
         self.modules["enum"] = enum_module(self)
@@ -1557,6 +1558,7 @@ class Interpreter:
             if isinstance(item, ast.FunctionDef):
                 fn = self._make_function(f"{stmt.name}.{item.name}", item.args, item.body, scope)
                 static = False
+                bound_to_class = False
                 value: Any = fn
                 decorator_nodes = list(item.decorator_list)
                 # @property / @name.setter: the outermost decorator, read from the class
@@ -1565,8 +1567,10 @@ class Interpreter:
                 if prop is not None:
                     decorator_nodes = decorator_nodes[1:]
                 for deco in reversed([self.eval(d, scope) for d in decorator_nodes]):
-                    if deco is staticmethod and prop is None:
+                    if deco is staticmethod and prop is None and not bound_to_class:
                         static = True
+                    elif deco is classmethod and prop is None and not static:
+                        bound_to_class = True  # Config.from_dict(d): the class comes first
                     else:
                         value = self._apply_decorator(deco, value, item)
                 if not isinstance(value, (ScriptFunction, ScriptCache)):
@@ -1579,7 +1583,9 @@ class Interpreter:
                     functions += [f for f in (value.fn, fn) if isinstance(f, ScriptFunction)]
                     if prop is None:
                         namespace[item.name] = (
-                            staticmethod(value) if static else _host_cached_method(value)
+                            staticmethod(value) if static
+                            else classmethod(_host_cached_method(value)) if bound_to_class
+                            else _host_cached_method(value)
                         )
                         continue
                 else:
@@ -1596,7 +1602,9 @@ class Interpreter:
                     namespace[item.name] = made
                     continue
                 namespace[item.name] = (
-                    staticmethod(_host_callable(value)) if static else _host_method(value)
+                    staticmethod(_host_callable(value)) if static
+                    else classmethod(_host_method(value)) if bound_to_class
+                    else _host_method(value)
                 )
                 if is_module and item.name == "extra_repr" and not static:
                     namespace[item.name] = _bounded_extra_repr(namespace[item.name])
@@ -3448,6 +3456,9 @@ class Interpreter:
             return bool(self._defined_by_script(obj, name)) and (
                 _is_plain_data(value) or (isinstance(value, type) and value in self.script_classes)
                 or (self._is_script_enum(obj) and isinstance(value, obj))  # Color.RED
+                # Config.from_dict, Util.helper: the script's own static and class methods
+                # (its class statement made every staticmethod/classmethod in its dict)
+                or isinstance(value, (staticmethod, classmethod))
             )
         if isinstance(obj, type) and obj in self._made_types:
             return False
