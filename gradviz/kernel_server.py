@@ -56,6 +56,8 @@ from gradviz.runner import MAX_OUTPUT_CHARS
 #: and captures), so that with the kernel's start and the report a refusal comes
 #: within 40 s; the window's sessions keep the interpreter's own budget
 REPORT_RUN_SECONDS = 30.0
+#: the most graph nodes a report captures (gradviz run, gradviz export)
+REPORT_CAPTURE_NODES = 50_000
 
 #: requests that act on a paused statement; any other ends it where it stands first
 _KEEP_PAUSE = (Step, Continue, RunToBackward, RunToEnd, RunToLine, Debug, DebugStop, Snapshot)
@@ -367,6 +369,11 @@ class Kernel:
             s.interpreter.max_run_seconds = max(
                 REPORT_RUN_SECONDS, 2 * float(asked) if asked else 0.0
             )
+        # A report's picture is read within what the parent will take: past about
+        # 55,000 nodes the reply is too big for it to parse (a 400,000-node chain was
+        # read for 15 s into a 67 MB line the parent then dropped; a trusted 60,000-node
+        # chain's 30 MB reply was dropped too)
+        s.capture_max_nodes = REPORT_CAPTURE_NODES
         s.events.connect("statement_executed", self._send_result)
         self._output_left = MAX_OUTPUT_CHARS
         results = s.run_to_end(keep_going=request.keep_going)

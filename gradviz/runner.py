@@ -319,12 +319,19 @@ class Dropped:
         self.head = head
         self.why = why
 
-    _REPLY = re.compile(rb'^\s*\{\s*"id"\s*:\s*(-?\d{1,20})\s*,\s*"event"\s*:\s*"reply"')
+    # the kernel begins a reply with its event and id, in either order
+    _REPLY = (
+        re.compile(rb'^\s*\{\s*"id"\s*:\s*(-?\d{1,20})\s*,\s*"event"\s*:\s*"reply"'),
+        re.compile(rb'^\s*\{\s*"event"\s*:\s*"reply"\s*,\s*"id"\s*:\s*(-?\d{1,20})\s*[,}]'),
+    )
 
     def reply_id(self) -> int | None:
         """The request id when the line begins as the kernel begins a reply, else None."""
-        match = self._REPLY.match(self.head)
-        return int(match.group(1)) if match else None
+        for pattern in self._REPLY:
+            match = pattern.match(self.head)
+            if match:
+                return int(match.group(1))
+        return None
 
     def note(self) -> str:
         return f"a line of {self.size:,} bytes from the kernel was dropped: {self.why}"

@@ -173,3 +173,79 @@ def test_small_bands_keep_every_node_and_free_the_whole_graph(monkeypatch):
     assert saved() is not None
     del y
     assert saved() is None
+
+
+def test_a_restricted_report_reads_at_most_its_node_budget_and_says_so(monkeypatch):
+    """gradviz run --restricted of a long chain: the report's capture stops at
+    REPORT_CAPTURE_NODES (a 400,000-node chain was read for 15 s into a 67 MB reply
+    the parent would not parse) and the statement's warnings say why the picture is
+    cut. The kernel in-process, with a small budget."""
+    import io
+
+    from gradviz import kernel_server
+    from gradviz import protocol as P
+
+    monkeypatch.setattr(kernel_server, "REPORT_CAPTURE_NODES", 300)
+    out = io.StringIO()
+    kernel = kernel_server.Kernel(out, trusted=False)
+    source = "import torch\nx = torch.ones(2000, 1, requires_grad=True)\ny = sum(x.unbind())\n"
+    try:
+        kernel.serve(io.BytesIO((P.encode_request(1, P.Report(source=source)) + "\n").encode()))
+    finally:
+        kernel.release()
+    reply = next(m for m in map(json.loads, out.getvalue().splitlines()) if m["event"] == "reply")
+    report = reply["state"]
+    assert all(s["ok"] for s in report["statements"])
+    grad_fns = [n for n in report["graph"]["nodes"] if n["kind"] == "grad_fn"]
+    assert 0 < len(grad_fns) <= 300
+    warnings = report["statements"][-1]["warnings"]
+    assert any("more than 300 nodes" in w and "max_capture_nodes" in w for w in warnings)
+    # the same script in the window's session keeps its whole graph
+    from gradviz.core.session import Session
+
+    session = Session(source)
+    session.run_to_end()
+    assert sum(1 for _, d in session.graph.nodes(data=True) if d["kind"] == "grad_fn") > 1000
+
+
+def test_the_kernel_exits_without_freeing_and_still_runs_atexit(tmp_path):
+    """The kernel ends with os._exit once serving is over (freeing a long chain one
+    object at a time cost 10 s after the reply); a trusted script's atexit handlers
+    still run, as python runs them."""
+    script = tmp_path / "bye.py"
+    script.write_text(
+        "import atexit, pathlib, torch\n"
+        "x = torch.ones(1, requires_grad=True)\n"
+        "y = x\n"
+        "for _ in range(60_000):\n"
+        "    y = y * 1.0\n"
+        "f = y.grad_fn\n"
+        "while f.next_functions:\n"
+        "    f = f.next_functions[0][0]\n"  # every node gets its Python wrapper
+        "atexit.register(lambda: pathlib.Path('bye.txt').write_text('bye'))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradviz", "run", "--trust", "--json", str(script)],
+        capture_output=True, text=True, timeout=240, cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert all(s["ok"] for s in json.loads(proc.stdout)["statements"])
+    assert (tmp_path / "bye.txt").read_text() == "bye"
+
+
+def test_a_restricted_capture_is_bounded_by_what_is_left_of_the_run():
+    """After a statement that used the run's budget, its capture may read for
+    CAPTURE_FLOOR_S more, not for capture's own 20 s (the 400,000-node chain's
+    capture ran 15 s past its run); a trusted session's capture has no run budget."""
+    import time
+
+    from gradviz.core.session import CAPTURE_FLOOR_S, Session
+
+    session = Session("x = 1\n")
+    session.interpreter.max_run_seconds = 30.0
+    session.interpreter.run_seconds = 2.0
+    left = session._capture_deadline(25.0) - time.monotonic()
+    assert CAPTURE_FLOOR_S - 0.5 < left <= CAPTURE_FLOOR_S
+    left = session._capture_deadline(10.0) - time.monotonic()
+    assert 17.5 < left <= 18.0
+    assert Session("x = 1\n", trusted=True)._capture_deadline(25.0) is None

@@ -494,3 +494,26 @@ def test_the_window_kills_a_kernel_that_writes_an_endless_line(qt, tmp_path):
         assert replayed.args[0]["message"] == "fake kernel"
     finally:
         client.shutdown()
+
+
+def test_a_dropped_reply_is_known_by_the_head_the_real_kernel_writes():
+    """The real kernel begins a reply with "event" then "id" (the fake kernels wrote
+    "id" first): a 67 MB report of a 400,000-node chain was dropped as an unknown line,
+    and gradviz run waited 25 s more for a reply that had come."""
+    import io
+
+    from gradviz import protocol as P
+    from gradviz.kernel_server import Kernel
+    from gradviz.runner import Dropped
+
+    out = io.StringIO()
+    kernel = Kernel(out, trusted=False)
+    try:
+        kernel.serve(io.BytesIO((P.encode_request(7, P.Snapshot()) + "\n").encode()))
+    finally:
+        kernel.release()
+    line = next(raw for raw in out.getvalue().splitlines() if '"reply"' in raw[:60])
+    assert Dropped(len(line), line.encode()[:200], "too big").reply_id() == 7
+    assert Dropped(10, b'{"id": 3, "event": "reply", "ok": true', "x").reply_id() == 3
+    assert Dropped(10, b'{"event": "result", "id": 3, "x": 1', "x").reply_id() is None
+    assert Dropped(10, b'{"event": "reply", "id": 31415', "x").reply_id() is None  # cut id

@@ -650,6 +650,8 @@ class _WalkBudget:
     """The node budget and deadline of the capture running now (None: no capture)."""
 
     left: int | None = None
+    #: the node budget the running capture started with
+    limit: int = MAX_CAPTURE_NODES
     deadline: float | None = None
     #: why the running capture stopped early, if it did
     cut: str | None = None
@@ -663,8 +665,8 @@ class _WalkBudget:
             return False
         if cls.left <= 0:
             cls.cut = (
-                f"the graph has more than {MAX_CAPTURE_NODES:,} nodes; gradviz shows the "
-                f"{MAX_CAPTURE_NODES:,} nearest the script's variables (gradviz limit "
+                f"the graph has more than {cls.limit:,} nodes; gradviz shows the "
+                f"{cls.limit:,} nearest the script's variables (gradviz limit "
                 "max_capture_nodes)"
             )
             return False
@@ -683,14 +685,17 @@ _WALK = _WalkBudget
 
 def capture(*args: Any, deadline: float | None = None, **kwargs: Any) -> GraphCapture:
     """See :func:`_capture`; value summaries share one budget (STATS_BUDGET_ELEMENTS),
-    and the walk reads at most MAX_CAPTURE_NODES nodes, until ``deadline`` (monotonic)
+    and the walk reads at most ``max_nodes`` (at most MAX_CAPTURE_NODES) nodes, until
+    ``deadline`` (monotonic)
     or MAX_CAPTURE_SECONDS from now, whichever is sooner. A capture cut short says
     why in its ``cut``."""
     _ALIASES.prefixes = tuple(kwargs.pop("frame_prefixes", None) or ())
+    max_nodes = kwargs.pop("max_nodes", None) or MAX_CAPTURE_NODES
     outer = _STATS.left, _STATS.memo  # a stats_budget() around this capture
     _STATS.left, _STATS.memo = STATS_BUDGET_ELEMENTS, {}
     own = time.monotonic() + MAX_CAPTURE_SECONDS
-    _WALK.left, _WALK.cut = MAX_CAPTURE_NODES, None
+    _WALK.left, _WALK.cut = min(max_nodes, MAX_CAPTURE_NODES), None
+    _WALK.limit = _WALK.left
     _WALK.deadline = own if deadline is None else min(deadline, own)
     threads = torch.get_num_threads()
     try:
@@ -1013,8 +1018,14 @@ def _capture_in_place(
             continue
         if key in pending:
             continue
-        if len(pending) >= MAX_CAPTURE_NODES // 2:
+        if len(pending) >= _WALK.limit // 2:
             return None  # this many new nodes: the whole walk, with its budget, decides
+        if len(pending) & 1023 == 1023 and _WALK.deadline is not None and (
+            time.monotonic() > _WALK.deadline
+        ):
+            # past the capture's time: the whole walk cuts at once and says why (this
+            # walk held 125,000 new nodes of a chain with no clock, 15 s past the run)
+            return None
         pending[key] = fn
         new_fns.append(fn)
         if type(fn).__name__ != "AccumulateGrad":

@@ -186,6 +186,9 @@ class Emitter:
         self._callbacks.clear()
 
 
+#: seconds a restricted statement's graph capture may always read, even when the run's
+#: budget is spent (see Session._capture_deadline)
+CAPTURE_FLOOR_S = 3.0
 #: a saved tensor of more elements keeps only its shape in a backward step's record
 SAVED_VALUE_ELEMENTS = 4096
 #: trusted mode: backward passes of one statement recorded node by node when nobody
@@ -214,6 +217,9 @@ class Session:
         self.filename = filename
         #: trusted mode: called with (text, line) as the running statement prints
         self.output_hook: Callable[[str, int | None], None] | None = None
+        #: the most graph nodes a capture reads (None: capture's own MAX_CAPTURE_NODES);
+        #: a headless report of a shared script reads fewer (see kernel_server)
+        self.capture_max_nodes: int | None = None
         self.limits = limits or Limits()
         self.seed = seed
         self.device = check_device(device)
@@ -534,7 +540,7 @@ class Session:
 
         self.events.emit("phase", "capture", {"index": index, "line": stmt.line})
         self._take_dot_requests(index)
-        cap = self._capture_graph(index)
+        cap = self._capture_graph(index, self._capture_deadline(time.perf_counter() - start))
         memory.saved_bytes = cap.saved_bytes
         memory.live_bytes = cap.live_bytes
         self._track_grad_changes(index)
@@ -686,7 +692,22 @@ class Session:
                 continue
         return out or None
 
-    def _capture_graph(self, index: int | None) -> Any:
+    def _capture_deadline(self, worked_s: float) -> float | None:
+        """When the capture after a restricted statement must stop reading the graph:
+        what is left of the run's budget once this statement's work is counted, and
+        never less than CAPTURE_FLOOR_S (the picture of what was read is still shown,
+        cut, with why). A statement that used its whole time on a 400,000-node chain
+        was followed by a capture of 20 s more, outside any budget. Trusted: none."""
+        if self.trusted:
+            return None
+        interp = self.interpreter
+        total = getattr(interp, "max_run_seconds", None)
+        if total is None:
+            return None
+        left = float(total) - float(getattr(interp, "run_seconds", 0.0)) - worked_s
+        return time.monotonic() + max(left, CAPTURE_FLOOR_S)
+
+    def _capture_graph(self, index: int | None, deadline: float | None = None) -> Any:
         # reading saved tensors must not run the script's unpack hooks: gradviz is
         # looking, the script is not (a hook that prints would print twice)
         self.interpreter.capturing = True
@@ -702,6 +723,8 @@ class Session:
                 token=self._capture_token(),
                 module_tags=self.module_tags,
                 frame_prefixes=self._frame_prefixes(),
+                deadline=deadline,
+                max_nodes=self.capture_max_nodes,
             )
         finally:
             self.interpreter.capturing = False
