@@ -28,6 +28,9 @@ sys.path.insert(0, str(ROOT))
 WATCHDOG_CASES = [
     ("list-equality-dag", "x = [0]\ny = [0]\nfor i in range(60):\n    x = [x, x]\n    y = [y, y]\nr = x == y"),
     ("set-hash-collisions", "l = list(range(0, 200000 * (2**61 - 1), 2**61 - 1))\ns = set(l)"),
+    # a chain built until the statement's time runs out, then captured, reported, freed
+    ("chain-400k", "import torch\nx = torch.ones(1, requires_grad=True)\ny = x\n"
+                   "for i in range(400000):\n    y = y * 1.0\nz = y * 2"),
 ]
 
 
