@@ -1045,6 +1045,7 @@
       box.appendChild(head);
       if (p.error && !p.steps.length) {
         box.appendChild(el("div", "gvz-error", tr("Failed: {error}", { error: p.error })));
+        if (p.explanation) box.appendChild(el("div", "gvz-explain", p.explanation));
       } else if (s === 0) {
         box.appendChild(el("div", "gvz-muted", tr("Ready: \u25B6 (or \u2192) runs its first engine step.")));
       } else {
@@ -1063,6 +1064,7 @@
           }
           box.appendChild(el("div", null, text));
           if (p.error) box.appendChild(el("div", "gvz-error", tr("Then failed: {error}", { error: p.error })));
+          if (p.error && p.explanation) box.appendChild(el("div", "gvz-explain", p.explanation));
         }
       }
     }
@@ -1591,8 +1593,10 @@
   const passSelect = $(".gvz-pass");
   passes.forEach((p, k) => {
     const t = passTitle(k);
-    const head = t.where ? tr("{pass}: {where}", { pass: t.head, where: t.where }) : t.head;
-    const o = el("option", null, p.error && !p.steps.length ? tr("{pass} (fails)", { pass: head }) : head);
+    // what matters first: the pass and whether it failed, then its statement (a long line
+    // is cut at the end of the closed list)
+    const head = p.error && !p.steps.length ? tr("{pass} (fails)", { pass: t.head }) : t.head;
+    const o = el("option", null, t.where ? tr("{pass}: {where}", { pass: head, where: t.where }) : head);
     o.value = String(k);
     passSelect.appendChild(o);
   });

@@ -45,6 +45,7 @@ from typing import Any
 
 import networkx as nx
 
+from gradviz.core.explain import explain
 from gradviz.core.graphdata import graph_from_json
 from gradviz.core.grouping import (
     CHAIN_PREFIX,
@@ -659,6 +660,15 @@ def _statement_texts(snapshot: Mapping[str, Any]) -> dict[Any, dict[str, Any]]:
     return out
 
 
+def _explanation(error: str | None, language: str) -> str | None:
+    """gradviz's one sentence on a failed pass's PyTorch error (the window's and the CLI's,
+    context ``Explain``), in ``language``; None for an error it does not know."""
+    if not error:
+        return None
+    sentence = explain(error)
+    return None if sentence is None else catalog(language).get(("Explain", sentence, ""), sentence)
+
+
 def _pass_json(
     texts: Mapping[Any, dict[str, Any]], k: int, p: _Pass, language: str = "en"
 ) -> dict[str, Any]:
@@ -672,6 +682,7 @@ def _pass_json(
         "root": p.root,
         "retain_graph": p.retain_graph,
         "error": p.error,
+        "explanation": _explanation(p.error, language),
         "statement": None if p.statement is None else texts.get(p.statement),
         "steps": [
             {

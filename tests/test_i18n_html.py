@@ -533,6 +533,7 @@ def test_the_lesson_page_in_korean(browser, korean_pages, size):
         texts = [t for _, t in seen]
         assert any("받아 보냅니다" in t for t in texts)  # a step's sentence
         assert any(t.startswith("실패: ") for t in texts)  # the third pass fails
+        assert any(t.endswith("retain_graph=True를 넘기세요.") for t in texts)  # and why, in Korean
         assert any("역전파 #3" in t and "(실패)" in t for t in texts)  # and the list says so
         assert any("해제됨" in t for t in texts)  # saved tensors freed by backward
         assert not english_left(seen, model), "\n".join(sorted(set(english_left(seen, model))))
