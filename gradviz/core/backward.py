@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 
-from .capture import IdRegistry, tensor_value
+from .capture import IdRegistry, stats_budget, tensor_value
 from .guards import meter_tick
 
 
@@ -100,6 +100,11 @@ def _as_tensor_list(value: Any) -> list[torch.Tensor]:
 #: passes over more nodes than this do not record each step's saved tensors (reading
 #: them costs a little per node; a lesson has tens of nodes, a model thousands)
 SAVED_VALUES_NODES = 500
+
+#: values one backward pass reduces to min/max/mean for its steps' gradient summaries,
+#: all steps together (capture.stats_budget; a lesson's pass needs a few thousand):
+#: summaries must not cost more than the pass itself on a big model
+BACKWARD_STATS_ELEMENTS = 20_000_000
 
 #: the real functions, taken before anyone (gradviz.record) patches torch.autograd
 _AUTOGRAD_GRAD = torch.autograd.grad
@@ -243,7 +248,11 @@ def record_backward(
         except (RuntimeError, AttributeError):
             continue
     try:
-        result = run()
+        # every step summarizes the gradients it received and passed on: one budget of
+        # min/max/mean values for the whole pass (GPT-2's ~3,000 gradients, up to 2.4M
+        # values each), past which a summary shows its first values and count only
+        with stats_budget(BACKWARD_STATS_ELEMENTS):
+            result = run()
     except BaseException as exc:
         trace.error = f"{type(exc).__name__}: {exc}"
         raise _WithTrace(exc, trace) from exc
