@@ -1,7 +1,7 @@
 """Restricted mode, round 5 of issue 21: @property, enum, functools.lru_cache/cache,
 optimizer state, torch.nn.utils.parametrize/parametrizations, TransformedDistribution,
-argparse sub-commands, functorch's make_functional, and @classmethod / @staticmethod
-read on a script class.
+argparse sub-commands, functorch's make_functional, @classmethod / @staticmethod
+read on a script class, and functools.cached_property.
 
 As in ``test_restricted_python``: each construct is checked against plain ``exec`` of
 the same script (printed values, gradients, grad_fn names; failing lines and error
@@ -372,6 +372,36 @@ FIDELITY = {
         "out.backward()\n"
         "print(out, net.fc.weight.grad)\n"
     ),
+    "cached-property": (
+        "import functools\n"
+        "from functools import cached_property\n"
+        "class Dataset:\n"
+        "    def __init__(self, text):\n"
+        "        self.text = text\n"
+        "    @cached_property\n"
+        "    def vocab(self):\n"
+        "        print('building the vocabulary')\n"
+        "        return sorted(set(self.text))\n"
+        "    @functools.cached_property\n"
+        "    def stoi(self):\n"
+        "        return {ch: i for i, ch in enumerate(self.vocab)}\n"
+        "d = Dataset('hello world')\n"
+        "print(d.vocab, d.vocab is d.vocab, d.stoi['o'], 'vocab' in vars(d))\n"
+        "del d.vocab\n"
+        "print(len(d.vocab))\n"
+        "d.stoi = {'x': 0}\n"
+        "print(d.stoi)\n"
+        "class Net(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = torch.nn.Linear(2, 2)\n"
+        "    @functools.cached_property\n"
+        "    def n_params(self):\n"
+        "        return sum(p.numel() for p in self.parameters())\n"
+        "    def forward(self, x):\n"
+        "        return self.fc(x)\n"
+        "print(Net().n_params)\n"
+    ),
     "functorch-make-functional": (
         "import functorch as ft\n"
         "torch.manual_seed(0)\n"
@@ -583,6 +613,35 @@ ATTACKS = {
     "classmethod-autograd-function": (
         "class F(torch.autograd.Function):\n    @classmethod\n    def forward(cls, ctx, x):\n"
         "        return x\n    @staticmethod\n    def backward(ctx, g):\n        return g\n"
+    ),
+    # functools.cached_property: a method's decorator in a class body, nothing more
+    "cached-property-call": "import functools\nfunctools.cached_property(print)\n",
+    "cached-property-outside-class": (
+        "import functools\n@functools.cached_property\ndef f(self):\n    return 1\n"
+    ),
+    "cached-property-object": (
+        "import functools\nclass C:\n    @functools.cached_property\n    def v(self):\n"
+        "        return 1\nC.v\n"
+    ),
+    "cached-property-func": (
+        "import functools\nclass C:\n    @functools.cached_property\n    def v(self):\n"
+        "        return 1\nC.v.func\n"
+    ),
+    "cached-property-static": (
+        "import functools\nclass C:\n    @functools.cached_property\n    @staticmethod\n"
+        "    def v():\n        return 1\n"
+    ),
+    "cached-property-module-training": (
+        "import functools\nclass M(torch.nn.Module):\n    @functools.cached_property\n"
+        "    def training(self):\n        return True\nM()\n"
+    ),
+    "cached-property-store-refused": (
+        "import functools\nclass C:\n    @functools.cached_property\n    def v(self):\n"
+        "        return 1\nc = C()\nc.v = type(print)\n"
+    ),
+    "cached-property-recurses": (
+        "import functools\nclass C:\n    @functools.cached_property\n    def v(self):\n"
+        "        return self.v\nC().v\n"
     ),
     # enum: the functional API, the metaclass's own names, enum hooks
     "enum-functional-api": "import enum\nenum.Enum('Color', 'RED GREEN')\n",

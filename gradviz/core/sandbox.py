@@ -887,9 +887,9 @@ class Interpreter:
         self._optimizers_read: weakref.WeakSet[torch.optim.Optimizer] = weakref.WeakSet()
         #: enum classes the script made -> the names its class statement wrote
         self._enum_names: dict[type, frozenset[str]] = {}
-        #: the properties script class statements made (@property, @name.setter): their
-        #: getters and setters are script methods
-        self._script_properties: dict[int, property] = {}
+        #: the properties script class statements made (@property, @name.setter,
+        #: @functools.cached_property): their getters and setters are script methods
+        self._script_properties: dict[int, Any] = {}
         #: per-kernel key of what id() returns (see _id)
         self._id_key = secrets.token_bytes(16)
         self.modules.update(python_modules(self))
@@ -1362,7 +1362,9 @@ class Interpreter:
         return found
 
     def _is_script_property(self, value: Any) -> bool:
-        return isinstance(value, property) and self._script_properties.get(id(value)) is value
+        return isinstance(value, (property, functools.cached_property)) and (
+            self._script_properties.get(id(value)) is value
+        )
 
     def _method_decorators(self, item: ast.FunctionDef, scope: Scope | None) -> list[Any]:
         return [self.eval(d, scope) for d in item.decorator_list]
@@ -1566,7 +1568,20 @@ class Interpreter:
                 prop = self._property_decorator(decorator_nodes[:1], namespace, item, is_module)
                 if prop is not None:
                     decorator_nodes = decorator_nodes[1:]
-                for deco in reversed([self.eval(d, scope) for d in decorator_nodes]):
+                evaluated = [self.eval(d, scope) for d in decorator_nodes]
+                cached = prop is None and bool(evaluated) and type(evaluated[0]) is StdlibFunction \
+                    and evaluated[0].name == "cached_property"
+                if cached:
+                    # computed once per instance by the script's method, then kept in the
+                    # instance's own attributes (Python's cached_property)
+                    evaluated = evaluated[1:]
+                    if is_module and item.name in _MODULE_INSTANCE_NAMES:
+                        raise SandboxError(
+                            f"a cached_property named '{item.name}' is refused on a module: "
+                            "nn.Module keeps its own value under that name",
+                            line=item.lineno,
+                        )
+                for deco in reversed(evaluated):
                     if deco is staticmethod and prop is None and not bound_to_class:
                         static = True
                     elif deco is classmethod and prop is None and not static:
@@ -1578,10 +1593,15 @@ class Interpreter:
                         f"the decorators on '{item.name}' must give back a function",
                         line=item.lineno,
                     )
+                if cached and (static or bound_to_class):
+                    raise SandboxError(
+                        f"cached_property on '{item.name}' takes an ordinary method",
+                        line=item.lineno,
+                    )
                 if isinstance(value, ScriptCache):
                     # @functools.lru_cache on a method: self is part of the key, as in Python
                     functions += [f for f in (value.fn, fn) if isinstance(f, ScriptFunction)]
-                    if prop is None:
+                    if prop is None and not cached:
                         namespace[item.name] = (
                             staticmethod(value) if static
                             else classmethod(_host_cached_method(value)) if bound_to_class
@@ -1592,12 +1612,17 @@ class Interpreter:
                     functions.append(value)  # the decorated one: super() needs its owner
                     if value is not fn:
                         functions.append(fn)
-                if prop is not None:
-                    kind, base = prop
+                if prop is not None or cached:
                     method = (_host_method(value) if isinstance(value, ScriptFunction)
                               else _host_cached_method(value))
-                    made = (property(method) if base is None
-                            else getattr(base, kind)(method))
+                    made: Any
+                    if cached:
+                        made = functools.cached_property(method)
+                    else:
+                        assert prop is not None
+                        kind, base = prop
+                        made = (property(method) if base is None
+                                else getattr(base, kind)(method))
                     self._script_properties[id(made)] = made
                     namespace[item.name] = made
                     continue
@@ -2943,6 +2968,13 @@ class Interpreter:
         self._check_length(len(entries), 0)  # built: counted in what the process holds
         return result
 
+    def _cached_property(self, func: Any) -> Any:
+        """``functools.cached_property`` works as a method's decorator in a class body
+        (see _make_script_class); anywhere else it is refused."""
+        raise SandboxError(
+            "functools.cached_property decorates a method in a class body in gradviz scripts"
+        )
+
     def _lru_cache(self, maxsize: Any = 128, typed: Any = False) -> Any:
         """``functools.lru_cache(maxsize=128, typed=False)``, ``lru_cache(f)``."""
         if isinstance(maxsize, int) and not isinstance(maxsize, bool):
@@ -3176,8 +3208,13 @@ class Interpreter:
                               torch.autograd.function.FunctionCtx)) or (
             not isinstance(obj, type) and self._is_script_instance(obj)
         ):
-            # (ctx: what the Function stored on it, `del ctx.result`; never its API)
-            if name in getattr(obj, "__dict__", {}) and _class_attribute(type(obj), name) is _MISSING:
+            # (ctx: what the Function stored on it, `del ctx.result`; never its API; a
+            # cached_property's value, which Python computes again on the next read)
+            if name in getattr(obj, "__dict__", {}) and (
+                _class_attribute(type(obj), name) is _MISSING
+                or (isinstance(_class_attribute(type(obj), name), functools.cached_property)
+                    and self._script_property_of(obj, name))
+            ):
                 delattr(obj, name)
                 return
             raise AttributeError(name)
@@ -3609,6 +3646,8 @@ class Interpreter:
             return
         if not isinstance(obj, type) and self._is_script_instance(obj):
             if self._script_property_of(obj, name):
+                if isinstance(_class_attribute(type(obj), name), functools.cached_property):
+                    self._check_storable(value)  # kept in the instance, as its value
                 setattr(obj, name, value)  # the script's own setter runs (or Python refuses)
                 return
             if self._defined_by_script(type(obj), name) is not None and not (
@@ -4684,6 +4723,7 @@ def python_modules(interp: Interpreter) -> dict[str, ns.SafeModule]:
                 "partial": F(interp._partial, "partial"), "reduce": F(interp._reduce, "reduce"),
                 "wraps": F(interp._wraps, "wraps"),
                 "lru_cache": F(interp._lru_cache, "lru_cache"), "cache": F(interp._cache, "cache"),
+                "cached_property": F(interp._cached_property, "cached_property"),
             },
         ),
         "itertools": ns.SafeModule("itertools", itertools_members),
