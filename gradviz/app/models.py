@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+from gradviz.core.results import ErrorInfo, MemoryFigures
+
 __all__ = [
     "AppState",
     "DotGraphInfo",
@@ -275,68 +277,32 @@ class StatementInfo:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorInfo:
-    """A statement's error (or the script's parse error), explained."""
-
-    type: str
-    message: str
-    explanation: str | None = None
-    line: int | None = None
-    limit: str | None = None
-
-    @property
-    def title(self) -> str:
-        """``RuntimeError: boom``."""
-        return f"{self.type}: {self.message}"
-
-    @classmethod
-    def from_wire(cls, d: Any, path: str = "error") -> ErrorInfo:
-        d = _obj(d, path)
-        return cls(
-            type=_str(d, "type", path, "Error"),
-            message=_str(d, "message", path),
-            explanation=_opt_str(d, "explanation", path),
-            line=_opt_int(d, "line", path),
-            limit=_opt_str(d, "limit", path),
-        )
+def error_from_wire(d: Any, path: str = "error") -> ErrorInfo:
+    """A statement's error (:class:`gradviz.core.results.ErrorInfo`) read off the wire."""
+    d = _obj(d, path)
+    return ErrorInfo(
+        type=_str(d, "type", path, "Error"),
+        message=_str(d, "message", path),
+        explanation=_opt_str(d, "explanation", path),
+        line=_opt_int(d, "line", path),
+        limit=_opt_str(d, "limit", path),
+    )
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryFigures:
-    """Bytes after one statement: allocated by it, held by the graph, alive in variables."""
-
-    allocated_bytes: int = 0
-    saved_bytes: int = 0
-    live_bytes: int = 0
-    cuda_allocated: int | None = None
-    cuda_max_allocated: int | None = None
-    cuda_reserved: int | None = None
-
-    @staticmethod
-    def _fields_from(d: Mapping[str, Any], path: str) -> dict[str, Any]:
-        return {
-            "allocated_bytes": _num(d, "allocated_bytes", path, 0),
-            "saved_bytes": _num(d, "saved_bytes", path, 0),
-            "live_bytes": _num(d, "live_bytes", path, 0),
-            "cuda_allocated": _opt_num(d, "cuda_allocated", path),
-            "cuda_max_allocated": _opt_num(d, "cuda_max_allocated", path),
-            "cuda_reserved": _opt_num(d, "cuda_reserved", path),
-        }
-
-    @classmethod
-    def from_wire(cls, d: Any, path: str = "memory") -> MemoryFigures:
-        return cls(**cls._fields_from(_obj(d, path), path))
-
-    def get(self, key: str) -> int | None:
-        """A figure by its wire name (``"saved_bytes"``); None for an unknown name."""
-        return getattr(self, key, None) if key in _FIGURES else None
+def _memory_fields(d: Mapping[str, Any], path: str) -> dict[str, Any]:
+    return {
+        "allocated_bytes": _num(d, "allocated_bytes", path, 0),
+        "saved_bytes": _num(d, "saved_bytes", path, 0),
+        "live_bytes": _num(d, "live_bytes", path, 0),
+        "cuda_allocated": _opt_num(d, "cuda_allocated", path),
+        "cuda_max_allocated": _opt_num(d, "cuda_max_allocated", path),
+        "cuda_reserved": _opt_num(d, "cuda_reserved", path),
+    }
 
 
-_FIGURES = frozenset(
-    ("allocated_bytes", "saved_bytes", "live_bytes", "cuda_allocated", "cuda_max_allocated",
-     "cuda_reserved")
-)
+def memory_from_wire(d: Any, path: str = "memory") -> MemoryFigures:
+    """A statement's memory figures (:class:`gradviz.core.results.MemoryFigures`)."""
+    return MemoryFigures(**_memory_fields(_obj(d, path), path))
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,13 +337,13 @@ class ResultInfo:
             end_line=_int(d, "end_line", path, line),
             source=_str(d, "source", path),
             ok=_bool(d, "ok", path, error is None),
-            error=None if error is None else ErrorInfo.from_wire(error, f"{path}.error"),
+            error=None if error is None else error_from_wire(error, f"{path}.error"),
             warnings=_strs(d, "warnings", path),
             output=_str(d, "output", path),
             value=_opt_str(d, "value", path),
             allocated_bytes=int(_num(d, "allocated_bytes", path, 0)),
             memory=MemoryFigures() if memory is None
-            else MemoryFigures.from_wire(memory, f"{path}.memory"),
+            else memory_from_wire(memory, f"{path}.memory"),
             duration_s=_num(d, "duration_s", path, 0.0),
             passes=_ints(d, "passes", path),
         )
@@ -625,7 +591,7 @@ class MemoryRow(MemoryFigures):
         return cls(
             index=_int(d, "index", path),
             line=_int(d, "line", path),
-            **MemoryFigures._fields_from(d, path),
+            **_memory_fields(d, path),
         )
 
 
@@ -845,7 +811,7 @@ def _graph(raw: Any) -> Mapping[str, Any]:
 
 
 def _parse_error(raw: Any) -> ErrorInfo:
-    return ErrorInfo.from_wire(raw, "parse_error")
+    return error_from_wire(raw, "parse_error")
 
 
 def _node_index(graph: Mapping[str, Any]) -> Mapping[str, Mapping[str, Any]]:

@@ -44,6 +44,7 @@ from .explain import explain
 from .guards import MUTATIONS, AllocationCounter, Limits, OpGuard, paused
 from .modules import CallTagger, ModuleTags, tagging
 from .pyengine import PythonEngine
+from .results import ErrorInfo, MemoryFigures
 from .sandbox import Interpreter, _check_tree, scrub_addresses
 
 SNAPSHOT_VERSION = 1
@@ -111,15 +112,6 @@ def check_device(device: str) -> torch.device:
 
 
 @dataclass
-class ErrorInfo:
-    type: str
-    message: str
-    explanation: str | None = None
-    line: int | None = None
-    limit: str | None = None
-
-
-@dataclass
 class Statement:
     index: int
     line: int
@@ -127,16 +119,6 @@ class Statement:
     source: str
     node: ast.stmt = field(repr=False)
     check_error: SandboxError | None = field(default=None, repr=False)
-
-
-@dataclass
-class MemoryFigures:
-    allocated_bytes: int = 0
-    saved_bytes: int = 0
-    live_bytes: int = 0
-    cuda_allocated: int | None = None
-    cuda_max_allocated: int | None = None
-    cuda_reserved: int | None = None
 
 
 @dataclass
@@ -513,12 +495,14 @@ class Session:
                 n for ptr, n in _live_storages(self.globals).items()
                 if ptr not in storages_before
             )
-        memory = MemoryFigures(allocated_bytes=counter.allocated_bytes)
+        cuda_figures: dict[str, int] = {}
         if cuda:
             torch.cuda.synchronize()
-            memory.cuda_allocated = torch.cuda.memory_allocated()
-            memory.cuda_max_allocated = torch.cuda.max_memory_allocated()
-            memory.cuda_reserved = torch.cuda.memory_reserved()
+            cuda_figures = {
+                "cuda_allocated": torch.cuda.memory_allocated(),
+                "cuda_max_allocated": torch.cuda.max_memory_allocated(),
+                "cuda_reserved": torch.cuda.memory_reserved(),
+            }
 
         value_repr = None
         # torch.manual_seed(0) returns the generator: its repr (an address) says nothing
@@ -541,8 +525,10 @@ class Session:
         self.events.emit("phase", "capture", {"index": index, "line": stmt.line})
         self._take_dot_requests(index)
         cap = self._capture_graph(index, self._capture_deadline(time.perf_counter() - start))
-        memory.saved_bytes = cap.saved_bytes
-        memory.live_bytes = cap.live_bytes
+        memory = MemoryFigures(
+            allocated_bytes=counter.allocated_bytes, saved_bytes=cap.saved_bytes,
+            live_bytes=cap.live_bytes, **cuda_figures,
+        )
         self._track_grad_changes(index)
         interp.end_statement()
 
