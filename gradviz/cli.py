@@ -166,6 +166,7 @@ def _build_parser() -> argparse.ArgumentParser:
         "--demo", help=translate("Cli", "run a built-in demo by name (see `gradviz demos`)")
     )
     run.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    _add_lang(run)
     run.add_argument(
         "--keep-going", action="store_true", help=translate("Cli", "go on after a failing statement")
     )
@@ -211,6 +212,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help=translate("Cli", ".svg .png .dot .graphml .json or .html"),
     )
     export.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    _add_lang(export)
     _add_trust_arguments(export)
 
     demos = sub.add_parser("demos", help=translate("Cli", "list the built-in demos, one a line"))
@@ -752,6 +754,13 @@ def app_main() -> int:
 COMMANDS = ("run", "export", "demos", "window", "open")
 
 
+def _add_lang(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lang", choices=sorted(i18n.LANGUAGES),
+        help=translate("Cli", "explanations and pages in this language (else GRADVIZ_LANG)"),
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     # GRADVIZ_LANG, else the locale (the window's saved choice is the window's own)
     i18n.set_language(i18n.choose_language())
@@ -762,6 +771,8 @@ def main(argv: list[str] | None = None) -> int:
     ):
         argv = ["open", *argv]  # `gradviz script.py` opens it, as editors do
     args = parser.parse_args(argv)
+    if getattr(args, "lang", None):
+        i18n.set_language(args.lang)
     if args.command is None:
         return cmd_window(argparse.Namespace(command=None, file=None, demo=None))
     if args.command == "run":

@@ -125,3 +125,21 @@ def test_timeline_files_and_trust_in_korean(tmp_path):
     i18n.set_language("en")
     assert describe_step({"cursor": 0}) == ("start", "nothing has run yet")
     assert "it looks like a PNG image" in read_path(image).message
+
+
+def test_lang_option_chooses_the_language_over_the_environment(tmp_path):
+    """gradviz run --lang ko explains in Korean with GRADVIZ_LANG=en set; --json keeps
+    its English keys and adds the Korean sentence beside the English one."""
+    script = tmp_path / "bad.py"
+    script.write_text("import torch\na = torch.ones(2)\nb = a @ torch.ones(3)\n")
+    env = {**os.environ, "GRADVIZ_LANG": "en"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradviz", "run", "--lang", "ko", "--json", str(script)],
+        capture_output=True, text=True, timeout=240, env=env, cwd=tmp_path,
+    )
+    report = json.loads(proc.stdout)
+    assert report["language"] == "ko"
+    error = report["statements"][-1]["error"]
+    assert error["explanation"] and error["explanation_translated"]
+    assert any("\uac00" <= ch <= "\ud7a3" for ch in error["explanation_translated"])
+    assert not any("\uac00" <= ch <= "\ud7a3" for ch in error["explanation"])

@@ -531,6 +531,10 @@
         <translation>창을 열려면 PySide6가 필요합니다 ({error})</translation>
     </message>
     <message>
+        <source>explanations and pages in this language (else GRADVIZ_LANG)</source>
+        <translation>설명과 페이지를 이 언어로 표시합니다 (지정하지 않으면 GRADVIZ_LANG)</translation>
+    </message>
+    <message>
         <source>building the interactive page of {nodes} nodes and {edges} edges ({format})</source>
         <translation>노드 {nodes}개와 간선 {edges}개로 대화형 페이지를 만드는 중 ({format})</translation>
     </message>
