@@ -124,14 +124,16 @@ class Kernel:
             graph, changes.nodes if changes else None, changes.removed if changes else None
         )
         moved = self.layout.moved if changes is not None else None
-        if moved is None or self._positions_json is None:
-            self._positions_json = {k: [float(x), float(y)] for k, (x, y) in positions.items()}
+        if changes is None or moved is None or self._positions_json is None:
+            self._positions_json = {
+                str(k): [float(x), float(y)] for k, (x, y) in positions.items()
+            }
         else:
             for k in changes.removed:
                 self._positions_json.pop(k, None)
-            for k in moved:
-                x, y = positions[k]
-                self._positions_json[k] = [float(x), float(y)]
+            for node in moved:
+                x, y = positions[node]
+                self._positions_json[str(node)] = [float(x), float(y)]
         snap["positions"] = dict(self._positions_json)
         store = self.session._json_store
         self._hint = None

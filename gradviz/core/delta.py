@@ -20,7 +20,7 @@ a whole state again. Torch-free and Qt-free: both processes import it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -154,11 +154,11 @@ class StateHint:
 
     nodes: dict[str, dict[str, Any]]
     edges: dict[EdgeKey, dict[str, Any]]
-    changed: set[str]
-    removed: set[str]
-    changed_edges: set[EdgeKey]
-    removed_edges: set[EdgeKey]
-    moved: set[str] | None
+    changed: Collection[str]
+    removed: Collection[str]
+    changed_edges: Collection[EdgeKey]
+    removed_edges: Collection[EdgeKey]
+    moved: Collection[Hashable] | None
 
 
 class StateEncoder:

@@ -211,10 +211,10 @@ def infer_blocks(graph: nx.DiGraph, blocks: Iterable[str]) -> dict[Any, str]:
         if v in seeds:
             out[v] = seeds[v]
             continue
-        a, b = above[v], below[v]
-        if a == none_above or b == none_below:
+        seed_above, seed_below = above[v], below[v]
+        if seed_above == none_above or seed_below == none_below:
             continue
-        up, down = at[a], at[b]
+        up, down = at[seed_above], at[seed_below]
         if up == down:
             out[v] = up
         elif kind[v] == "grad_fn" and _siblings(up, down):

@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, cast
 
@@ -1552,8 +1552,8 @@ class IncrementalLayout:
     def update(
         self,
         graph: nx.DiGraph,
-        changed: set[Hashable] | None = None,
-        removed: set[Hashable] | None = None,
+        changed: Collection[Hashable] | None = None,
+        removed: Collection[Hashable] | None = None,
     ) -> dict[Hashable, Point]:
         """Positions for every node of ``graph``; old nodes keep theirs.
 
@@ -1657,8 +1657,8 @@ class IncrementalLayout:
     def _place_new(
         self,
         graph: nx.DiGraph,
-        changed: set[Hashable] | None = None,
-        removed: set[Hashable] | None = None,
+        changed: Collection[Hashable] | None = None,
+        removed: Collection[Hashable] | None = None,
     ) -> set[Hashable] | None:
         sp, occ, pos, sizes = self.sp, self._occ, self.positions, self._sizes
         assert occ is not None
