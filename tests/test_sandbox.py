@@ -978,7 +978,8 @@ DERIVED_API_DOORS = [
     ("with-open", "with open('x') as f:\n    pass"),
     # distributions
     ("dist-callable-param", "d = torch.distributions.Normal(print, 1.0)"),
-    ("dist-transformed", "d = torch.distributions.TransformedDistribution"),
+    ("dist-transform-base", "from torch.distributions.transforms import Transform"),
+    ("dist-transform-subclass", "class T(torch.distributions.transforms.ExpTransform):\n    pass"),
     ("dist-register-kl", "f = torch.distributions.register_kl"),
     ("dist-default-validate", "torch.distributions.Distribution.set_default_validate_args(False)"),
     ("dist-huge-sample", "d = torch.distributions.Normal(0.0, 1.0)\ns = d.sample((10**12,))"),

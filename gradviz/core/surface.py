@@ -118,8 +118,9 @@ DENIED: dict[str, str] = {
     "replace_all_batch_norm_modules_": "it rewrites modules in place without checks",
     "swap_in_optimizer_params_and_state": "it swaps optimizer internals",
     "register_kl": "it registers functions process-wide",
-    # distributions that need transform objects (not exposed)
-    "TransformedDistribution": "it takes transform objects, which scripts cannot make",
+    # kept out of the derived surface: gradviz.core.namespaces adds it by name, with
+    # the transform classes it may take (their objects are vetted there)
+    "TransformedDistribution": "it takes transform objects (gradviz lists the ones it allows)",
     # TorchScript-era helpers of torch.nn.functional
     "handle_torch_function": "it dispatches to __torch_function__ overrides",
     "has_torch_function": "it inspects __torch_function__ overrides",
