@@ -524,7 +524,7 @@ def _python_read_paths() -> list[str]:
             if isinstance(package_path, (list, tuple)) or type(package_path).__name__ == (
                 "_NamespacePath"
             ):
-                paths += [p for p in package_path if isinstance(p, str)]
+                paths += [p for p in package_path or () if isinstance(p, str)]
             elif isinstance(file, str):
                 paths.append(file)
         except Exception:  # noqa: BLE001 - a module's odd attribute must not stop us
@@ -595,7 +595,8 @@ def _apply_landlock(
         want(p, read)
     want(f"/proc/{os.getpid()}", read)  # /proc/self and /proc/thread-self resolve here
     want("/dev/null", fs.READ_FILE | fs.WRITE_FILE | fs.TRUNCATE)
-    for p in extra_read:
+    for extra in extra_read:
+        p = os.fspath(extra)
         if not os.path.exists(p):
             notes.append(f"landlock: extra_read path {os.fspath(p)!r} does not exist")
         want(p, read)
