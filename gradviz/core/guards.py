@@ -429,7 +429,7 @@ def _solve_macs(name: str, args: tuple) -> int:
 
 
 def _pool_macs(name: str, args: tuple, out_numel: int | None) -> int | None:
-    inp = args[0] if args else None
+    inp: Any = args[0] if args else None
     if name.startswith(("adaptive_", "_adaptive_")):
         # each output reads a window of about in/out + 1 along each dimension: in + out
         spatial = 3 if "3d" in name else 1 if "1d" in name else 2
@@ -1916,10 +1916,10 @@ def data_dependent_sizes(
             bins = int(get("bins"))
             return [(bins, bins * 8), (bins + 1, (bins + 1) * 8)]
         if name in ("_histogramdd_bin_edges", "_histogramdd_from_bin_cts"):
-            bins = _int_list(get("bins")) or []
+            edges = _int_list(get("bins")) or []
             if name == "_histogramdd_bin_edges":
-                return [(b + 1, (b + 1) * 8) for b in bins]
-            count = math.prod(bins)
+                return [(b + 1, (b + 1) * 8) for b in edges]
+            count = math.prod(edges)
             return [(count, count * 8)]
         if name == "_pack_padded_sequence":
             input_, lengths = get("input"), get("lengths")
