@@ -209,7 +209,11 @@ def _build_parser() -> argparse.ArgumentParser:
     esrc.add_argument("--demo")
     export.add_argument(
         "-o", "--output", required=True,
-        help=translate("Cli", ".svg .png .dot .graphml .json or .html"),
+        help=translate(
+            "Cli",
+            ".svg .png .dot .graphml .json (the graph's data) .html, or .gradviz.json "
+            "(a snapshot: gradviz open shows it)",
+        ),
     )
     export.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     _add_lang(export)
@@ -281,14 +285,29 @@ def _snapshot_arg(args: argparse.Namespace) -> bool:
 
 
 def _read_snapshot_arg(file: str) -> dict[str, Any] | int:
-    """The checked snapshot in ``file``, or EXIT_USAGE after saying what is wrong with it."""
-    from gradviz.core.snapshot_file import SnapshotError, read_snapshot
+    """The checked snapshot in ``file``, or EXIT_USAGE after saying what is wrong with it.
+
+    The graph ``gradviz export -o graph.json`` wrote is read as a snapshot of that graph."""
+    import json
+
+    from gradviz.app.snapshot import snapshot_from_graph_export
+    from gradviz.core.snapshot_file import SnapshotError, parse_snapshot, read_snapshot
 
     try:
         return read_snapshot(file)
     except SnapshotError as exc:
-        _err(exc)
-        return EXIT_USAGE
+        problem = exc
+    try:
+        graph = snapshot_from_graph_export(json.loads(Path(file).read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        graph = None
+    if graph is not None:
+        try:
+            return parse_snapshot(graph, Path(file).name)
+        except SnapshotError as exc:
+            problem = exc
+    _err(problem)
+    return EXIT_USAGE
 
 
 def _load_source(args: argparse.Namespace) -> tuple[str | bytes, str]:
@@ -484,6 +503,7 @@ def _print_report(report: dict[str, Any]) -> None:
 
     Every line goes through :func:`printable` (by :func:`_out`): nothing the script
     or the kernel wrote reaches the terminal as a control sequence."""
+    from gradviz.app.models import readable_addresses as shown
     from gradviz.core.fmt import fmt_bytes, fmt_value
 
     parse_error = report.get("parse_error")
@@ -500,19 +520,19 @@ def _print_report(report: dict[str, Any]) -> None:
         line = r.get("line", 0)
         _out(f"{mark} {str(line):>4}  {first}")
         if r.get("output"):
-            for text in str(r["output"]).rstrip("\n").splitlines():
+            for text in shown(str(r["output"])).rstrip("\n").splitlines():
                 _out(f"           | {text}")
         if r.get("value") is not None:
-            _out(f"           = {r['value']}")
+            _out(f"           = {shown(str(r['value']))}")
         warnings = r.get("warnings")
         for w in warnings if isinstance(warnings, list) else []:
-            _out(f"           ! {w}")
+            _out(f"           ! {shown(str(w))}")
         allocated = r.get("allocated_bytes")
         if allocated and isinstance(allocated, (int, float)) and not isinstance(allocated, bool):
             _out("           " + translate("Cli", "allocated {size}").format(size=fmt_bytes(allocated)))
         error = r.get("error")
         if isinstance(error, dict):
-            _out(f"           {error.get('type')}: {error.get('message')}")
+            _out(f"           {error.get('type')}: {shown(str(error.get('message')))}")
             if error.get("explanation"):
                 why = translate("Explain", str(error["explanation"]))
                 _out("           " + translate("Cli", "why: {why}").format(why=why))
@@ -619,7 +639,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def _export(args: argparse.Namespace, progress: Any) -> int:
     from gradviz.core.graphdata import graph_from_json
-    from gradviz.export import export_graph, export_snapshot
+    from gradviz.export import export_graph, export_snapshot, is_snapshot_path, run_snapshot
 
     if _snapshot_arg(args):
         snap = _read_snapshot_arg(args.file)
@@ -644,7 +664,10 @@ def _export(args: argparse.Namespace, progress: Any) -> int:
     graph = graph_from_json(report["graph"])
     positions = {k: (float(x), float(y)) for k, (x, y) in report.get("positions", {}).items()}
     try:
-        if Path(args.output).suffix.lower() == ".html":
+        if is_snapshot_path(args.output):
+            # the run as a snapshot file: `gradviz open` shows it, `export` draws it
+            export_snapshot(run_snapshot(report), args.output, progress=progress)
+        elif Path(args.output).suffix.lower() == ".html":
             # the page replays the run's backward passes
             export_snapshot(report, args.output, progress=progress)
         else:

@@ -30,12 +30,16 @@ from gradviz.core.layout import (
     node_size,
 )
 from gradviz.core.render_svg import render_svg
+from gradviz.core.snapshot_file import SNAPSHOT_FORMAT, SNAPSHOT_VERSION
 from gradviz.core.style import LIGHT, Theme, style_key
 from gradviz.i18n import translate
 
 __all__ = [
+    "SNAPSHOT_SUFFIX",
     "SUPPORTED_SUFFIXES",
     "Progress",
+    "is_snapshot_path",
+    "run_snapshot",
     "svg_to_png",
     "export_graph",
     "export_snapshot",
@@ -388,6 +392,26 @@ def snapshot_to_svg(
     return graph_to_svg(graph, saved or positions, spacing=spacing)
 
 
+SNAPSHOT_SUFFIX = ".gradviz.json"
+"""The name ending of a snapshot file (``gradviz open``, ``gradviz.load``): an export to
+such a name writes the snapshot itself, not the graph's JSON (``.json``)."""
+
+
+def is_snapshot_path(path: str | Path) -> bool:
+    """``path`` names a snapshot file (``run.gradviz.json``)."""
+    return Path(path).name.lower().endswith(SNAPSHOT_SUFFIX)
+
+
+def run_snapshot(report: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``gradviz run`` report (its statements, results, tensors, graph, passes) as a
+    snapshot file's data: what ``gradviz open`` opens (the statements, to step again)."""
+    data = {
+        key: value for key, value in report.items()
+        if key not in ("format", "version", "source", "stopped", "mode", "language")
+    }
+    return {"format": SNAPSHOT_FORMAT, "version": SNAPSHOT_VERSION, "source": "gradviz run", **data}
+
+
 def export_snapshot(
     snapshot: Mapping[str, Any],
     path: str | Path,
@@ -398,6 +422,15 @@ def export_snapshot(
     """Write a snapshot's graph to ``path`` (any of :data:`SUPPORTED_SUFFIXES`); returns
     the graph. ``progress`` and ``language``: as for :func:`export_graph`."""
     graph, positions = snapshot_graph(snapshot)
+    if is_snapshot_path(path):
+        # the snapshot itself, checked as gradviz open will check it
+        from gradviz.core.snapshot_file import parse_snapshot
+        from gradviz.core.wire import dumps
+
+        data = {"format": SNAPSHOT_FORMAT, "version": SNAPSHOT_VERSION, **snapshot}
+        parse_snapshot(data, Path(path).name)
+        Path(path).write_text(dumps(data) + "\n", encoding="utf-8")
+        return graph
     if Path(path).suffix.lower() == ".html":
         # The page replays the snapshot's backward passes, so it takes the whole snapshot.
         from gradviz.html_view import render_html

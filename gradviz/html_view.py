@@ -45,6 +45,7 @@ from typing import Any
 
 import networkx as nx
 
+from gradviz.app.display import model_blocks
 from gradviz.core.explain import explain
 from gradviz.core.graphdata import graph_from_json
 from gradviz.core.grouping import (
@@ -55,7 +56,6 @@ from gradviz.core.grouping import (
     group_caption,
     linear_chains,
     module_tree,
-    top_blocks,
 )
 from gradviz.core.layout import DEFAULT_SPACING, layout_with_routes, node_lines, node_size
 from gradviz.core.style import LIGHT, NODE_KINDS, corner_radius, style_key
@@ -404,8 +404,9 @@ def _views(
     plans: list[tuple[str, str]] = []  # (key, title) in the page's order
 
     # a list of blocks gives a box per block, and ops join the block they lie in
-    # even where only the parameters carry a module (a snapshot without a recorder)
-    blocks = top_blocks(module_tree(graph), split_lists=True)
+    # even where only the parameters carry a module (a snapshot without a recorder);
+    # each variable's model is grouped on its own (a script's `model` beside `layer`)
+    blocks = model_blocks(module_tree(graph))
     if blocks:
         candidate = collapse_modules(graph, blocks, infer=True)
         hidden = n - candidate.number_of_nodes()

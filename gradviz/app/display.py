@@ -31,6 +31,7 @@ __all__ = [
     "build_display",
     "group_caption",
     "map_passes",
+    "model_blocks",
     "sizing_attrs",
     "top_blocks",
 ]
@@ -43,6 +44,36 @@ Point = tuple[float, float]
 
 
 
+
+
+def model_blocks(modules: Iterable[str]) -> list[str]:
+    """The blocks "collapse all" gives (:func:`top_blocks`, lists split), each top-level
+    name grouped on its own as if it were the only model.
+
+    A script's modules are named after its variables (``model.layers.0``), and a second
+    variable holding a module (the ``layer`` a TransformerEncoder copies, a loss module
+    with weights) put ``model`` beside it on the first level, where top_blocks stopped:
+    the whole model was one box. Each name on that level now goes down its own tree as
+    a lone model does (``model.layers.0``, ``model.layers.1``), so ``gradviz export``,
+    the window and the library's ``snapshot(model=...)`` (whose names have no variable
+    in front) give one box per layer alike."""
+    names = sorted(set(modules))
+    roots = [n for n in names if "." not in n]
+    if len(roots) < 2:
+        return top_blocks(names, split_lists=True)
+    out: list[str] = []
+    for root in roots:
+        prefix = root + "."
+        under = [n[len(prefix):] for n in names if n.startswith(prefix)]
+        if under:
+            out.extend(prefix + block for block in top_blocks(under, split_lists=True))
+        else:
+            out.append(root)
+    return sorted(out, key=_natural)
+
+
+def _natural(name: str) -> list[tuple[int, int | str]]:
+    return [(1, int(p)) if p.isdigit() else (0, p) for p in name.split(".")]
 
 
 def is_chain(node_id: str) -> bool:

@@ -20,7 +20,12 @@ from typing import Any, Protocol
 from gradviz.core.gcpause import paused_gc
 from gradviz.i18n import QT_TRANSLATE_NOOP, translate
 
-from .snapshot import SnapshotError, parse_snapshot, script_from_snapshot
+from .snapshot import (
+    SnapshotError,
+    parse_snapshot,
+    script_from_snapshot,
+    snapshot_from_graph_export,
+)
 
 __all__ = [
     "APP_NAME",
@@ -190,6 +195,7 @@ def _read_path(path: Path) -> OpenedFile:
         return OpenedFile("statements", path, text=script)
     # No statements (gradviz.snapshot() / gradviz.show()): a read-only view, checked once
     if not checked:
+        data = snapshot_from_graph_export(data) or data  # gradviz export -o graph.json
         try:
             parse_snapshot(data, path.name)
         except SnapshotError as exc:

@@ -32,6 +32,7 @@ Qt-free and torch-free.
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,6 +59,7 @@ __all__ = [
     "StepInfo",
     "TensorInfo",
     "Value",
+    "readable_addresses",
 ]
 
 #: a tensor value as the kernel sends it: a number, nested lists of numbers, a
@@ -65,6 +67,23 @@ __all__ = [
 Value = Any
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+#: the address the kernel writes in place of an object's (restricted mode's print, and
+#: every expression value: ``<MulBackward0 object at 0x000000000000>``)
+_HIDDEN_ADDRESS = re.compile(r" at 0x0{12}(?![0-9a-fA-F])")
+#: what the window and ``gradviz run`` show instead: the address left out on purpose,
+#: in the form Python prints (zeros read as a broken or null pointer)
+SHOWN_ADDRESS = " at 0x\u2026"
+
+
+def readable_addresses(text: str) -> str:
+    """``text`` with the kernel's hidden addresses written as left out on purpose:
+    ``<MulBackward0 object at 0x…>`` (the kernel never gives a script's reader an
+    object's real address in restricted mode, nor in any expression's value).
+
+    For what is shown (``gradviz run``'s text report, the Output panel): the decoded
+    state keeps the kernel's text as it came."""
+    return _HIDDEN_ADDRESS.sub(SHOWN_ADDRESS, text) if " at 0x0" in text else text
 
 T = TypeVar("T")
 

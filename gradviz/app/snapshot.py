@@ -27,6 +27,7 @@ __all__ = [
     "parse_snapshot",
     "read_snapshot",
     "script_from_snapshot",
+    "snapshot_from_graph_export",
     "snapshot_state",
     "summary",
 ]
@@ -51,6 +52,28 @@ def script_from_snapshot(data: Any) -> str | None:
     if not lines:
         return None
     return "\n".join(lines.get(n, "") for n in range(1, max(lines) + 1)) + "\n"
+
+
+def snapshot_from_graph_export(data: Any) -> dict[str, Any] | None:
+    """The graph ``gradviz export -o graph.json`` wrote (``{nodes, edges, positions}``) as
+    a snapshot of that graph alone (no tensors, no passes), for ``gradviz open`` and File
+    > Open; None for anything else. The caller checks it as any snapshot
+    (:func:`parse_snapshot`)."""
+    if not isinstance(data, dict) or "format" in data or "graph" in data:
+        return None
+    nodes, edges = data.get("nodes"), data.get("edges")
+    if not isinstance(nodes, list) or not isinstance(edges, list):
+        return None
+    snapshot: dict[str, Any] = {
+        "format": SNAPSHOT_FORMAT,
+        "version": SNAPSHOT_VERSION,
+        "source": "export",
+        "graph": {"nodes": nodes, "edges": edges},
+        "tensors": {},
+    }
+    if isinstance(data.get("positions"), dict):
+        snapshot["positions"] = data["positions"]
+    return snapshot
 
 
 def grad_events_from_passes(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:

@@ -121,7 +121,32 @@ def describe_step(state: dict[str, Any]) -> tuple[str, str]:
         )
     if cursor == 0:
         return translate("Timeline", "start"), translate("Timeline", "nothing has run yet")
-    return (
-        translate("Timeline", "at {n}").format(n=cursor),
-        translate("Timeline", "{n} statements run").format(n=cursor),
+    # (a step back, a skip): where the script stands, as the editor marks it; a bare
+    # count ("at 15") read as a line number
+    run = (
+        translate("Timeline", "1 statement run")
+        if cursor == 1
+        else translate("Timeline", "{n} statements run").format(n=cursor)
     )
+    line = _line_of(state, cursor)
+    if line is not None:
+        return (
+            translate("Timeline", "before line {line}").format(line=line),
+            translate("Timeline", "{run}; line {line} runs next").format(run=run, line=line),
+        )
+    return (
+        translate("Timeline", "after 1 statement")
+        if cursor == 1
+        else translate("Timeline", "after {n} statements").format(n=cursor),
+        run,
+    )
+
+
+def _line_of(state: dict[str, Any], index: int) -> int | None:
+    """The line of top-level statement ``index`` (the next to run), or None."""
+    statements = state.get("statements")
+    if not isinstance(statements, list) or not 0 <= index < len(statements):
+        return None
+    st = statements[index]
+    line = st.get("line") if isinstance(st, dict) else None
+    return line if isinstance(line, int) and not isinstance(line, bool) and line > 0 else None

@@ -446,8 +446,8 @@
         <translation>텐서 스크립트 (.py) 또는 .gradviz.json 스냅숏</translation>
     </message>
     <message>
-        <source>.svg .png .dot .graphml .json or .html</source>
-        <translation>.svg .png .dot .graphml .json 또는 .html</translation>
+        <source>.svg .png .dot .graphml .json (the graph&apos;s data) .html, or .gradviz.json (a snapshot: gradviz open shows it)</source>
+        <translation>.svg .png .dot .graphml .json (그래프 데이터) .html, 또는 .gradviz.json (스냅숏: gradviz open으로 볼 수 있음)</translation>
     </message>
     <message>
         <source>list the built-in demos, one a line</source>
@@ -2866,8 +2866,24 @@ Nothing ran and the state is unchanged: fix this line and press Step again.</sou
         <translation>아직 아무것도 실행하지 않았습니다</translation>
     </message>
     <message>
-        <source>at {n}</source>
-        <translation>문장 {n}개 뒤</translation>
+        <source>1 statement run</source>
+        <translation>문장 1개 실행됨</translation>
+    </message>
+    <message>
+        <source>before line {line}</source>
+        <translation>{line}번 줄 앞</translation>
+    </message>
+    <message>
+        <source>{run}; line {line} runs next</source>
+        <translation>{run}. 다음은 {line}번 줄</translation>
+    </message>
+    <message>
+        <source>after 1 statement</source>
+        <translation>문장 1개 실행 뒤</translation>
+    </message>
+    <message>
+        <source>after {n} statements</source>
+        <translation>문장 {n}개 실행 뒤</translation>
     </message>
     <message>
         <source>{n} statements run</source>
