@@ -1,0 +1,150 @@
+"""Red-team review of restricted mode's round-5 constructs (@property, classmethod,
+functools caches, enum, optimizer state, parametrize, transforms, argparse
+sub-commands, functorch's make_functional): the attacks of the review that are refused
+today, kept as regressions. Each ends in a refusal (or an ordinary Python error) with
+the interpreter alive and no file written, as in ``test_restricted_round5``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.test_restricted_python import ORDINARY, REFUSALS, _refused
+
+ATTACKS = {
+    # a library-owned transform list takes no foreign callable through its methods
+    "compose-parts-append": (
+        "from torch.distributions.transforms import ComposeTransform, ExpTransform\n"
+        "c = ComposeTransform([ExpTransform()])\n"
+        "c.parts.append(np.ndarray)\n"
+        "c(torch.tensor(2))\n"
+    ),
+    "transformed-transforms-append": (
+        "from torch.distributions import Normal, TransformedDistribution\n"
+        "from torch.distributions.transforms import ExpTransform\n"
+        "d = TransformedDistribution(Normal(0.0, 1.0), [ExpTransform()])\n"
+        "d.transforms.append(np.ndarray)\n"
+        "d.sample()\n"
+    ),
+    "transformed-own-list-append": (
+        "from torch.distributions import Normal, TransformedDistribution\n"
+        "from torch.distributions.transforms import ExpTransform\n"
+        "L = [ExpTransform()]\n"
+        "d = TransformedDistribution(Normal(0.0, 1.0), L)\n"
+        "L.append(np.ndarray)\n"
+        "d.sample()\n"
+    ),
+    "cat-transform-append": (
+        "from torch.distributions.transforms import CatTransform, ExpTransform\n"
+        "L = [ExpTransform(), ExpTransform()]\n"
+        "c = CatTransform(L, 0, [1, 1])\n"
+        "L.append(np.ndarray)\n"
+    ),
+    "transform-domain-setattr": (
+        "from torch.distributions.transforms import ExpTransform\n"
+        "ExpTransform().domain.event_dim = 5\n"
+    ),
+    "transform-cache-size-setattr": (
+        "from torch.distributions.transforms import ExpTransform\n"
+        "t = ExpTransform(cache_size=1)\nt.cache_size = 5\n"
+    ),
+    "distributions-biject-to": "from torch.distributions import biject_to\n",
+    "distributions-kl-module": "from torch.distributions.kl import register_kl\n",
+    "distributions-register-kl": "import torch.distributions as D\nD.register_kl\n",
+    "distributions-identity-transform": "import torch.distributions as D\nD.identity_transform\n",
+    # a str-mixin enum member is not a str whose format walks attributes
+    "str-enum-format": (
+        "import enum\nclass E(str, enum.Enum):\n    A = '{0.__class__.__mro__}'\n"
+        "E.A.format(E.A)\n"
+    ),
+    "strenum-format": (
+        "import enum\nclass E(enum.StrEnum):\n    A = '{0.__class__}'\nE.A.format(1)\n"
+    ),
+    "enum-class-keyword": "import enum\nclass E(enum.Enum, boundary=None):\n    A = 1\n",
+    # enum's alias search is quadratic for unhashable values: none can be a member
+    "enum-unhashable-members": (
+        "import enum\nL1 = [0] * 1000\nL2 = [0] * 1000\n"
+        "class E(enum.Enum):\n    m0 = (L1, 0)\n    m1 = (L2, 1)\n"
+    ),
+    # recursion through C slots and library callers ends at the call-depth limit
+    "getitem-property-recurses": (
+        "class C:\n    @property\n    def __getitem__(self):\n        return self.get\n"
+        "    def get(self, k):\n        return self[k]\n"
+        "C()[0]\n"
+    ),
+    "cached-property-call-recurses": (
+        "import functools\n"
+        "class C:\n    @functools.cached_property\n    def __call__(self):\n"
+        "        return self.go\n"
+        "    def go(self, n):\n        return sorted([1, 2], key=self)\n"
+        "C()(0)\n"
+    ),
+    "lru-method-recurses-through-map": (
+        "import functools\n"
+        "class C:\n    @functools.lru_cache(maxsize=None)\n    def go(self, n):\n"
+        "        return list(map(self.go, [n + 1]))\n"
+        "C().go(0)\n"
+    ),
+    # what a script class's static and class methods are stays the script's
+    "staticmethod-globals": (
+        "class U:\n    @staticmethod\n    def g(x):\n        return x\nU.g.__globals__\n"
+    ),
+    "classmethod-as-callback": (
+        "class U:\n    @classmethod\n    def g(cls, x):\n        return x\n"
+        "list(map(U.g, [1]))\n"
+    ),
+    "property-call-impl": (
+        "class M(torch.nn.Module):\n    @property\n    def _call_impl(self):\n"
+        "        return np.ndarray\n"
+    ),
+    # optimizer state: replacement buffers of another layout or device end in an error
+    "state-sparse-buffer": (
+        "p = torch.nn.Parameter(torch.ones(2))\nopt = torch.optim.Adam([p])\n"
+        "p.grad = torch.ones(2)\nopt.step()\n"
+        "opt.state[p]['exp_avg'] = torch.zeros(2).to_sparse()\nopt.step()\n"
+    ),
+    "state-expanded-buffer": (
+        "p = torch.nn.Parameter(torch.ones(2))\nopt = torch.optim.Adam([p])\n"
+        "p.grad = torch.ones(2)\nopt.step()\n"
+        "opt.state[p]['exp_avg'] = torch.zeros(1).expand(2)\nopt.step()\n"
+    ),
+    "state-meta-buffer": (
+        "p = torch.nn.Parameter(torch.ones(2))\nopt = torch.optim.Adam([p])\n"
+        "p.grad = torch.ones(2)\nopt.step()\n"
+        "opt.state[p]['exp_avg'] = torch.zeros(2, device='meta')\nopt.step()\n"
+    ),
+    # functorch: buffers are vetted like parameters
+    "make-functional-buffers-callable": (
+        "import functorch\n"
+        "f, ps, bs = functorch.make_functional_with_buffers(torch.nn.BatchNorm1d(2))\n"
+        "f(ps, [print, print, print], torch.ones(3, 2))\n"
+    ),
+    "make-functional-buffers-shape": (
+        "import functorch\n"
+        "f, ps, bs = functorch.make_functional_with_buffers(torch.nn.BatchNorm1d(2))\n"
+        "f(ps, [torch.ones(100), torch.ones(1), torch.tensor(0.5)], torch.ones(3, 2))\n"
+    ),
+    # argparse sub-parsers stop the statement as the top parser does
+    "subparser-exit-on-error-false": (
+        "import argparse\np = argparse.ArgumentParser()\ns = p.add_subparsers(dest='cmd')\n"
+        "q = s.add_parser('t', exit_on_error=False)\nq.add_argument('--n', type=int)\n"
+        "p.parse_args(['t', '--n', 'x'])\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+def test_review_attack_is_refused_cleanly(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _, failure = _refused("import numpy as np\n" + ATTACKS[name], also=ORDINARY)
+    assert failure.error.type in REFUSALS + ORDINARY
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("name", ["getitem-property-recurses", "cached-property-call-recurses",
+                                  "lru-method-recurses-through-map"])
+def test_recursion_through_new_constructs_ends_in_a_limit(name):
+    _, failure = _refused("import numpy as np\n" + ATTACKS[name])
+    assert failure.error.type == "LimitExceeded", failure.error
