@@ -42,6 +42,23 @@ ATTACKS = {
         "c = CatTransform(L, 0, [1, 1])\n"
         "L.append(np.ndarray)\n"
     ),
+    # a script-made base distribution's values come back as the script's own values
+    "transformed-script-base-launders": (
+        "from torch.distributions import TransformedDistribution\n"
+        "class B:\n    batch_shape = torch.Size()\n    event_shape = torch.Size()\n"
+        "    def sample(self, shape=torch.Size()):\n        return np.ndarray\n"
+        "    def expand(self, shape):\n        return self\n"
+        "d = TransformedDistribution(B(), [], validate_args=False)\n"
+        "f = d.sample()\n"
+        "f((2,), 'O')\n"
+    ),
+    # a deep chain of composed transforms ends in the depth limit, the kernel alive
+    "compose-nested-deep": (
+        "from torch.distributions.transforms import ComposeTransform, ExpTransform\n"
+        "c = ExpTransform()\n"
+        "for i in range(20000):\n    c = ComposeTransform([c])\n"
+        "c(torch.ones(1))\n"
+    ),
     "transform-domain-setattr": (
         "from torch.distributions.transforms import ExpTransform\n"
         "ExpTransform().domain.event_dim = 5\n"
