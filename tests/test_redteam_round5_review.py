@@ -79,6 +79,29 @@ ATTACKS = {
     "strenum-format": (
         "import enum\nclass E(enum.StrEnum):\n    A = '{0.__class__}'\nE.A.format(1)\n"
     ),
+    # a str-mixin member whose class overrides startswith is no way past the name rules
+    "str-enum-name-getattr": (
+        "import enum\nclass E(str, enum.Enum):\n    A = '__globals__'\n"
+        "    def startswith(self, *a):\n        return False\n"
+        "class U:\n    @staticmethod\n    def g(x):\n        return x\n"
+        "getattr(U.g, E.A)\n"
+    ),
+    "str-enum-name-hasattr": (
+        "import enum\nclass E(str, enum.Enum):\n    A = '__globals__'\n"
+        "    def startswith(self, *a):\n        return False\n"
+        "class U:\n    @staticmethod\n    def g(x):\n        return x\n"
+        "hasattr(U.g, E.A)\n"
+    ),
+    "str-enum-name-print-self": (
+        "import enum\nclass E(str, enum.Enum):\n    A = '__self__'\n"
+        "    def startswith(self, *a):\n        return False\n"
+        "getattr(print, E.A)\n"
+    ),
+    "str-enum-name-setattr": (
+        "import enum\nclass E(str, enum.Enum):\n    A = '_parameters'\n"
+        "    def startswith(self, *a):\n        return False\n"
+        "setattr(torch.nn.Linear(2, 2), E.A, {})\n"
+    ),
     "enum-class-keyword": "import enum\nclass E(enum.Enum, boundary=None):\n    A = 1\n",
     # enum's alias search is quadratic for unhashable values: none can be a member
     "enum-unhashable-members": (
