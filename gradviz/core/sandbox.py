@@ -328,6 +328,10 @@ class ScriptPartial:
     interpreter, so ``f`` is vetted at each call as if the script called it."""
 
     __slots__ = ("func", "args", "keywords", "interp")
+    func: Any
+    args: tuple
+    keywords: dict
+    interp: Interpreter
 
     def __init__(self, interp: Interpreter, func: Any, args: tuple, keywords: dict):
         if isinstance(func, ScriptPartial):
@@ -1203,7 +1207,7 @@ class Interpreter:
             ) else None
         except TypeError:
             total = None
-        loop = [0, total]
+        loop: list[Any] = [0, total]
         self.loops.append(loop)
         try:
             for item in self._iterate(iterable):
@@ -1626,6 +1630,7 @@ class Interpreter:
                     self._script_properties[id(made)] = made
                     namespace[item.name] = made
                     continue
+                assert isinstance(value, ScriptFunction)  # a cache or property went on above
                 namespace[item.name] = (
                     staticmethod(_host_callable(value)) if static
                     else classmethod(_host_method(value)) if bound_to_class
@@ -1639,7 +1644,7 @@ class Interpreter:
                 inner = Scope({}, scope)
                 self._exec_ClassDef(item, inner)
                 namespace[item.name] = inner.names[item.name]
-            elif isinstance(item, (ast.Assign, ast.AnnAssign)) and getattr(item, "value", None):
+            elif isinstance(item, (ast.Assign, ast.AnnAssign)) and item.value is not None:
                 value = self.eval(item.value, scope)
                 targets = item.targets if isinstance(item, ast.Assign) else [item.target]
                 pairs: list[tuple[str, Any]] = []
@@ -2537,12 +2542,12 @@ class Interpreter:
             for name, size_of in numpy_sized.items():
                 if func is self.numpy_ns.members.get(name) and args:
                     try:
-                        size = abs(float(size_of(args)))
+                        elements = abs(float(size_of(args)))
                     except (TypeError, IndexError, ValueError):
                         continue
-                    if size > self.limits.max_op_elements:
+                    if elements > self.limits.max_op_elements:
                         raise LimitExceeded(
-                            f"refused: numpy.{name} would create {size:,.0f} elements "
+                            f"refused: numpy.{name} would create {elements:,.0f} elements "
                             "(gradviz limit max_op_elements)",
                             limit="max_op_elements",
                         )
@@ -2719,11 +2724,11 @@ class Interpreter:
                     limit="max_sequence_length",
                 )
         if func is sum and len(args) >= 2 and isinstance(args[1], (list, tuple)):
-            items = args[0] if isinstance(args[0], (list, tuple)) else []
-            total = len(args[1]) + sum(len(x) for x in items if isinstance(x, (list, tuple)))
+            parts: Any = args[0] if isinstance(args[0], (list, tuple)) else []
+            total = len(args[1]) + sum(len(x) for x in parts if isinstance(x, (list, tuple)))
             self._check_length(total)
             # each step copies the list built so far: quadratic in the total
-            if len(items) * total > 20 * max_len:
+            if len(parts) * total > 20 * max_len:
                 raise LimitExceeded(
                     "refused: sum() of lists copies the growing list at every step; use "
                     "a comprehension or list.extend (gradviz limit max_sequence_length)",
@@ -2937,7 +2942,8 @@ class Interpreter:
             defaults = tuple(self._iterate(defaults))
             for value in defaults:
                 self._check_storable(value)
-        cls = collections.namedtuple(
+        make: Any = collections.namedtuple  # called with the script's values, not literals
+        cls = make(
             typename, list(field_names), rename=bool(rename), defaults=defaults, module="__main__"
         )
         self._made_types.add(cls)
@@ -3365,10 +3371,11 @@ class Interpreter:
             if (
                 isinstance(obj, torch.optim.Optimizer)
                 and name == "step"
+                and value is not None
                 and value is obj.__dict__.get("step")
                 and getattr(value, "__wrapped__", None) is _class_attribute(type(obj), "step")
             ):
-                value = OptimizerStep(obj, value)
+                value = OptimizerStep(obj, value)  # type: ignore[arg-type]  # not None: above
         if isinstance(value, types.ModuleType):
             raise SandboxError(f"the attribute '{name}' is a module; modules are not available")
         return self._checked_value(value)
@@ -3543,7 +3550,8 @@ class Interpreter:
             return name in ns.SIZE_METHODS
         if isinstance(obj, tuple) and type(obj).__module__.startswith("torch."):
             # torch's named results: max(dim).values, PackedSequence.data, unpack_dual(...)
-            fields = getattr(type(obj), "_fields", None) or getattr(type(obj), "__match_args__", ())
+            fields = (getattr(type(obj), "_fields", None)
+                      or getattr(type(obj), "__match_args__", None) or ())
             return name in fields or name in ns.TUPLE_METHODS
         if isinstance(obj, TorchvizGraph):
             return name in TORCHVIZ_ATTRIBUTES
@@ -3946,7 +3954,7 @@ class _KeptGeometry:
             return
         with torch.no_grad():
             for t, old in changed:
-                t.set_(old)
+                t.set_(old)  # type: ignore[call-overload]  # set_(Tensor): torch's stubs lack it
         raise SandboxError(
             "refused: a parametrized tensor would change shape, dtype or device (torch "
             "rebinds the original with set_; its optimizer state keeps the old shape)"
@@ -4500,7 +4508,8 @@ class ScriptArgumentParser(argparse.ArgumentParser):
             _check_parser_keywords(options)
             return ScriptArgumentParser(interp, **options)
 
-        return super().add_subparsers(parser_class=make_parser, **kwargs)
+        # argparse calls parser_class(**options): any callable does (typeshed wants a type)
+        return super().add_subparsers(parser_class=make_parser, **kwargs)  # type: ignore[call-overload]
 
     def print_help(self, file: Any = None) -> None:
         if file is not None:
@@ -4810,7 +4819,7 @@ MAX_PATTERN = 10_000
 def _re_shape(items: Any, inside_repeat: bool) -> tuple[int, bool]:
     """(unbounded repeats that may backtrack, whether the sequence can match nothing
     more than a bounded amount); raises SandboxError on an unbounded construct."""
-    from re import _constants as c  # noqa: PLC0415 - CPython's parser constants
+    from re import _constants as c  # type: ignore[attr-defined]  # noqa: PLC0415 - CPython's
 
     repeats = 0
     items = list(items)
@@ -4854,6 +4863,8 @@ class ScriptPattern:
     """A compiled pattern that passed the checks above: its methods as re's, sized."""
 
     __slots__ = ("_interp", "_compiled", "_repeats", "pattern", "flags", "groups")
+    pattern: str
+    flags: int
 
     def __init__(self, interp: Interpreter, pattern: Any, flags: int = 0):
         if isinstance(pattern, ScriptPattern):
@@ -4865,7 +4876,7 @@ class ScriptPattern:
         if len(pattern) > MAX_PATTERN:
             raise LimitExceeded(f"refused: a pattern of {len(pattern):,} characters; the limit "
                                 f"is {MAX_PATTERN:,}", limit="max_str_length")
-        from re import _parser  # noqa: PLC0415
+        from re import _parser  # type: ignore[attr-defined]  # noqa: PLC0415 - CPython's
 
         parsed = _parser.parse(pattern, flags)
         self._repeats, _ = _re_shape(parsed, False)
@@ -5022,8 +5033,10 @@ def unicodedata_module(interp: Interpreter) -> ns.SafeModule:
     def normalize(form: Any, text: Any) -> str:
         if not isinstance(form, str) or not isinstance(text, str):
             raise TypeError("normalize() takes two strings")
+        if form not in ("NFC", "NFD", "NFKC", "NFKD"):
+            raise ValueError("invalid normalization form")  # what unicodedata says
         interp._check_length(len(text) * NORMALIZE_GROWTH, 1)
-        return unicodedata.normalize(form, text)
+        return unicodedata.normalize(form, text)  # type: ignore[arg-type]  # checked above
 
     members = {"normalize": F(normalize, "normalize"),
                **{name: F(getattr(unicodedata, name), name) for name in (
