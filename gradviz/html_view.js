@@ -539,6 +539,7 @@
     selected: null,      // drawn id in the current view
     cursor: 0,           // position in the backward timeline, 0..END
     picked: null,        // leaf name picked for the plot
+    chosen: null,        // the picture picked (a pass with a picture of its own shows that)
     searchHits: [], searchAt: -1, searchText: "",
     flow: null,          // gradients of the current pass, per drawn edge
     labels: [],          // edge labels drawn in the last frame (for tests and a11y)
@@ -982,7 +983,9 @@
   function passTitle(k) {
     const p = passes[k];
     const st = p.statement;
-    const where = st ? (st.line ? tr("{source} (line {line})", { source: st.source, line: st.line }) : st.source) : "";
+    let where = st ? st.source : "";
+    if (st && st.line && typeof st.iteration === "number") where = tr("{source} (line {line}, iteration {n})", { source: st.source, line: st.line, n: st.iteration });
+    else if (st && st.line) where = tr("{source} (line {line})", { source: st.source, line: st.line });
     return { head: p.title, where };
   }
 
@@ -1043,6 +1046,12 @@
       if (t.where) head.appendChild(el("span", "gvz-mono", " " + t.where));
       head.appendChild(el("span", "gvz-muted", p.kind === "backward" ? " \u00b7 retain_graph=" + (p.retain_graph ? "True" : "False") : ""));
       box.appendChild(head);
+      // an earlier pass of a loop ran over its own graph, not the last one drawn
+      if (p.view && state.view.key === p.view) {
+        box.appendChild(el("div", "gvz-note", tr("Drawn from what this pass recorded: the graph it ran over was freed before the last one was built, which the other pictures show.")));
+      } else if (p.foreign && !p.view) {
+        box.appendChild(el("div", "gvz-note", tr("This pass ran over an earlier graph, which the page does not hold: it is replayed on the last graph, where only the nodes both share light up.")));
+      }
       if (p.error && !p.steps.length) {
         box.appendChild(el("div", "gvz-error", tr("Failed: {error}", { error: p.error })));
         if (p.explanation) box.appendChild(el("div", "gvz-explain", p.explanation));
@@ -1401,10 +1410,24 @@
     redraw();
   }
 
-  function setCursor(p) {
+  // The picture position p is shown on: an earlier pass of a training loop ran over its
+  // own graph, which the page draws from what the pass recorded; every other position
+  // is shown on the picture picked.
+  function pictureAt(p) {
+    const k = passAt(p);
+    const own = k < passes.length ? passes[k].view : null;
+    return own && viewByKey.has(own) ? own : state.chosen;
+  }
+
+  function setCursor(p, again) {
     p = Math.max(0, Math.min(END, p));
-    if (p === state.cursor) return;
+    if (p === state.cursor && !(again && pictureAt(p) !== state.view.key)) return;
     state.cursor = p;
+    const want = pictureAt(p);
+    if (want && want !== state.view.key) {
+      switchView(want);
+      return;
+    }
     state.flow = null;
     computeFlow();
     if (state.flow.executing) {
@@ -1429,6 +1452,7 @@
   function switchView(key, focusId) {
     const index = viewByKey.get(key);
     if (index === undefined) return;
+    if (views[index].pass === undefined) state.chosen = key;
     const old = state.view;
     // What stays in place on screen: the node asked for, the group being opened, or the selection.
     const opening = views[index].focus;
@@ -1588,7 +1612,13 @@
   });
   if (views.length < 2) viewSelect.style.display = "none";
   // after a pick the arrow keys step the pass again rather than change the list
-  viewSelect.addEventListener("change", () => { switchView(viewSelect.value); viewSelect.blur(); });
+  viewSelect.addEventListener("change", () => {
+    // a pass's own picture is shown while that pass is replayed: picking it goes there
+    const v = views[viewByKey.get(viewSelect.value)];
+    if (v && v.pass !== undefined && passAt(state.cursor) !== v.pass) setCursor(offsets[v.pass], true);
+    else switchView(viewSelect.value);
+    viewSelect.blur();
+  });
 
   const passSelect = $(".gvz-pass");
   passes.forEach((p, k) => {
@@ -1607,7 +1637,7 @@
   } else {
     passSelect.style.display = "none";
   }
-  passSelect.addEventListener("change", () => { setCursor(offsets[Number(passSelect.value)]); passSelect.blur(); });
+  passSelect.addEventListener("change", () => { setCursor(offsets[Number(passSelect.value)], true); passSelect.blur(); });
 
   const searchBox = $(".gvz-search");
   searchBox.addEventListener("keydown", (ev) => {
@@ -1675,6 +1705,7 @@
     : K === 1 ? tr("{title} \u00b7 {n} backward pass", heading) : tr("{title} \u00b7 {n} backward passes", heading);
 
   loadView(data.default_view);
+  state.chosen = state.view.key;
   viewSelect.value = state.view.key;
   resize();
   computeFlow();
@@ -1689,6 +1720,7 @@
     cursor: () => ({ position: state.cursor, ...place(state.cursor), end: END }),
     view: () => state.view.key,
     selected: () => state.selected,
+    executing: () => (state.flow ? state.flow.executing : null),
     ids: () => state.view.ids.slice(),
     edgeLabels: () => state.labels.slice(),
     frames: () => state.frames,

@@ -141,6 +141,10 @@ class _Pass:
     statement: int | None
     steps: list[_Step]
     leaf_grads: dict[str, Any]
+    #: where it ran: the line of its backward() call and the innermost loop's iteration
+    #: (``gradviz run`` records them; a library snapshot has neither)
+    line: int | None = None
+    iteration: int | None = None
 
 
 def _as_list(value: Any, where: str) -> list[Any]:
@@ -222,9 +226,83 @@ def _decode_passes(snapshot: Mapping[str, Any]) -> list[_Pass]:
                 statement=_int_or_none(raw.get("statement")),
                 steps=steps,
                 leaf_grads=_as_dict(raw.get("leaf_grads"), f"{where}['leaf_grads']"),
+                line=_int_or_none(raw.get("line")),
+                iteration=_int_or_none(raw.get("iteration")),
             )
         )
     return passes
+
+
+def _foreign(graph: nx.DiGraph, p: _Pass) -> bool:
+    """The pass ran over nodes the snapshot's graph does not hold: an earlier iteration's
+    graph (a training loop's), freed before the graph the snapshot shows was built."""
+    return any(s.node not in graph for s in p.steps)
+
+
+def _recorded_graph(graph: nx.DiGraph, p: _Pass) -> nx.DiGraph:
+    """The graph an earlier pass ran over, as far as it recorded it: a node per engine
+    step (its op and the names it had), an edge from each step to the nodes it sent a
+    gradient to, and, for the nodes the snapshot's graph holds too (a parameter's
+    AccumulateGrad), their attributes there and the leaf tensor each one fills."""
+    out = nx.DiGraph()
+    labels = {s.node: s.label for s in p.steps}
+    names = {s.node: s.vars for s in p.steps}
+
+    def add(node: str) -> None:
+        if node in out:
+            return
+        if node in graph:
+            out.add_node(node, **{**graph.nodes[node], "new": False})
+            return
+        label = labels.get(node, "?")
+        out.add_node(
+            node,
+            kind="accumulate_grad" if label == "AccumulateGrad" else "grad_fn",
+            label=label,
+            vars=list(names.get(node) or []),
+            new=False,
+        )
+
+    for s in p.steps:
+        add(s.node)
+    for s in p.steps:
+        for t in s.targets:
+            if t is not None and t != s.node:
+                add(t)
+                out.add_edge(s.node, t, kind="grad", new=False)
+    for node in list(out.nodes):
+        if node in graph and out.nodes[node].get("kind") == "accumulate_grad":
+            for leaf in graph.successors(node):
+                if graph.nodes[leaf].get("kind") == "tensor":
+                    add(leaf)
+                    out.add_edge(node, leaf, **{**graph.edges[node, leaf], "new": False})
+    return out
+
+
+def _pass_views(
+    graph: nx.DiGraph, passes: Sequence[_Pass], limits: PageLimits, started: float, language: str
+) -> tuple[list[dict[str, Any]], dict[int, nx.DiGraph]]:
+    """A picture of each earlier pass's own graph (see :func:`_foreign`), drawn from what
+    it recorded, so the page replays it on what it ran over rather than on the last
+    graph. Together they lay out at most the grouped pictures' budget; a pass past it, or
+    past the page's time, is replayed on the last graph with a note saying so."""
+    budget = max(float(limits.extra_floor), limits.extra_factor * _elements(graph))
+    deadline = started + limits.seconds
+    views: list[dict[str, Any]] = []
+    graphs: dict[int, nx.DiGraph] = {}
+    for k, p in enumerate(passes):
+        if not p.steps or not _foreign(graph, p):
+            continue
+        own = _recorded_graph(graph, p)
+        if _elements(own) > budget or time.monotonic() > deadline:
+            continue
+        budget -= _elements(own)
+        title = _t(language, "graph of backward #{n}", n=k + 1)
+        view, _ = _view(own, f"pass:{k}", title, language=language)
+        view["pass"] = k
+        views.append(view)
+        graphs[k] = own
+    return views, graphs
 
 
 # --------------------------------------------------------------------------- grouping
@@ -671,7 +749,12 @@ def _explanation(error: str | None, language: str) -> str | None:
 
 
 def _pass_json(
-    texts: Mapping[Any, dict[str, Any]], k: int, p: _Pass, language: str = "en"
+    texts: Mapping[Any, dict[str, Any]],
+    k: int,
+    p: _Pass,
+    language: str = "en",
+    graph: nx.DiGraph | None = None,
+    own: Mapping[int, nx.DiGraph] | None = None,
 ) -> dict[str, Any]:
     if p.kind in ("backward", "grad"):
         title = _t(language, "backward #{n}" if p.kind == "backward" else "grad #{n}", n=k + 1)
@@ -684,7 +767,11 @@ def _pass_json(
         "retain_graph": p.retain_graph,
         "error": p.error,
         "explanation": _explanation(p.error, language),
-        "statement": None if p.statement is None else texts.get(p.statement),
+        "statement": _where(texts, p),
+        # ran over an earlier graph than the one drawn; "view": the picture of its own
+        "foreign": graph is not None and bool(p.steps) and _foreign(graph, p),
+        "view": f"pass:{k}" if own is not None and k in own else None,
+        "iteration": p.iteration,
         "steps": [
             {
                 "node": s.node,
@@ -700,6 +787,19 @@ def _pass_json(
 
 
 # --------------------------------------------------------------------------- the page
+
+
+def _where(texts: Mapping[Any, dict[str, Any]], p: _Pass) -> dict[str, Any] | None:
+    """The pass's statement (its line and source); for a pass that ran inside it (a
+    loop's body, a function) the line of the backward() call itself, not the whole loop."""
+    st = None if p.statement is None else texts.get(p.statement)
+    if st is None or p.line is None or st.get("line") is None or p.line == st["line"]:
+        return st
+    lines = str(st.get("source") or "").splitlines()
+    at = p.line - st["line"]
+    if not 0 <= at < len(lines):
+        return st
+    return {"line": p.line, "source": lines[at].strip(), "iteration": p.iteration}
 
 
 def _check_size(n: int, e: int, limits: PageLimits, language: str = "en") -> None:
@@ -753,8 +853,10 @@ def _page_model(
         graph, limits, started, _given_positions(snapshot, graph), lang
     )
     groups = _groups(grouped)
+    pass_views, own = _pass_views(graph, passes, limits, started, lang)
+    views = views + pass_views
     shown: dict[str, dict[str, Any]] = {}
-    for g in (graph, *grouped.values()):
+    for g in (graph, *grouped.values(), *own.values()):
         for v, d in g.nodes(data=True):
             if str(v) not in shown:
                 if d.get("kind") == "group":
@@ -765,6 +867,9 @@ def _page_model(
                         lines = [lines[0], _t(lang, "scalar")]
                 shown[str(v)] = {"lines": lines, "style": _style_of(d)}
     nodes = {str(v): _node_attrs(d) for v, d in graph.nodes(data=True)}
+    for g in own.values():  # the nodes of earlier passes' own graphs
+        for v, d in g.nodes(data=True):
+            nodes.setdefault(str(v), _node_attrs(d))
     # Big models open on their blocks, as a picture that can be read at once.
     default = 0
     if graph.number_of_nodes() > DEFAULT_GROUPED_NODES:
@@ -803,7 +908,7 @@ def _page_model(
         "open": opened,
         "default_view": default,
         "notes": notes,
-        "passes": [_pass_json(texts, k, p, lang) for k, p in enumerate(passes)],
+        "passes": [_pass_json(texts, k, p, lang, graph, own) for k, p in enumerate(passes)],
         "offsets": _offsets(passes),
         "leaves": _leaves(snapshot, graph, passes, lang),
         "tensors": _as_dict(snapshot.get("tensors"), "snapshot['tensors']"),

@@ -1036,3 +1036,83 @@ def test_prototype_names_in_the_browser(browser, tmp_path):
         search.clear()
         search.send_keys(name, "\ue007")
     assert js(browser, "window.gradviz.selected()") in {"hasOwnProperty", "__defineGetter__", "g:__proto__"}
+
+
+LOOP = (
+    "import torch\n"
+    "w = torch.ones(3, requires_grad=True)\n"
+    "for i in range(3):\n"
+    "    loss = (w * (i + 1)).sin().sum()\n"
+    "    loss.backward()\n"
+)
+
+
+def test_an_earlier_pass_of_a_loop_is_replayed_on_the_graph_it_ran_over(browser, tmp_path):
+    """Pass 1 and 2 of a training loop ran over their own iteration's graph, freed before
+    the last one was built: the page drew them on the last graph (their steps lit nothing
+    but the AccumulateGrad both share). Each is now drawn from what it recorded, says so,
+    and is named by its backward() line and iteration; the last pass stays on the graph."""
+    script = tmp_path / "loop.py"
+    script.write_text(LOOP, encoding="utf-8")
+    page = tmp_path / "loop.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradviz", "export", str(script), "-o", str(page)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert page.is_file(), proc.stderr
+    model = strict_json(data_block(page.read_text(encoding="utf-8")))
+    drawn = set(model["nodes"])
+    from selenium.webdriver.support.ui import Select
+
+    open_page(browser, page)
+    assert js(browser, "window.gradviz.view()") == "all"
+    picker = Select(browser.find_element("css selector", ".gvz-pass"))
+    assert [o.text for o in picker.options][:3] == [
+        f"backward #{k}: loss.backward() (line 5, iteration {k})" for k in (1, 2, 3)
+    ]
+    for k in (0, 1):
+        steps = model["passes"][k]["steps"]
+        assert not {s["node"] for s in steps[:3]} & set(model["views"][0]["ids"])  # not the last graph's
+        if k:
+            picker.select_by_value(str(k))
+            assert js(browser, "window.gradviz.view()") == f"pass:{k}"
+        for step in steps:
+            press(browser, "\ue014")  # (pass 1 is "ready" on the page's opening picture)
+            assert js(browser, "window.gradviz.view()") == f"pass:{k}"
+            assert js(browser, "window.gradviz.executing()") == step["node"]
+            assert text(browser, ".gvz-now").startswith(step["label"])
+            assert "Drawn from what this pass recorded" in text(browser, ".gvz-status")
+        ids = set(js(browser, "window.gradviz.ids()"))
+        assert {s["node"] for s in steps} <= ids <= drawn  # every node the pass ran over
+        assert any(model["nodes"][i]["kind"] == "tensor" and model["nodes"][i]["vars"] == ["w"]
+                   for i in ids)  # and the leaf its AccumulateGrad fills
+    picker.select_by_value("2")  # the last pass ran over the graph drawn
+    assert js(browser, "window.gradviz.view()") == "all"
+    press(browser, "\ue014")
+    assert js(browser, "window.gradviz.executing()") == model["passes"][2]["steps"][0]["node"]
+    assert "Drawn from" not in text(browser, ".gvz-status")
+    # a pass's picture picked from the pictures goes to that pass
+    Select(browser.find_element("css selector", ".gvz-view")).select_by_value("pass:1")
+    assert js(browser, "window.gradviz.cursor().k") == 1
+    assert js(browser, "window.gradviz.view()") == "pass:1"
+
+
+def test_an_earlier_pass_past_the_pages_budget_says_what_it_is_shown_on(tmp_path):
+    from gradviz.html_view import PageLimits
+
+    script = tmp_path / "loop.py"
+    script.write_text(LOOP, encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "gradviz", "run", str(script), "--json"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    report = json.loads(proc.stdout)
+    model = page_model(report)
+    assert [(p["foreign"], p["view"]) for p in model["passes"]] == [
+        (True, "pass:0"), (True, "pass:1"), (False, None)
+    ]
+    tight = page_model(report, limits=PageLimits(extra_floor=0, extra_factor=0.0))
+    assert [(p["foreign"], p["view"]) for p in tight["passes"]] == [
+        (True, None), (True, None), (False, None)
+    ]
+    assert "pass:0" not in [v["key"] for v in tight["views"]]

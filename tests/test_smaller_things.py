@@ -216,3 +216,13 @@ def test_f7_and_run_to_backward_without_any_backward_say_so(qtbot, main_window):
     window.stepper.run_to_backward()
     qtbot.waitUntil(lambda: "No backward() call is left to run to" in window.status_text(),
                     timeout=60_000)
+
+
+def test_a_top_level_module_with_ops_of_its_own_stays_one_box():
+    from gradviz.app.display import model_blocks
+
+    # module_tree's counts: "net" runs 3 ops outside its one child
+    assert model_blocks({"loss_fn": 2, "net": 10, "net.body": 7, "net.body.0": 3,
+                         "net.body.1": 4}) == ["loss_fn", "net"]
+    assert model_blocks({"loss_fn": 2, "net": 7, "net.body": 7, "net.body.0": 3,
+                         "net.body.1": 4}) == ["loss_fn", "net.body.0", "net.body.1"]

@@ -46,7 +46,7 @@ Point = tuple[float, float]
 
 
 
-def model_blocks(modules: Iterable[str]) -> list[str]:
+def model_blocks(modules: Iterable[str] | Mapping[str, int]) -> list[str]:
     """The blocks "collapse all" gives (:func:`top_blocks`, lists split), each top-level
     name grouped on its own as if it were the only model.
 
@@ -56,7 +56,11 @@ def model_blocks(modules: Iterable[str]) -> list[str]:
     the whole model was one box. Each name on that level now goes down its own tree as
     a lone model does (``model.layers.0``, ``model.layers.1``), so ``gradviz export``,
     the window and the library's ``snapshot(model=...)`` (whose names have no variable
-    in front) give one box per layer alike."""
+    in front) give one box per layer alike. Given the module tree's node counts
+    (:func:`gradviz.core.grouping.module_tree`), a top-level module with nodes of its
+    own (ops its forward runs outside its children) stays one box: its blocks would
+    leave those out."""
+    counts = modules if isinstance(modules, Mapping) else None
     names = sorted(set(modules))
     roots = [n for n in names if "." not in n]
     if len(roots) < 2:
@@ -65,6 +69,10 @@ def model_blocks(modules: Iterable[str]) -> list[str]:
     for root in roots:
         prefix = root + "."
         under = [n[len(prefix):] for n in names if n.startswith(prefix)]
+        if counts is not None and under:
+            children = sum(counts.get(prefix + n, 0) for n in under if "." not in n)
+            if counts.get(root, 0) > children:
+                under = []  # the root runs ops of its own
         if under:
             out.extend(prefix + block for block in top_blocks(under, split_lists=True))
         else:

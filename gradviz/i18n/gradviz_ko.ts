@@ -1613,6 +1613,22 @@ An autosaved copy from {when} exists. Restore it?</source>
         <translation>{source} ({line}번 줄)</translation>
     </message>
     <message>
+        <source>{source} (line {line}, iteration {n})</source>
+        <translation>{source} ({line}번 줄, {n}번째 반복)</translation>
+    </message>
+    <message>
+        <source>graph of backward #{n}</source>
+        <translation>역전파 #{n}의 그래프</translation>
+    </message>
+    <message>
+        <source>Drawn from what this pass recorded: the graph it ran over was freed before the last one was built, which the other pictures show.</source>
+        <translation>이 역전파가 기록한 내용으로 그렸습니다. 이 역전파가 지나간 그래프는 마지막 그래프가 만들어지기 전에 해제되었고, 다른 그림은 그 마지막 그래프를 보여 줍니다.</translation>
+    </message>
+    <message>
+        <source>This pass ran over an earlier graph, which the page does not hold: it is replayed on the last graph, where only the nodes both share light up.</source>
+        <translation>이 역전파는 이 페이지에 없는 이전 그래프를 지나갔습니다. 마지막 그래프 위에서 다시 보여 주므로, 두 그래프가 함께 가진 노드만 강조됩니다.</translation>
+    </message>
+    <message>
         <source>a node of this pass&apos;s own graph</source>
         <translation>이 역전파가 쓴 그래프의 노드</translation>
     </message>

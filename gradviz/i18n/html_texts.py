@@ -112,6 +112,10 @@ TEXTS: tuple[str, ...] = (
     QT_TRANSLATE_NOOP("HtmlView", "no node matches “{text}”"),
     # the backward pass being replayed
     QT_TRANSLATE_NOOP("HtmlView", "{source} (line {line})"),
+    QT_TRANSLATE_NOOP("HtmlView", "{source} (line {line}, iteration {n})"),
+    QT_TRANSLATE_NOOP("HtmlView", "graph of backward #{n}"),
+    QT_TRANSLATE_NOOP("HtmlView", "Drawn from what this pass recorded: the graph it ran over was freed before the last one was built, which the other pictures show."),
+    QT_TRANSLATE_NOOP("HtmlView", "This pass ran over an earlier graph, which the page does not hold: it is replayed on the last graph, where only the nodes both share light up."),
     QT_TRANSLATE_NOOP("HtmlView", "a node of this pass's own graph"),
     QT_TRANSLATE_NOOP("HtmlView", "{node} received {grads} and sends {sends}"),
     QT_TRANSLATE_NOOP("HtmlView", "{node} received {grads} and adds it into .grad"),
