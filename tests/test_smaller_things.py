@@ -64,6 +64,16 @@ def test_model_blocks_group_each_variables_model_on_its_own():
     ]
     assert model_blocks(["tok", "blocks", "blocks.0", "blocks.0.a", "blocks.1", "blocks.1.a",
                          "head"]) == ["blocks.0", "blocks.1", "head", "tok"]
+    # with the module tree's counts: the copied template layer is no model, one box
+    assert model_blocks({"layer": 12, "layer.linear1": 2, "layer.norm1": 10, "model": 228,
+                         "model.layers": 228, "model.layers.0": 112, "model.layers.1": 116}) == [
+        "layer", "model.layers.0", "model.layers.1"
+    ]
+    # two models of a size (a GAN's): each by its blocks
+    assert model_blocks({"d": 90, "d.net": 90, "d.net.0": 45, "d.net.1": 45, "g": 100,
+                         "g.net": 100, "g.net.0": 50, "g.net.1": 50}) == [
+        "d.net.0", "d.net.1", "g.net.0", "g.net.1"
+    ]
 
 
 def test_export_groups_a_scripts_encoder_per_layer_as_the_library_does(tmp_path):
@@ -78,6 +88,7 @@ def test_export_groups_a_scripts_encoder_per_layer_as_the_library_does(tmp_path)
     cli = {k for k, g in page_data(out)["groups"].items() if not g["chain"]}
     assert "g:model" not in cli  # (was: the whole model in one box)
     assert {"g:model.layers.0", "g:model.layers.1", "g:model.layers.2"} <= cli
+    assert "g:layer" in cli  # the template the encoder copied: one box, not its parts
 
     namespace: dict = {}
     exec(compile(ENCODER, str(script), "exec"), namespace)  # noqa: S102 - the test's own script

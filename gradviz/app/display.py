@@ -57,22 +57,25 @@ def model_blocks(modules: Iterable[str] | Mapping[str, int]) -> list[str]:
     a lone model does (``model.layers.0``, ``model.layers.1``), so ``gradviz export``,
     the window and the library's ``snapshot(model=...)`` (whose names have no variable
     in front) give one box per layer alike. Given the module tree's node counts
-    (:func:`gradviz.core.grouping.module_tree`), a top-level module with nodes of its
-    own (ops its forward runs outside its children) stays one box: its blocks would
-    leave those out."""
+    (:func:`gradviz.core.grouping.module_tree`), a top-level module stays one box when
+    it holds less than half the nodes of the biggest (the copied ``layer``, a loss
+    module: a box each of their parts would crowd the model's), or when it has nodes
+    of its own (ops its forward runs outside its children), which its blocks would
+    leave out."""
     counts = modules if isinstance(modules, Mapping) else None
     names = sorted(set(modules))
     roots = [n for n in names if "." not in n]
     if len(roots) < 2:
         return top_blocks(names, split_lists=True)
+    biggest = max((counts.get(r, 0) for r in roots), default=0) if counts is not None else 0
     out: list[str] = []
     for root in roots:
         prefix = root + "."
         under = [n[len(prefix):] for n in names if n.startswith(prefix)]
         if counts is not None and under:
             children = sum(counts.get(prefix + n, 0) for n in under if "." not in n)
-            if counts.get(root, 0) > children:
-                under = []  # the root runs ops of its own
+            if counts.get(root, 0) > children or 2 * counts.get(root, 0) < biggest:
+                under = []  # the root runs ops of its own, or is not a model's size
         if under:
             out.extend(prefix + block for block in top_blocks(under, split_lists=True))
         else:
