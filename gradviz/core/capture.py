@@ -16,7 +16,7 @@ import re
 import threading
 import time
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -113,6 +113,10 @@ class IdRegistry:
         self._saved: dict[tuple[str, str], str] = {}
         self._storage: dict[int, str] = {}
         self._storage_counter = 0
+        #: the line that made a node (gradviz.core.modules.LineBirths), asked when the
+        #: node is first seen; its answers by node id
+        self.line_of: Callable[[Any], int | None] | None = None
+        self.node_lines: dict[str, int] = {}
 
     def _next(self, prefix: str) -> str:
         self._counter += 1
@@ -125,6 +129,10 @@ class IdRegistry:
         prefix = "acc" if type(fn).__name__ == "AccumulateGrad" else "fn"
         node_id = self._next(prefix)
         self._nodes[id(fn)] = (fn, node_id, statement)
+        if self.line_of is not None and prefix == "fn":
+            line = self.line_of(fn)
+            if line is not None:
+                self.node_lines[node_id] = line
         return node_id, statement
 
     def tensor_id(self, t: torch.Tensor, statement: int | None) -> tuple[str, int | None]:
@@ -151,6 +159,9 @@ class IdRegistry:
         """Forget nodes no longer reachable so their graphs (and saved tensors) can be freed."""
         self._nodes = {k: v for k, v in self._nodes.items() if k in live_fn_ids}
         self._tensors = {k: v for k, v in self._tensors.items() if v[0]() is not None}
+        if self.node_lines:
+            kept = {v[1] for v in self._nodes.values()}
+            self.node_lines = {k: v for k, v in self.node_lines.items() if k in kept}
 
     #: a node freed by a node above it frees the nodes below it by recursion, as deep as
     #: the chain of nodes freed together: at most this many (torch's C++ stack reached
@@ -610,6 +621,9 @@ def _node_entry(
         "kind": "grad_fn", "label": cls_name, "saved": scalars, "freed": freed,
         "statement": created, "stale": sorted(stale),
     }
+    line = registry.node_lines.get(node_id)
+    if line is not None:
+        attrs["line"] = line  # the statement's line that made it (a loop's body line)
     saved: list[tuple[str, dict[str, Any], Any]] = []
     storages: list[tuple[int, int]] = []
     for attr, versions in stale.items():

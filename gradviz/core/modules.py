@@ -8,6 +8,7 @@ Used by :func:`gradviz.record` and by the session for modules a script calls.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -205,3 +206,52 @@ def tagging(root: torch.nn.Module, on_node: OnNode, prefix: str = "") -> Iterato
     finally:
         for h in handles:
             h.remove()
+
+
+class LineBirths:
+    """Which line of a statement made which autograd node: at each line the running
+    statement reaches (the interpreter's inner statements, the trusted engine's line
+    events), the counter torch numbers new nodes with is noted; a node made while a
+    line ran has a number from that line's note up to the next. A loop's nodes are
+    named by the line in its body that made them, not by the loop's first line.
+
+    Notes are kept for the statement running now (reset at each statement); a line
+    that made no node replaces the note before it, so a loop of N iterations keeps
+    at most one note per line that made nodes in each iteration."""
+
+    __slots__ = ("_seqs", "_lines")
+
+    def __init__(self) -> None:
+        self._seqs: list[int] = []
+        self._lines: list[int] = []
+
+    def reset(self) -> None:
+        self._seqs.clear()
+        self._lines.clear()
+
+    def at(self, line: int) -> None:
+        """The statement reaches ``line`` now."""
+        seq = _next_sequence_nr()
+        seqs = self._seqs
+        if seqs and seqs[-1] == seq:
+            self._lines[-1] = line  # the line before made nothing
+        elif len(seqs) < MAX_LINE_NOTES:
+            seqs.append(seq)
+            self._lines.append(line)
+
+    def line_of(self, fn: Any) -> int | None:
+        """The line that made ``fn``, when it was made while this statement ran."""
+        seqs = self._seqs
+        if not seqs:
+            return None
+        try:
+            number = int(fn._sequence_nr())
+        except (AttributeError, TypeError, RuntimeError):
+            return None
+        if number < seqs[0] or number >= _next_sequence_nr():
+            return None  # made before this statement (or on another thread's count)
+        return self._lines[bisect.bisect_right(seqs, number) - 1]
+
+
+#: line notes kept per statement (a longer statement names nodes past it by its last one)
+MAX_LINE_NOTES = 200_000

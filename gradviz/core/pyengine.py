@@ -55,7 +55,7 @@ from typing import Any
 import torch
 
 from .errors import ScriptSyntaxError, Stopped
-from .modules import CallTagger
+from .modules import CallTagger, LineBirths
 
 #: the name a script typed into the window runs under (tracebacks, linecache)
 WINDOW_FILENAME = "<gradviz>"
@@ -145,6 +145,7 @@ class _Monitor:
             mon.use_tool_id(self.TOOL, self.NAME)
         mon.register_callback(self.TOOL, mon.events.PY_START, self._on_start)
         mon.register_callback(self.TOOL, mon.events.LINE, self._on_line)
+        mon.register_callback(self.TOOL, mon.events.PY_RETURN, self._on_return)
         atexit.register(self.stop)  # before the interpreter tears its modules down
         self.ready = True
         return True
@@ -157,6 +158,7 @@ class _Monitor:
         mon.set_events(self.TOOL, 0)
         mon.register_callback(self.TOOL, mon.events.PY_START, None)
         mon.register_callback(self.TOOL, mon.events.LINE, None)
+        mon.register_callback(self.TOOL, mon.events.PY_RETURN, None)
         mon.free_tool_id(self.TOOL)
         self.ready = False
         self.files.clear()
@@ -180,13 +182,21 @@ class _Monitor:
         engine = _engine()
         if engine is None or engine.filename != code.co_filename or not engine.monitored:
             return None  # the script's code on another thread (or traced by settrace)
+        events = sys.monitoring.events  # type: ignore[attr-defined]
         sys.monitoring.set_local_events(  # type: ignore[attr-defined]
-            self.TOOL, code, sys.monitoring.events.LINE  # type: ignore[attr-defined]
+            self.TOOL, code, events.LINE | events.PY_RETURN
         )
         # a new call: a frame freed before may have had this id
         frame = sys._getframe(1)
         engine._last_line.pop(id(frame), None)
         engine._last_start.pop(id(frame), None)
+        return None
+
+    def _on_return(self, code: types.CodeType, offset: int, value: Any) -> Any:
+        engine = _engine()
+        if engine is None or engine._thread_id != threading.get_ident() or not engine.monitored:
+            return None
+        engine._returned(sys._getframe(1))
         return None
 
     def _on_line(self, code: types.CodeType, line: int) -> Any:
@@ -348,6 +358,8 @@ class PythonEngine:
         #: settrace tracer otherwise: a statement left paused by another session keeps
         #: monitoring on, and its events must not reach this engine twice)
         self.monitored = False
+        #: which line of the running statement made which autograd node
+        self.line_births = LineBirths()
         #: line -> (block nesting, innermost statement there), from the parsed script
         self._lines: dict[int, tuple[int, ast.stmt]] = {}
         #: line -> the innermost loop around it in its own frame
@@ -432,6 +444,7 @@ class PythonEngine:
     # --- statements --------------------------------------------------------------------
 
     def begin_statement(self) -> None:
+        self.line_births.reset()
         self._loop_counts = {}
         self._last_line = {}
         self._last_start = {}
@@ -523,6 +536,14 @@ class PythonEngine:
 
     # --- stepping --------------------------------------------------------------------------
 
+    def _returned(self, frame: types.FrameType) -> None:
+        """A script frame returns: what its caller's line makes next is that line's."""
+        back = frame.f_back
+        while back is not None and back.f_code.co_filename != self.filename:
+            back = back.f_back  # library frames between (nn.Module.__call__)
+        if back is not None:
+            self.line_births.at(back.f_lineno)
+
     def _trace(self, frame: types.FrameType, event: str, arg: Any) -> Any:
         if frame.f_code.co_filename != self.filename:
             return None  # library frames run untraced (stepped over)
@@ -533,6 +554,8 @@ class PythonEngine:
 
     def _trace_line(self, frame: types.FrameType, event: str, arg: Any) -> Any:
         if event != "line":
+            if event == "return":
+                self._returned(frame)
             return self._trace_line
         if self.stop_requested:
             self.stop_requested = False
@@ -540,6 +563,7 @@ class PythonEngine:
             raise Stopped(f"stopped at {self.place()}: what the statement did so far is kept")
         self._count_iteration(frame)
         self.current_line = frame.f_lineno
+        self.line_births.at(frame.f_lineno)
         hook = self.statement_hook
         if hook is None:
             return self._trace_line

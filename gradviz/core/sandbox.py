@@ -56,6 +56,7 @@ from . import namespaces as ns
 from . import suggest
 from .errors import GradvizWarning, LimitExceeded, SandboxError, ScriptSyntaxError, Stopped
 from .guards import PROCESS_SAMPLE_BYTES, Limits, OpGuard, metering
+from .modules import LineBirths
 
 ALLOWED_NODES: frozenset[type] = frozenset(
     {
@@ -879,6 +880,8 @@ class Interpreter:
         self.depth = 0
         self.deadline: float | None = None
         self.current_line: int | None = None
+        #: which line of the running statement made which autograd node
+        self.line_births = LineBirths()
         self.last_text = ""
         self._allowed_callables: dict[int, Any] = {}
         self._allowed_types: set[type] = set()
@@ -983,6 +986,7 @@ class Interpreter:
     # --- running -----------------------------------------------------------
 
     def begin_statement(self) -> None:
+        self.line_births.reset()
         self.block_depth = -1
         self.loops = []
         self.output = ScriptOutput(max(self.run_output_left, 0))
@@ -1017,6 +1021,7 @@ class Interpreter:
         """Run one top-level statement; return an expression statement's value."""
         if isinstance(stmt, ast.Expr):
             self.current_line = stmt.lineno
+            self.line_births.at(stmt.lineno)
             self.block_depth += 1
             try:
                 value = self._hooked(stmt, None, self.eval, stmt.value, None)
@@ -1085,16 +1090,21 @@ class Interpreter:
 
     def exec_block(self, body: list[ast.stmt], scope: Scope | None) -> None:
         self.block_depth += 1
+        outer = self.current_line
+        births = self.line_births
         try:
             for stmt in body:
                 if self.stop_requested:
                     self._stop_now()
                 self.current_line = stmt.lineno
+                births.at(stmt.lineno)
                 method = getattr(self, "_exec_" + type(stmt).__name__)
                 if self.statement_hook is None:
                     method(stmt, scope)  # the usual path: nobody is stepping or tracing
                 else:
                     self._hooked(stmt, scope, method, stmt, scope)
+            if outer:
+                births.at(outer)  # what the enclosing line makes next is its own
         finally:
             self.block_depth -= 1
 
@@ -2806,6 +2816,8 @@ class Interpreter:
         finally:
             if not failed:
                 self.current_line = saved_line
+                if saved_line:
+                    self.line_births.at(saved_line)  # back in the caller's line
             if fn.is_generator:
                 self._yields.pop()
         return iter(yielded) if fn.is_generator else None

@@ -697,6 +697,8 @@ class Session:
         # reading saved tensors must not run the script's unpack hooks: gradviz is
         # looking, the script is not (a hook that prints would print twice)
         self.interpreter.capturing = True
+        births = getattr(self.interpreter, "line_births", None)
+        self.registry.line_of = births.line_of if births is not None else None
         try:
             cap = capture(
                 self._capture_variables(),

@@ -96,6 +96,7 @@ def _node_ok(node: Any) -> bool:
         and type(get("module")) in _STR_OR_NULL
         and type(get("storage")) in _STR_OR_NULL
         and type(get("statement")) in _INT_OR_NULL
+        and type(get("line")) in _INT_OR_NULL
         and type(get("is_leaf", False)) is bool
         and type(get("requires_grad", False)) is bool
         and type(get("new", False)) is bool

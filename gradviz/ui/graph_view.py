@@ -114,10 +114,17 @@ class GraphView(QObject):
             return
         s = self.w.model.statement(node["statement"])
         if s is not None:
-            self.w.editor.select_lines(s.line, s.end_line)
+            # the line that made it when the kernel knows it (a loop's body line, a line
+            # of a forward the statement called), else the statement's lines
+            made_at = node.get("line")
+            if isinstance(made_at, int) and not isinstance(made_at, bool) and made_at > 0:
+                self.w.editor.select_lines(made_at, made_at)
+            else:
+                made_at = s.line
+                self.w.editor.select_lines(s.line, s.end_line)
             self.w.set_status(
                 translate("GraphView", "{node} was created by line {line}").format(
-                    node=node.get("label"), line=s.line
+                    node=node.get("label"), line=made_at
                 )
             )
 

@@ -236,10 +236,16 @@ class InspectorPanel(QWidget):
         idx = node.get("statement")
         line = st.statement_line(idx)
         if line:
+            # the line inside the statement that made it (a loop's body line) when known
+            made_at = _source_line(st, node.get("line"))
             rows.append(
                 (
                     "created by",
                     translate("Panels", "line {line}: {source}").format(
+                        line=made_at[0], source=made_at[1]
+                    )
+                    if made_at is not None
+                    else translate("Panels", "line {line}: {source}").format(
                         line=line, source=st.statement_source(idx)
                     ),
                 )
@@ -526,3 +532,17 @@ class InspectorPanel(QWidget):
 
 
 # --- output ---------------------------------------------------------------------------------
+
+
+def _source_line(st: Any, line: Any) -> tuple[int, str] | None:
+    """``(line, its text)`` of the script's line ``line``, read from the statement that
+    spans it; None when no statement does (or ``line`` is not a line number)."""
+    if not isinstance(line, int) or isinstance(line, bool):
+        return None
+    for statement in st.statements:
+        if statement.line <= line <= statement.end_line:
+            lines = statement.source.splitlines()
+            at = line - statement.line
+            if 0 <= at < len(lines):
+                return line, lines[at].strip()
+    return None
