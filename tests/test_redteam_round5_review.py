@@ -187,4 +187,109 @@ def test_review_attack_is_refused_cleanly(name, tmp_path, monkeypatch):
                                   "lru-method-recurses-through-map"])
 def test_recursion_through_new_constructs_ends_in_a_limit(name):
     _, failure = _refused("import numpy as np\n" + ATTACKS[name])
-    assert failure.error.type == "LimitExceeded", failure.error
+    if "property" in name:  # a property on a name Python calls is refused at the class now
+        assert failure.error.type == "SandboxError" and "property" in failure.error.message
+    else:
+        assert failure.error.type == "LimitExceeded", failure.error
+
+
+# --- the review's findings, closed -------------------------------------------------------
+#
+# FINDING 1: a property (or cached_property) on a name Python or torch calls (__call__,
+# __getitem__, __init__, forward...) handed the getter's result to CPython, which called
+# it with the script's arguments: np.ndarray forged objects and reached real exec.
+HEADER = "import numpy as np\nimport torch\nimport torch.nn as nn\n"
+PROPERTY_ON_CALLED_NAMES = {
+    f"{deco}-{name}": (
+        ("import functools\n" if "functools" in deco else "")
+        + ("class G(nn.Module):\n" if name == "forward" else "class G:\n")
+        + f"    @{deco}\n    def {name}(self):\n        return np.ndarray\n"
+        + "g = G()\n"
+    )
+    for deco in ("property", "functools.cached_property")
+    for name in ("__call__", "__getitem__", "__init__", "__post_init__", "__len__",
+                 "__iter__", "forward")
+}
+PROPERTY_ON_CALLED_NAMES["setter-on-call"] = (
+    "class G:\n"
+    "    @property\n    def x(self):\n        return 1\n"
+    "    @x.setter\n    def __call__(self, v):\n        pass\n"
+)
+
+
+@pytest.mark.parametrize("source", PROPERTY_ON_CALLED_NAMES.values(),
+                         ids=list(PROPERTY_ON_CALLED_NAMES))
+def test_a_property_on_a_name_python_calls_is_refused(source):
+    _, failure = _refused(HEADER + source)
+    assert "property" in failure.error.message
+
+
+# FINDING 2: torch's own transform lists (c.parts, d.transforms) and the list a script
+# passed in were torch's state: a subscript or in-place write put np.ndarray where torch
+# calls it. FINDING 3: a distribution's arg_constraints is torch's class-wide dict.
+LIBRARY_CONTAINERS = {
+    "compose-parts-item": (
+        "from torch.distributions.transforms import ComposeTransform, ExpTransform\n"
+        "c = ComposeTransform([ExpTransform()])\n"
+        "c.parts[0] = np.ndarray\n"
+    ),
+    "compose-parts-iadd": (
+        "from torch.distributions.transforms import ComposeTransform, ExpTransform\n"
+        "c = ComposeTransform([ExpTransform()])\n"
+        "p = c.parts\n"
+        "p += [np.ndarray]\n"
+    ),
+    "transformed-transforms-item": (
+        "from torch.distributions import Normal, TransformedDistribution\n"
+        "from torch.distributions.transforms import ExpTransform\n"
+        "d = TransformedDistribution(Normal(0.0, 1.0), [ExpTransform()])\n"
+        "d.transforms[0] = np.ndarray\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("source", LIBRARY_CONTAINERS.values(), ids=list(LIBRARY_CONTAINERS))
+def test_torchs_own_transform_lists_cannot_be_written(source):
+    _refused(HEADER + source, also=("TypeError",))
+
+
+def test_a_list_handed_to_torch_is_not_torchs_state_afterwards():
+    """The script rewrites its own list after TransformedDistribution and
+    ComposeTransform took it: torch holds a copy, so sampling and calling run only
+    the transforms that were checked at the call."""
+    from tests.test_restricted_python import _restricted
+
+    session, _, failure = _restricted(
+        HEADER
+        + "from torch.distributions import Normal, TransformedDistribution\n"
+        "from torch.distributions.transforms import ComposeTransform, ExpTransform\n"
+        "ts = [ExpTransform()]\n"
+        "d = TransformedDistribution(Normal(0.0, 1.0), ts)\n"
+        "c = ComposeTransform(ts)\n"
+        "ts[0] = np.ndarray\n"
+        "s = d.sample((3,))\n"
+        "y = c(torch.zeros(2))\n"
+        "n = len(d.transforms)\n"
+    )
+    assert failure is None, failure and failure.error
+    g = session.globals
+    assert bool((g["s"] > 0).all()) and g["y"].tolist() == [1.0, 1.0] and g["n"] == 1
+
+
+def test_arg_constraints_writes_never_reach_torchs_class_dict():
+    from torch.distributions import Normal, TransformedDistribution
+
+    from tests.test_restricted_python import _restricted
+
+    before = dict(TransformedDistribution.arg_constraints), dict(Normal.arg_constraints)
+    _, _, failure = _restricted(
+        HEADER
+        + "from torch.distributions import Normal, TransformedDistribution\n"
+        "from torch.distributions.transforms import ExpTransform\n"
+        "d = TransformedDistribution(Normal(0.0, 1.0), [ExpTransform()])\n"
+        "d.arg_constraints['loc'] = 1.5\n"
+        "Normal(0.0, 1.0).arg_constraints['extra'] = 2.5\n"
+        "e = Normal(0.0, 1.0, validate_args=True)\n"
+    )
+    assert failure is None, failure and failure.error
+    assert (dict(TransformedDistribution.arg_constraints), dict(Normal.arg_constraints)) == before

@@ -1585,6 +1585,19 @@ class Interpreter:
                 evaluated = [self.eval(d, scope) for d in decorator_nodes]
                 cached = prop is None and bool(evaluated) and type(evaluated[0]) is StdlibFunction \
                     and evaluated[0].name == "cached_property"
+                if (prop is not None or cached) and (
+                    item.name.startswith("__") or item.name in CLASS_DUNDERS
+                    or item.name in _MODULE_OVERRIDABLE
+                ):
+                    # Python and torch call what such a name holds (G()(...), m(x) calls
+                    # forward, map, DataLoader): through a property, the getter's result
+                    # would be called with the script's arguments, never vetted (a getter
+                    # returning np.ndarray forged objects and reached real exec)
+                    raise SandboxError(
+                        f"a property named '{item.name}' is refused in gradviz scripts: "
+                        "Python calls what that name holds; define it as a method",
+                        line=item.lineno,
+                    )
                 if cached:
                     # computed once per instance by the script's method, then kept in the
                     # instance's own attributes (Python's cached_property)
@@ -2242,6 +2255,13 @@ class Interpreter:
             raise SandboxError(
                 f"an enum class takes one value in gradviz scripts: {func.__name__}(value)"
             )
+        if isinstance(func, type) and func in _LIST_KEEPERS:
+            # torch keeps the very list it is given (d.transforms, c.parts): it gets a
+            # fresh one the script cannot reach, so what torch calls later is what the
+            # call was checked with (the script's list rewritten with np.ndarray was
+            # called by torch at d.sample())
+            args = tuple(list(a) if type(a) in (list, tuple) else a for a in args)
+            kwargs = {k: list(v) if type(v) in (list, tuple) else v for k, v in kwargs.items()}
         self._vet_callable(func)
         if func is isinstance and len(args) == 2 and not kwargs:
             return isinstance(args[0], _isinstance_types(args[1]))
@@ -3376,6 +3396,13 @@ class Interpreter:
                     "scripts"
                 )
             value = getattr(obj, name)
+            if type(value) in (list, dict) and (
+                _is_transform(obj) or isinstance(obj, torch.distributions.Distribution)
+            ) and not self._is_script_instance(obj):
+                # torch's own containers (c.parts, d.transforms, the class-wide
+                # arg_constraints): a copy, so a write never reaches what torch calls
+                # or what every later distribution reads
+                value = tuple(value) if type(value) is list else dict(value)
             if isinstance(obj, torch.Tensor) and name == "data_ptr":
                 value = LibraryCallable(
                     lambda t=obj: (t.data_ptr() + _ADDRESS_SALT) % (1 << 63), "data_ptr"
@@ -3918,6 +3945,11 @@ def _isinstance_types(spec: Any) -> Any:
 
 #: optimizer implementations that run multi-tensor native kernels without the op guard
 _TRANSFORM_TYPES = ns.transform_types()
+#: library classes that keep a list they are given as their own state
+_LIST_KEEPERS = frozenset(
+    getattr(torch.distributions.transforms, name)
+    for name in ("ComposeTransform", "CatTransform", "StackTransform")
+) | {torch.distributions.TransformedDistribution}
 
 
 def _is_transform(value: Any) -> bool:
