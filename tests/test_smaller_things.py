@@ -120,12 +120,29 @@ def test_grad_fn_objects_read_as_python_prints_them_with_the_address_left_out(tm
     proc = gradviz("run", mode, str(script), cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0x000000000000" not in proc.stdout
-    assert "= <MulBackward0 object at 0x\u2026>" in proc.stdout
     printed = next(line for line in proc.stdout.splitlines() if "| <MulBackward0" in line)
     if mode == "--restricted":
+        assert "= <MulBackward0 object at 0x\u2026>" in proc.stdout
         assert printed.endswith("| <MulBackward0 object at 0x\u2026>")
-    else:  # print ran as Python: Python's own text
+    else:  # print and the value ran as Python: Python's own text, real addresses
         assert re.search(r"\| <MulBackward0 object at 0x[0-9a-f]{6,}>$", printed), printed
+        assert re.search(r"= <MulBackward0 object at 0x[0-9a-f]{6,}>", proc.stdout), proc.stdout
+
+
+def test_the_output_panel_shows_a_hidden_address_as_left_out(qtbot):
+    from gradviz.core.session import Session
+    from gradviz.ui.panels.output import OutputPanel
+
+    session = Session(GRAD_FN)
+    session.run_to_end()
+    state = session.snapshot()
+    panel = OutputPanel()
+    qtbot.addWidget(panel)
+    panel.set_state(state)
+    panel.add_live("<AddBackward0 object at 0x000000000000>\n", None)
+    text = panel.browser.toPlainText()
+    assert "0x000000000000" not in text
+    assert "object at 0x\u2026>" in text
 
 
 def test_the_placeholder_is_only_the_kernels():

@@ -516,7 +516,9 @@ class Session:
                     # subclass's __iter__): no script code runs outside its statement
                     interp.capturing = True
                     try:
-                        value_repr = scrub_addresses(repr(value)[:MAX_VALUE_REPR])
+                        shown = repr(value)[:MAX_VALUE_REPR]
+                        # real Python shows real addresses; a shared script learns none
+                        value_repr = shown if self.trusted else scrub_addresses(shown)
                     finally:
                         interp.capturing = False
                 except Exception as exc:  # noqa: BLE001

@@ -129,9 +129,11 @@ class ModulesPanel(QWidget):
         item.setCheckState(0, state)  # itemChanged does the rest
 
     def collapse_all(self) -> None:
-        from ..display import top_blocks
+        from gradviz.app.display import model_blocks
 
-        self._collapsed = set(top_blocks(self._counts, split_lists=True))
+        # one box per layer of each model variable, as gradviz export and the library
+        # give (a second module variable beside the model made it one box)
+        self._collapsed = set(model_blocks(self._counts))
         self._changed()
 
     def expand_all(self) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from PySide6.QtGui import QFont, QResizeEvent, QTextOption
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from ...app.models import AppState
+from ...app.models import AppState, readable_addresses
 from .. import theme
 from ..i18n import translate
 from ..text import SafeTextBrowser
@@ -86,6 +86,7 @@ class OutputPanel(QWidget):
     def add_live(self, text: str, line: int | None = None) -> None:
         """print output of the statement still running, as it is written; the
         statement's result replaces it (set_state)."""
+        text = readable_addresses(text)
         live = self._live
         if live and live[-1].line == line and live[-1].kind == "output":
             merged = (live[-1].text + text)[-self.MAX_LIVE:]
@@ -123,11 +124,14 @@ class OutputPanel(QWidget):
             )
         for r in st.results:
             line = r.line
-            out = r.output.rstrip("\n")
+            # an address the kernel hid reads as left out on purpose, not as 0x000000000000
+            out = readable_addresses(r.output.rstrip("\n"))
             if out:
                 entries.append(OutputEntry(line, "output", out, statement=r.index))
             if r.value is not None:
-                entries.append(OutputEntry(line, "value", f"= {r.value}", statement=r.index))
+                entries.append(OutputEntry(
+                    line, "value", f"= {readable_addresses(r.value)}", statement=r.index
+                ))
             for w in r.warnings:
                 entries.append(OutputEntry(line, "warning", w, statement=r.index))
             err = r.error
