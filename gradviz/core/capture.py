@@ -387,7 +387,12 @@ def stats_budget(elements: int = STATS_BUDGET_ELEMENTS) -> Iterator[None]:
     summary shows its first values and count only. For work that summarizes many big
     tensors outside a capture (the backward recorder: every step's gradients, ~3,000
     of them on GPT-2, each up to 2.4M values). Nothing is memoized (tensors die during a
-    backward pass and their addresses are reused). A capture inside sets its own."""
+    backward pass and their addresses are reused). A capture inside sets its own; a
+    budget already running (the library's record() around the recorder's own) is
+    shared, never refilled."""
+    if _STATS.left is not None and _STATS.memo is _NO_MEMO:
+        yield  # inside another stats_budget: its values are this one's too
+        return
     saved = _STATS.left, _STATS.memo
     _STATS.left, _STATS.memo = elements, _NO_MEMO
     try:
