@@ -104,3 +104,21 @@ def test_ops_join_the_block_they_lie_in_when_only_parameters_carry_modules():
     assert set(collapse_modules(g, blocks).nodes) != set(c.nodes)
     recorded = model_graph()
     assert infer_blocks(recorded, top_blocks(module_tree(recorded), split_lists=True)) == {}
+
+
+def test_a_group_box_counts_its_nodes_in_the_windows_language():
+    """The window draws (and its layout sizes) a collapsed box's second line in the
+    language it speaks: 'n nodes' in English, '노드 n개' in Korean (issue 24)."""
+    from gradviz import i18n
+    from gradviz.core.grouping import group_caption
+
+    before = i18n.current_language()
+    try:
+        i18n.set_language("en")
+        assert group_caption({"count": 84}) == "84 nodes"
+        assert group_caption({"count": 1}) == "1 node"
+        i18n.set_language("ko")
+        assert group_caption({"count": 84}) == "노드 84개"
+        assert group_caption({"vars": ["h"], "count": 3}) == "h"  # a chain names its variable
+    finally:
+        i18n.set_language(before)

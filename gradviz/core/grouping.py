@@ -13,6 +13,8 @@ from typing import Any
 
 import networkx as nx
 
+from gradviz.i18n import translate
+
 GROUP_PREFIX = "g:"
 CHAIN_PREFIX = "c:"
 
@@ -23,7 +25,9 @@ def group_caption(attrs: Mapping[str, Any]) -> str:
     if names:
         return ", ".join(names)
     count = int(attrs.get("count") or len(attrs.get("members") or []))
-    return f"{count} node" + ("" if count == 1 else "s")
+    # the window's language (the window and its layout worker size and draw it alike)
+    text = translate("Grouping", "{n} node") if count == 1 else translate("Grouping", "{n} nodes")
+    return text.format(n=count)
 
 
 def sizing_attrs(attrs: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -1122,6 +1122,17 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
 </context>
 <context>
+    <name>Grouping</name>
+    <message>
+        <source>{n} node</source>
+        <translation>노드 {n}개</translation>
+    </message>
+    <message>
+        <source>{n} nodes</source>
+        <translation>노드 {n}개</translation>
+    </message>
+</context>
+<context>
     <name>Guide</name>
     <message>
         <source>Demo: {title}</source>
