@@ -74,3 +74,58 @@ def test_the_inspector_and_the_editor_show_the_inner_line(qtbot, session):
     tanh = next(n for n in state["graph"]["nodes"] if n["label"] == "TanhBackward0")
     panel.show_node(tanh["id"])
     assert f"line {_line('h = torch.tanh(self.fc(x))')}: h = torch.tanh(self.fc(x))" in panel.text()
+
+
+NESTED = """\
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def forward(self, x):
+        h = x.exp()
+        return h + 1
+
+
+def double(module, inputs, output):
+    return output * 2
+
+
+lin = nn.Linear(2, 2)
+lin.register_forward_hook(double)
+model = nn.Sequential(lin, nn.Sequential(Block()))
+y = model(torch.ones(1, 2)).sum()
+"""
+
+
+def _nested_line(text: str) -> int:
+    return next(i for i, line in enumerate(NESTED.splitlines(), 1) if line.strip() == text)
+
+
+@pytest.mark.parametrize("engine", ["restricted", "trusted"])
+def test_script_code_inside_library_modules_is_still_traced(engine):
+    """Under settrace a library module's forward runs untraced (speed); the script's
+    own module nested in library containers, and a hook the script put on a library
+    module, still run under the tracer: their lines name the nodes they make, and
+    the debugger stops inside them."""
+    from gradviz.core.debugger import Pause
+
+    session = Session(NESTED, trusted=engine == "trusted")
+    results = session.run_to_end()
+    assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+    made = {d["label"]: d.get("line") for _, d in session.graph.nodes(data=True)
+            if d.get("kind") == "grad_fn"}
+    assert made["ExpBackward0"] == _nested_line("h = x.exp()")
+    assert made["MulBackward0"] == _nested_line("return output * 2")
+    assert made["AddBackward0"] == _nested_line("return h + 1")
+    # the debugger steps into the nested script forward and into the hook
+    session = Session(NESTED, trusted=engine == "trusted")
+    last = next(s.index for s in session.statements if s.source.startswith("y = "))
+    session.run_to(last)
+    lines = []
+    outcome = session.debug("into")
+    while isinstance(outcome, Pause) and len(lines) < 20:
+        lines.append(outcome.line)
+        outcome = session.debug("into")
+    assert _nested_line("return output * 2") in lines, lines
+    assert _nested_line("h = x.exp()") in lines, lines

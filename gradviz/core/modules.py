@@ -9,6 +9,7 @@ Used by :func:`gradviz.record` and by the session for modules a script calls.
 from __future__ import annotations
 
 import bisect
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -32,10 +33,15 @@ class ModuleTags:
     tag. Module tagging only ever names forward nodes, made on the script's thread.
     """
 
-    __slots__ = ("_by_birth",)
+    __slots__ = ("_by_birth", "_ranges", "_segments")
 
     def __init__(self) -> None:
         self._by_birth: dict[tuple[type, int], str] = {}
+        #: (first, past-last sequence number, qualname) of module calls not yet read
+        #: (CallTagger notes them; the next capture reads them, see of())
+        self._ranges: deque[tuple[int, int, str]] = deque(maxlen=MAX_RANGES)
+        #: the ranges as sorted segments: (starts, names) of the innermost call
+        self._segments: tuple[list[int], list[str | None]] | None = None
 
     @staticmethod
     def birth(fn: Any) -> tuple[type, int] | None:
@@ -50,11 +56,37 @@ class ModuleTags:
         if key is not None:
             self._by_birth.setdefault(key, qualname)
 
+    def add_range(self, first: int, past: int, qualname: str) -> None:
+        """A module call made the nodes numbered ``first`` to ``past - 1`` (inner calls
+        are noted first, as they end first)."""
+        self._ranges.append((first, past, qualname))
+        self._segments = None
+
     def of(self, fn: Any) -> str | None:
-        if not self._by_birth or fn is None:
+        if fn is None or not (self._by_birth or self._ranges):
             return None
         key = self.birth(fn)
-        return None if key is None else self._by_birth.get(key)
+        if key is None:
+            return None
+        found = self._by_birth.get(key)
+        if found is None and self._ranges:
+            found = self._from_ranges(key[1])
+            if found is not None:
+                self._by_birth[key] = found  # kept past the ranges (see settle)
+        return found
+
+    def _from_ranges(self, number: int) -> str | None:
+        if self._segments is None:
+            self._segments = _segments(self._ranges)
+        starts, names = self._segments
+        at = bisect.bisect_right(starts, number) - 1
+        return names[at] if at >= 0 else None
+
+    def settle(self) -> None:
+        """A capture has read what the noted calls made: their ranges go (a node made
+        before and read later is tagged from what a capture keeps, by birth)."""
+        self._ranges.clear()
+        self._segments = None
 
     def keep_only(self, fns: Any) -> None:
         """Forget the tags of nodes not in ``fns`` (the graph a capture walked)."""
@@ -109,6 +141,38 @@ def _hook(qualname: str, on_node: OnNode, seen_nodes: dict[int, Any]) -> Any:
     return hook
 
 
+#: module-call ranges a session keeps between captures (a longer loop keeps the last)
+MAX_RANGES = 200_000
+
+
+def _segments(ranges: Any) -> tuple[list[int], list[str | None]]:
+    """Nested-or-apart ranges as sorted segments, each named by the innermost range
+    holding it (None between ranges)."""
+    ordered = sorted(ranges, key=lambda r: (r[0], -r[1]))
+    starts: list[int] = []
+    names: list[str | None] = []
+    opened: list[tuple[int, int, str]] = []
+
+    def mark(at: int, name: str | None) -> None:
+        if starts and starts[-1] == at:
+            names[-1] = name
+        else:
+            starts.append(at)
+            names.append(name)
+
+    def close_until(limit: int | None) -> None:
+        while opened and (limit is None or opened[-1][1] <= limit):
+            ended = opened.pop()
+            mark(ended[1], opened[-1][2] if opened else None)
+
+    for first, past, name in ordered:
+        close_until(first)
+        opened.append((first, past, name))
+        mark(first, name)
+    close_until(None)
+    return starts, names
+
+
 #: the sequence number the next autograd node this thread makes will get
 _next_sequence_nr: Callable[[], int] = torch._C._autograd._get_sequence_nr
 
@@ -116,23 +180,20 @@ _next_sequence_nr: Callable[[], int] = torch._C._autograd._get_sequence_nr
 class CallTagger:
     """The tagging of one root module call, for a caller that sees every module call
     start and end (the trusted engine): each call only notes the range of autograd
-    sequence numbers its forward used (two reads of a counter); when the root call
-    returns, one walk of the nodes it built gives each node the innermost module whose
-    range holds its number. Walking each submodule's output graph as it returned (what
-    :func:`tagging` does) was most of what gradviz added to a training loop.
+    sequence numbers its forward used (two reads of a counter) in the session's
+    :class:`ModuleTags`; the next capture names each node it reads by the innermost
+    range holding its number. Walking each submodule's output graph as it returned
+    (what :func:`tagging` does) was most of what gradviz added to a training loop.
 
-    torch numbers the nodes a thread makes in order, and a forward runs on one thread,
-    so a node made inside a call has a number in that call's range, and every node it
-    reaches has a smaller one: the walk stops at the first node made before the root
-    call began."""
+    torch numbers the nodes a thread makes in order, and a forward runs on one
+    thread, so a node made inside a call has a number in that call's range."""
 
-    __slots__ = ("names", "on_node", "_open", "_ranges")
+    __slots__ = ("names", "tags", "_open")
 
-    def __init__(self, names: dict[int, tuple[torch.nn.Module, str]], on_node: OnNode):
+    def __init__(self, names: dict[int, tuple[torch.nn.Module, str]], tags: ModuleTags):
         self.names = names
-        self.on_node = on_node
+        self.tags = tags
         self._open: list[int] = [_next_sequence_nr()]  # the root call has begun
-        self._ranges: list[tuple[int, int, str]] = []
 
     @staticmethod
     def names_under(root: torch.nn.Module, prefix: str) -> dict[int, tuple[torch.nn.Module, str]]:
@@ -147,44 +208,13 @@ class CallTagger:
         self._open.append(_next_sequence_nr())
 
     def left(self, module: torch.nn.Module, output: Any) -> None:
-        """A call ends (inner ones first); the root's end tags what it built."""
+        """A call ends (inner ones first): the numbers it used are noted."""
         begun = self._open.pop()
         ended = _next_sequence_nr()
-        entry = self.names.get(id(module))
-        if entry is not None and entry[0] is module and ended > begun:
-            self._ranges.append((begun, ended, entry[1]))
-        if not self._open and self._ranges and output is not None:
-            self._tag(output, begun, ended)
-
-    def _tag(self, output: Any, begun: int, ended: int) -> None:
-        made: dict[int, Any] = {}  # sequence number -> node
-        stack = [t.grad_fn for t in tensors_in(output) if t.grad_fn is not None]
-        while stack:
-            fn = stack.pop()
-            try:
-                number = int(fn._sequence_nr())
-            except (AttributeError, TypeError, RuntimeError):
-                continue
-            if not begun <= number < ended or number in made:
-                continue  # made before the root call (or an AccumulateGrad): not its
-            made[number] = fn
-            stack.extend(nxt for nxt, _ in fn.next_functions if nxt is not None)
-        if not made:
-            return
-        # innermost range holding each number: ranges are nested or apart, so a sweep
-        # over both in order, with the ranges open at each number on a stack
-        ranges = sorted(self._ranges, key=lambda r: (r[0], -r[1]))
-        opened: list[tuple[int, int, str]] = []
-        at = 0
-        for number in sorted(made):
-            while at < len(ranges) and ranges[at][0] <= number:
-                opened.append(ranges[at])
-                at += 1
-            while opened and opened[-1][1] <= number:
-                opened.pop()
-            if opened:
-                self.on_node(made[number], opened[-1][2])
-        self._ranges.clear()
+        if ended > begun and output is not None:
+            entry = self.names.get(id(module))
+            if entry is not None and entry[0] is module:
+                self.tags.add_range(begun, ended, entry[1])
 
 
 @contextmanager

@@ -275,11 +275,25 @@ def _install_wrappers() -> None:
         if engine is None:
             return module_call(self, *args, **kwargs)
         engine.module_entered(self)
+        # settrace (Python 3.10/3.11): a library module's forward runs untraced, as
+        # its frames are stepped over anyway; a trace function slows every Python
+        # call under it (a small MLP's forward 0.09 -> 0.32 ms). The script's own
+        # modules, and any module with hooks (the script's functions), run traced.
+        previous: Any = None
+        switched = False
+        if not engine.monitored and engine._thread_id == threading.get_ident():
+            previous = sys.gettrace()
+            wanted = engine.traces_module(self)
+            if wanted != (previous is not None):
+                sys.settrace(engine._trace if wanted else None)
+                switched = True
         output = None
         try:
             output = module_call(self, *args, **kwargs)
             return output
         finally:
+            if switched:
+                sys.settrace(previous)
             engine.module_left(self, args, output)
 
     _ORIGINALS["module_call"] = module_call
@@ -358,6 +372,8 @@ class PythonEngine:
         #: settrace tracer otherwise: a statement left paused by another session keeps
         #: monitoring on, and its events must not reach this engine twice)
         self.monitored = False
+        #: module class -> whether its forward is the script's (see traces_module)
+        self._traced_classes: dict[type, bool] = {}
         #: which line of the running statement made which autograd node
         self.line_births = LineBirths()
         #: line -> (block nesting, innermost statement there), from the parsed script
@@ -681,6 +697,25 @@ class PythonEngine:
             return hook(func, args, kwargs, run)
         finally:
             self.in_pass = False
+
+    def traces_module(self, module: torch.nn.Module) -> bool:
+        """Whether a call of ``module`` runs under the line tracer: its forward is the
+        script's own, or hooks (which may be) are registered on it or globally."""
+        cls = type(module)
+        own = self._traced_classes.get(cls)
+        if own is None:
+            code = getattr(getattr(cls, "forward", None), "__code__", None)
+            own = code is not None and code.co_filename == self.filename
+            self._traced_classes[cls] = own
+        if own:
+            return True
+        hooks = torch.nn.modules.module
+        return bool(
+            module._forward_hooks or module._forward_pre_hooks or module._backward_hooks
+            or module._backward_pre_hooks or hooks._global_forward_hooks
+            or hooks._global_forward_pre_hooks or hooks._global_backward_hooks
+            or hooks._global_backward_pre_hooks
+        )
 
     def module_entered(self, module: torch.nn.Module) -> None:
         """A module's forward starts: the outermost one gets its tagger from

@@ -719,6 +719,7 @@ class Session:
         finally:
             self.interpreter.capturing = False
         self._note_changes(cap)
+        self.module_tags.settle()  # the calls' ranges were read into tags by birth
         delta = cap.changes
         if delta is None:
             self.module_tags.keep_only(cap.node_objects.values())
@@ -1022,7 +1023,7 @@ class Session:
             name = self._module_name(module)
             names = CallTagger.names_under(module, name) if name is not None else None
             self._module_names[id(module)] = (module, names)
-        return None if names is None else CallTagger(names, self.module_tags.tag)
+        return None if names is None else CallTagger(names, self.module_tags)
 
     def _module_name(self, module: torch.nn.Module) -> str | None:
         for name, value in self.globals.items():
