@@ -133,8 +133,14 @@ def main(argv: list[str] | None = None) -> int:
         gc.freeze()
     kernel.install_stop_signal()
     code = serve_on_deep_stack(lambda: kernel.serve(sys.stdin.buffer, confinement), out)
-    exit_now(code)
+    # what the script left stays held until the process ends (see exit_now): dropped
+    # here, a deep chain would be freed on the main thread's stack
+    _SERVED.append(kernel)
     return code
+
+
+#: the kernels main() served, held to the end of the process
+_SERVED: list[Any] = []
 
 
 def exit_now(code: int) -> None:
@@ -217,4 +223,4 @@ def serve_on_deep_stack(
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    exit_now(main())  # the kernel's process: no teardown (see exit_now)
