@@ -122,3 +122,17 @@ def test_a_group_box_counts_its_nodes_in_the_windows_language():
         assert group_caption({"vars": ["h"], "count": 3}) == "h"  # a chain names its variable
     finally:
         i18n.set_language(before)
+
+
+def test_a_zero_d_tensor_reads_scalar_in_the_programs_language():
+    from gradviz import i18n
+    from gradviz.core.fmt import fmt_shape
+
+    before = i18n.current_language()
+    try:
+        i18n.set_language("en")
+        assert fmt_shape([]) == "scalar" and fmt_shape([2, 3]) == "2\u00d73"
+        i18n.set_language("ko")
+        assert fmt_shape([]) == "스칼라" and fmt_shape([2, 3]) == "2\u00d73"
+    finally:
+        i18n.set_language(before)

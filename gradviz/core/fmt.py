@@ -11,6 +11,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from gradviz.i18n import translate
+
 __all__ = ["ELLIPSIS", "clip", "fmt_bytes", "fmt_number", "fmt_shape", "fmt_value", "short_bytes"]
 
 ELLIPSIS = "\u2026"
@@ -120,4 +122,5 @@ def fmt_shape(shape: Any) -> str:
         dims = [str(int(d)) for d in shape]
     except (TypeError, ValueError):
         return str(shape)
-    return "\u00d7".join(dims) if dims else "scalar"
+    # a 0-d tensor in the program's language (the window, gradviz run --lang)
+    return "\u00d7".join(dims) if dims else translate("Fmt", "scalar")

@@ -990,6 +990,13 @@ An autosaved copy from {when} exists. Restore it?</source>
     </message>
 </context>
 <context>
+    <name>Fmt</name>
+    <message>
+        <source>scalar</source>
+        <translation>스칼라</translation>
+    </message>
+</context>
+<context>
     <name>Fonts</name>
     <message>
         <source>Korean</source>
