@@ -1551,14 +1551,7 @@ class Interpreter:
                         f"'{item.name}': torch calls it outside your code",
                         line=item.lineno,
                     )
-            names = [item.name] if isinstance(item, (ast.FunctionDef, ast.ClassDef)) else [
-                n.id
-                for t in (item.targets if isinstance(item, ast.Assign) else
-                          [item.target] if isinstance(item, ast.AnnAssign) else [])
-                for n in (t.elts if isinstance(t, ast.Tuple) else [t])
-                if isinstance(n, ast.Name)
-            ]
-            for name in names:
+            for name in _class_body_names(item):
                 # train/eval too: only the script calls them (model.eval() calls self.train),
                 # inside its statements; gradviz reads modules through nn.Module's own functions
                 overridable = _MODULE_OVERRIDABLE if isinstance(item, ast.FunctionDef) else (
@@ -4246,17 +4239,26 @@ _ENUM_BASES: tuple[type, ...] = (
 )
 
 
+def _class_body_names(item: ast.stmt) -> list[str]:
+    """The names a class-body statement binds: a def's or a nested class's name, the
+    plain names an assignment targets (tuple targets unpacked)."""
+    if isinstance(item, (ast.FunctionDef, ast.ClassDef)):
+        return [item.name]
+    targets = (item.targets if isinstance(item, ast.Assign) else
+               [item.target] if isinstance(item, ast.AnnAssign) else [])
+    return [
+        n.id
+        for t in targets
+        for n in (t.elts if isinstance(t, ast.Tuple) else [t])
+        if isinstance(n, ast.Name)
+    ]
+
+
 def _check_enum_body_item(item: ast.stmt, class_name: str) -> None:
     """An enum body names members and methods; names starting with '_' (enum's
     _missing_, _generate_next_value_, _ignore_, and every special method) are enum's
     own hooks, which enum's machinery calls: refused."""
-    names = [item.name] if isinstance(item, ast.FunctionDef) else [
-        n.id
-        for t in (item.targets if isinstance(item, ast.Assign) else
-                  [item.target] if isinstance(item, ast.AnnAssign) else [])
-        for n in (t.elts if isinstance(t, ast.Tuple) else [t])
-        if isinstance(n, ast.Name)
-    ]
+    names = [] if isinstance(item, ast.ClassDef) else _class_body_names(item)
     for name in names:
         if name.startswith("_"):
             raise SandboxError(
