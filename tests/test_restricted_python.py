@@ -820,19 +820,24 @@ KERNEL_ATTACKS = (
 )
 
 
-def test_attacks_through_the_real_kernel_leave_it_alive(tmp_path):
+def run_attacks_in_kernel(tmp_path, attacks: str) -> list[dict]:
+    """``attacks`` (numpy imported first) through the real confined kernel,
+    ``gradviz run --restricted --json --keep-going``: its statements' reports."""
     import json
     import subprocess
 
     script = tmp_path / "attacks.py"
-    script.write_text("import numpy as np\n" + KERNEL_ATTACKS)
+    script.write_text("import numpy as np\n" + attacks)
     proc = subprocess.run(
         [sys.executable, "-m", "gradviz", "run", "--restricted", "--json", "--keep-going",
          str(script)],
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )
-    report = json.loads(proc.stdout)
-    statements = report["statements"]
+    return json.loads(proc.stdout)["statements"]
+
+
+def test_attacks_through_the_real_kernel_leave_it_alive(tmp_path):
+    statements = run_attacks_in_kernel(tmp_path, KERNEL_ATTACKS)
     failed = [s for s in statements if not s["ok"]]
     # each attack stopped on its own line, as a refusal or an ordinary error; the last
     # statement still ran in the same kernel

@@ -12,10 +12,7 @@ error with the interpreter alive.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import traceback
 
 import pytest
@@ -31,6 +28,7 @@ from tests.test_restricted_python import (
     _refused,
     _restricted,
     _same_as_python,
+    run_attacks_in_kernel,
 )
 
 # --- fidelity ---------------------------------------------------------------------
@@ -1104,15 +1102,7 @@ KERNEL_ATTACKS = (
 
 
 def test_attacks_through_the_real_kernel_leave_it_alive(tmp_path):
-    script = tmp_path / "attacks.py"
-    script.write_text("import numpy as np\n" + KERNEL_ATTACKS)
-    proc = subprocess.run(
-        [sys.executable, "-m", "gradviz", "run", "--restricted", "--json", "--keep-going",
-         str(script)],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
-    )
-    report = json.loads(proc.stdout)
-    statements = report["statements"]
+    statements = run_attacks_in_kernel(tmp_path, KERNEL_ATTACKS)
     failed = [s for s in statements if not s["ok"]]
     assert len(failed) >= 7, [(s.get("line"), s.get("error")) for s in statements]
     for s in failed:
