@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gradviz.core.demos import find_demo  # noqa: E402
+from gradviz.app.demos import find_demo  # noqa: E402
 from gradviz.runner import KernelProcess  # noqa: E402
 
 

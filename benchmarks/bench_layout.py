@@ -22,8 +22,8 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from gradviz.core.layout import layout  # noqa: E402
 from gradviz.export import graph_to_dot  # noqa: E402
+from gradviz.graph.layout import layout  # noqa: E402
 
 
 def _tensor_attrs(t: torch.Tensor) -> dict:

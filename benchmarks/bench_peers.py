@@ -498,7 +498,7 @@ def _run_gradviz(case: Case) -> dict[str, Any]:
 
     import gradviz
     import gradviz.api  # noqa: F401 - gradviz.snapshot imports it lazily: not inside the clock
-    from gradviz.core.layout import layout
+    from gradviz.graph.layout import layout
     from gradviz.ui.canvas import GraphCanvas
 
     app = QApplication.instance() or QApplication([])

@@ -40,8 +40,8 @@ import torch  # noqa: E402
 
 import gradviz  # noqa: E402
 from gradviz.core.capture import graph_from_json  # noqa: E402
-from gradviz.core.layout import layout  # noqa: E402
 from gradviz.export import graph_to_dot  # noqa: E402
+from gradviz.graph.layout import layout  # noqa: E402
 
 
 def chain_graph(n: int = 5000) -> tuple[torch.Tensor, dict]:

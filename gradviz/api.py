@@ -37,7 +37,7 @@ from gradviz.core.capture import (
     tensor_value,
 )
 from gradviz.core.modules import ModuleTags, tagging
-from gradviz.core.snapshot_file import SNAPSHOT_FORMAT, SNAPSHOT_VERSION, read_snapshot
+from gradviz.graph.snapshot_file import SNAPSHOT_FORMAT, SNAPSHOT_VERSION, read_snapshot
 from gradviz.headless import no_display_reason
 
 __all__ = ["NoDisplayError", "Recorder", "Snapshot", "load", "record", "save", "show", "snapshot"]

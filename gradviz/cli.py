@@ -276,7 +276,7 @@ def _trusted(args: argparse.Namespace) -> bool:
 
 def _snapshot_arg(args: argparse.Namespace) -> bool:
     """True when the command was given a snapshot file rather than a script."""
-    from gradviz.core.snapshot_file import looks_like_snapshot
+    from gradviz.graph.snapshot_file import looks_like_snapshot
 
     file = getattr(args, "file", None)
     return isinstance(file, str) and bool(file) and not getattr(args, "demo", None) and (
@@ -291,7 +291,7 @@ def _read_snapshot_arg(file: str) -> dict[str, Any] | int:
     import json
 
     from gradviz.app.snapshot import snapshot_from_graph_export
-    from gradviz.core.snapshot_file import SnapshotError, parse_snapshot, read_snapshot
+    from gradviz.graph.snapshot_file import SnapshotError, parse_snapshot, read_snapshot
 
     try:
         return read_snapshot(file)
@@ -311,7 +311,7 @@ def _read_snapshot_arg(file: str) -> dict[str, Any] | int:
 
 
 def _load_source(args: argparse.Namespace) -> tuple[str | bytes, str]:
-    from gradviz.core.demos import find_demo
+    from gradviz.app.demos import find_demo
 
     if getattr(args, "demo", None):
         demo = find_demo(args.demo)
@@ -499,12 +499,12 @@ def _failed_report(
 
 
 def _print_report(report: dict[str, Any]) -> None:
-    """The report as text; numbers and sizes read as the window shows them (core.fmt).
+    """The report as text; numbers and sizes read as the window shows them (graph.fmt).
 
     Every line goes through :func:`printable` (by :func:`_out`): nothing the script
     or the kernel wrote reaches the terminal as a control sequence."""
     from gradviz.app.models import readable_addresses as shown
-    from gradviz.core.fmt import fmt_bytes, fmt_value
+    from gradviz.graph.fmt import fmt_bytes, fmt_value
 
     parse_error = report.get("parse_error")
     if parse_error:
@@ -556,7 +556,7 @@ def _report_failed(report: dict[str, Any]) -> bool:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from gradviz.core.wire import dumps
+    from gradviz.graph.wire import dumps
 
     if _snapshot_arg(args):
         snap = _read_snapshot_arg(args.file)
@@ -638,8 +638,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace, progress: Any) -> int:
-    from gradviz.core.graphdata import graph_from_json
     from gradviz.export import export_graph, export_snapshot, is_snapshot_path, run_snapshot
+    from gradviz.graph.graphdata import graph_from_json
 
     if _snapshot_arg(args):
         snap = _read_snapshot_arg(args.file)
@@ -686,7 +686,7 @@ def _wrote(path: str, graph: Any) -> str:
 
 
 def cmd_demos(args: argparse.Namespace) -> int:
-    from gradviz.core.demos import DemosMissing, list_demos
+    from gradviz.app.demos import DemosMissing, list_demos
 
     try:
         demos = list_demos()

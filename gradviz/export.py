@@ -1,6 +1,6 @@
 """Export a (laid-out) autograd graph to SVG, PNG, DOT, GraphML, JSON or HTML.
 
-The SVG comes from :func:`gradviz.core.render_svg.render_svg`, the one renderer
+The SVG comes from :func:`gradviz.graph.render_svg.render_svg`, the one renderer
 the window's export and the library use too, so an export looks like the window
 without needing Qt.  Only PNG needs Qt (it renders that SVG with QtSvg), and Qt
 is imported inside that function alone so ``gradviz export x.svg`` works on a
@@ -21,17 +21,17 @@ from typing import Any
 
 import networkx as nx
 
-from gradviz.core.grouping import sizing_attrs
-from gradviz.core.layout import (
+from gradviz.graph.grouping import sizing_attrs
+from gradviz.graph.layout import (
     DEFAULT_SPACING,
     LayoutSpacing,
     layout_with_routes,
     node_lines,
     node_size,
 )
-from gradviz.core.render_svg import render_svg
-from gradviz.core.snapshot_file import SNAPSHOT_FORMAT, SNAPSHOT_VERSION
-from gradviz.core.style import LIGHT, Theme, style_key
+from gradviz.graph.render_svg import render_svg
+from gradviz.graph.snapshot_file import SNAPSHOT_FORMAT, SNAPSHOT_VERSION
+from gradviz.graph.style import LIGHT, Theme, style_key
 from gradviz.i18n import translate
 
 __all__ = [
@@ -88,7 +88,7 @@ def graph_to_svg(
 ) -> str:
     """A standalone SVG document of the graph (laid out here when no positions are given).
 
-    Drawn by :func:`gradviz.core.render_svg.render_svg`, the renderer behind every
+    Drawn by :func:`gradviz.graph.render_svg.render_svg`, the renderer behind every
     SVG gradviz writes, in the light theme.
     """
     sp = spacing or DEFAULT_SPACING
@@ -291,7 +291,7 @@ def _write_html(
 ) -> None:
     """The interactive page of the graph alone (a whole snapshot's page also replays its
     passes), its words in ``language`` (see :func:`gradviz.html_view.render_html`)."""
-    from gradviz.core.graphdata import graph_to_json
+    from gradviz.graph.graphdata import graph_to_json
     from gradviz.html_view import render_html
 
     page = render_html({"graph": graph_to_json(graph)}, language=language)
@@ -368,7 +368,7 @@ def snapshot_graph(
     snapshot: Mapping[str, Any],
 ) -> tuple[nx.DiGraph, dict[Hashable, tuple[float, float]] | None]:
     """The graph of a (checked) snapshot and the positions it was drawn at, if it carries them."""
-    from gradviz.core.graphdata import graph_from_json
+    from gradviz.graph.graphdata import graph_from_json
 
     graph = graph_from_json(snapshot["graph"])
     saved = snapshot.get("positions")
@@ -424,8 +424,8 @@ def export_snapshot(
     graph, positions = snapshot_graph(snapshot)
     if is_snapshot_path(path):
         # the snapshot itself, checked as gradviz open will check it
-        from gradviz.core.snapshot_file import parse_snapshot
-        from gradviz.core.wire import dumps
+        from gradviz.graph.snapshot_file import parse_snapshot
+        from gradviz.graph.wire import dumps
 
         data = {"format": SNAPSHOT_FORMAT, "version": SNAPSHOT_VERSION, **snapshot}
         parse_snapshot(data, Path(path).name)

@@ -1,7 +1,7 @@
 /* gradviz interactive view: draws a laid-out autograd graph on a 2D canvas and replays
    its backward passes. The data (positions computed by gradviz's layout in Python)
    sits in the JSON script element beside this one (class gvz-data). The page routes
-   each picture's edges when it first shows it (a port of gradviz/core/routing.py) and
+   each picture's edges when it first shows it (a port of gradviz/graph/routing.py) and
    makes a block's "open" picture from the expanded and collapsed ones.
 
    Names in the data come from user scripts: they reach the DOM only through
@@ -27,7 +27,7 @@
   }
 
   // ------------------------------------------------------------------ formatting
-  // A port of gradviz/core/fmt.py (fmt_number, fmt_value, fmt_shape): the one formatter
+  // A port of gradviz/graph/fmt.py (fmt_number, fmt_value, fmt_shape): the one formatter
   // the window, the CLI and the exports print through, so the page reads like them.
 
   const ELLIPSIS = "\u2026";
@@ -199,7 +199,7 @@
   const inBlock = (id, block) => blockOf.get(id) === block || inModule(moduleOf(nodes.get(id)), block);
 
   // ------------------------------------------------------------------ edge routing
-  // A port of gradviz/core/routing.py (edge_geometries, edge_path and its router): the
+  // A port of gradviz/graph/routing.py (edge_geometries, edge_path and its router): the
   // page routes a picture's edges when the picture is first shown, as the window and the
   // SVG export route them, and draws each as a polyline through its passes
   // (routing.geometry_polyline). A test runs both on the same boxes and compares.
@@ -1732,7 +1732,7 @@
       return { x: state.view.x[i] * state.s + state.tx, y: state.view.y[i] * state.s + state.ty };
     },
     // the picture shown: its boxes and its edges as routed here (the tests compare them
-    // with gradviz.core.routing's)
+    // with gradviz.graph.routing's)
     picture: () => {
       const v = state.view;
       return { key: v.key, ids: v.ids.slice(), x: Array.from(v.x), y: Array.from(v.y), w: Array.from(v.w),

@@ -3,7 +3,7 @@
 :func:`render_html` turns a snapshot (``gradviz.snapshot(...)``, ``gradviz run
 --json``, a ``.gradviz.json`` file) into one HTML document that needs no
 network and no server: the script and the style are inlined, the graph is laid
-out here by :mod:`gradviz.core.layout` (the same layout the window and the SVG
+out here by :mod:`gradviz.graph.layout` (the same layout the window and the SVG
 export use) and embedded as positions. The page (``html_view.js``) draws it on
 a 2D canvas with culling and a level of detail, so 10,000 nodes stay usable,
 and replays the recorded backward passes step by step.
@@ -14,7 +14,7 @@ pictures are laid out here: everything expanded, every block collapsed, and
 linear chains collapsed; a grouped one is offered only where it hides a real
 share of the nodes, within a budget of the graph's own size (:class:`PageLimits`).
 The page routes a picture's edges when it first shows it (a port of
-:mod:`gradviz.core.routing`), and makes a block's "open" picture (every block
+:mod:`gradviz.graph.routing`), and makes a block's "open" picture (every block
 collapsed but one) from the other two: its box replaced by its nodes as the
 expanded picture places them, the boxes below moved down. So the page's size and
 the time to build it grow with the graph, not with blocks x nodes, and cost about
@@ -46,9 +46,9 @@ from typing import Any
 import networkx as nx
 
 from gradviz.app.display import model_blocks
-from gradviz.core.explain import explain
-from gradviz.core.graphdata import graph_from_json
-from gradviz.core.grouping import (
+from gradviz.graph.explain import explain
+from gradviz.graph.graphdata import graph_from_json
+from gradviz.graph.grouping import (
     CHAIN_PREFIX,
     GROUP_PREFIX,
     collapse_chains,
@@ -57,9 +57,9 @@ from gradviz.core.grouping import (
     linear_chains,
     module_tree,
 )
-from gradviz.core.layout import DEFAULT_SPACING, layout_with_routes, node_lines, node_size
-from gradviz.core.style import LIGHT, NODE_KINDS, corner_radius, style_key
-from gradviz.core.wire import sanitize
+from gradviz.graph.layout import DEFAULT_SPACING, layout_with_routes, node_lines, node_size
+from gradviz.graph.style import LIGHT, NODE_KINDS, corner_radius, style_key
+from gradviz.graph.wire import sanitize
 from gradviz.i18n import catalog, resolve_language
 from gradviz.i18n.html_texts import page_messages, page_text
 
@@ -352,7 +352,7 @@ def _view(
     which cover every node), and its edges by index (and the positions, unrounded).
 
     The page routes the edges itself (``html_view.js``, a port of
-    :func:`gradviz.core.routing.edge_geometries`) when the picture is first shown, so
+    :func:`gradviz.graph.routing.edge_geometries`) when the picture is first shown, so
     a picture costs its layout here and its boxes in the page, not its routes."""
     sized = graph
     if any(d.get("kind") == "group" for _, d in graph.nodes(data=True)):
@@ -888,7 +888,7 @@ def _page_model(
         "messages": page_messages(lang),
         "device": snapshot.get("device"),
         "counts": {"nodes": graph.number_of_nodes(), "edges": graph.number_of_edges()},
-        "style": {  # the one style table (gradviz.core.style), light theme
+        "style": {  # the one style table (gradviz.graph.style), light theme
             "nodes": {k: [LIGHT.node(k).fill, LIGHT.node(k).stroke] for k in NODE_KINDS},
             "legend": {k: _legend(lang, LIGHT.node(k).legend) for k in NODE_KINDS},
             "radius": {k: corner_radius(k, 0.0) for k in NODE_KINDS if k not in _PILLS},

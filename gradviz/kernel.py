@@ -26,7 +26,7 @@ deadline holds even while native code runs that no in-process check reaches.
 
 Requests are parsed by :func:`gradviz.protocol.decode_request` (a malformed
 one gets an error reply and the kernel stays up); every message is encoded by
-:func:`gradviz.core.wire.dumps` (NaN, objects, depth and size never crash it).
+:func:`gradviz.graph.wire.dumps` (NaN, objects, depth and size never crash it).
 
 Before it reads a request the kernel confines itself (see
 :mod:`gradviz.core.confine`): its working directory is a private temporary

@@ -17,13 +17,14 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import IO, Any
 
-from gradviz.core.debugger import Pause, calls_backward
-from gradviz.core.delta import StateEncoder, StateHint
+from gradviz.core.debugger import Pause
 from gradviz.core.guards import Limits, arm_disable_dynamo_wrappers
-from gradviz.core.layout import IncrementalLayout, layout
 from gradviz.core.report import json_report, statement_json
 from gradviz.core.session import DeviceUnavailable, Session, cuda_unavailable_reason
-from gradviz.core.wire import dumps
+from gradviz.graph.delta import StateEncoder, StateHint
+from gradviz.graph.layout import IncrementalLayout, layout
+from gradviz.graph.statements import calls_backward
+from gradviz.graph.wire import dumps
 from gradviz.protocol import (
     MAX_REQUEST_BYTES,
     BadRequest,

@@ -61,7 +61,7 @@ class BadRequest(ValueError):
 @dataclass(frozen=True, kw_only=True)
 class Request:
     """One command to the kernel. ``delta``: reply with what changed since the last
-    state sent (:mod:`gradviz.core.delta`), not the whole state."""
+    state sent (:mod:`gradviz.graph.delta`), not the whole state."""
 
     CMD: ClassVar[str] = ""
     #: the request replaces the kernel's session (its statement limit comes with it)

@@ -66,7 +66,7 @@ START_TIMEOUT_S = 180.0
 FIRST_PHASE_S = 60.0
 #: the least time a whole request (every phase of it together) may take; see total_limit
 DEFAULT_TOTAL_LIMIT_S = 600.0
-#: the longest statement limit a request may ask for (gradviz.core.wire refuses more)
+#: the longest statement limit a request may ask for (gradviz.graph.wire refuses more)
 MAX_LIMIT_S = 3600.0
 
 #: a stdout line from the kernel longer than this is dropped unread (the report of a

@@ -18,7 +18,7 @@ python3 -c "import sys; from setuptools import build_meta as b; print(b.build_sd
 sdist="$(ls "$work"/sdist/*.tar.gz)"
 listing="$(tar -tzf "$sdist")"
 for f in LICENSE tests/conftest.py tests/helpers.py resources/demos/03_retain_graph.py \
-         gradviz/core/snapshot.schema.json; do
+         gradviz/graph/snapshot.schema.json; do
   grep -q "/$f\$" <<<"$listing" || fail "the sdist lacks $f"
 done
 

@@ -37,7 +37,7 @@ def _wait(app, until, timeout: float = 60.0) -> None:
 
 def shoot(theme: str, out: Path, only: list[str]) -> None:
     os.environ["GRADVIZ_THEME"] = theme
-    from gradviz.core.demos import list_demos
+    from gradviz.app.demos import list_demos
     from gradviz.ui.app import create_application
 
     app = create_application(["gradviz"])

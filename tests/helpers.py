@@ -8,8 +8,8 @@ import warnings
 import numpy as np
 import torch
 
-from gradviz.core.layout import node_size
 from gradviz.core.session import Session
+from gradviz.graph.layout import node_size
 
 #: the built-in lessons (README's demo table); a demo folder missing any of them is a broken install
 LESSONS = frozenset({

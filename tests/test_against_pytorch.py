@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
+from gradviz.app.demos import list_demos
 from gradviz.core.capture import named_tensors
-from gradviz.core.demos import list_demos
 
 from .helpers import LESSONS, run_plain, run_script
 

@@ -15,6 +15,7 @@ import torch
 
 from gradviz.app.backward_player import BackwardPlayer
 from gradviz.app.commands import FORWARD_COMMANDS, CommandContext, enabled_commands
+from gradviz.app.demos import list_demos
 from gradviz.app.files import Document, RecentFiles, read_path, restore_plan
 from gradviz.app.guide import (
     GuideContext,
@@ -26,9 +27,8 @@ from gradviz.app.guide import (
 )
 from gradviz.app.marks import editor_marks
 from gradviz.app.models import AppState
-from gradviz.core.demos import list_demos
-from gradviz.core.fmt import fmt_value
 from gradviz.core.session import Session
+from gradviz.graph.fmt import fmt_value
 
 DEMOS = {d.name: d for d in list_demos()}
 

@@ -13,7 +13,7 @@ import pytest
 
 from gradviz.app import models
 from gradviz.app.models import AppState, PauseInfo, StateError
-from gradviz.core.delta import StateDecoder, StateEncoder
+from gradviz.graph.delta import StateDecoder, StateEncoder
 
 DEMOS = sorted((Path(__file__).resolve().parents[1] / "resources" / "demos").glob("*.py"))
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "snapshot-example.json"

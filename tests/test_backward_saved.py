@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import torch
 
+from gradviz.app.demos import find_demo
 from gradviz.core.backward import SAVED_VALUES_NODES
-from gradviz.core.demos import find_demo
 from gradviz.core.session import Session
 
 

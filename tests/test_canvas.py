@@ -15,7 +15,7 @@ from PySide6.QtGui import QHelpEvent, QImage, QWheelEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from gradviz.core.capture import graph_from_json  # noqa: E402
-from gradviz.core.layout import layout, node_size  # noqa: E402
+from gradviz.graph.layout import layout, node_size  # noqa: E402
 from gradviz.ui.canvas import (  # noqa: E402
     BULK_EDGE_THRESHOLD,
     FIT_MAX_ZOOM,
@@ -481,9 +481,9 @@ def test_drag_on_background_pans(canvas, qtbot, snapshot):
 
 def test_stale_saved_tensor_is_marked(qtbot):
     """Scenario 9: the saved result of SigmoidBackward0, modified in place by b.mul_(2)."""
-    from gradviz.core.demos import find_demo
-    from gradviz.core.layout import layout
+    from gradviz.app.demos import find_demo
     from gradviz.core.session import Session
+    from gradviz.graph.layout import layout
 
     session = Session(find_demo("inplace_dangers").source)
     while session.cursor < 5:
@@ -628,7 +628,7 @@ def test_backward_rows_join_the_legend_while_a_pass_is_shown(canvas, snapshot):
 def test_canvas_follows_a_dark_palette(canvas, snapshot):
     from PySide6.QtGui import QColor, QPalette
 
-    from gradviz.core.style import DARK, LIGHT
+    from gradviz.graph.style import DARK, LIGHT
 
     app = QApplication.instance()
     old = app.palette()
@@ -826,7 +826,7 @@ def test_turning_off_every_glow_of_a_big_graph_repaints_it(qtbot, monkeypatch):
 
 
 def test_a_big_graph_routes_its_edges_when_they_are_painted(qtbot, monkeypatch):
-    from gradviz.core.render_svg import render_svg_data
+    from gradviz.graph.render_svg import render_svg_data
 
     graph = _chain(400)
     positions = _positions(graph)

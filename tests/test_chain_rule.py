@@ -1,4 +1,4 @@
-"""The inspector's chain rule (gradviz.core.chain_rule, no Qt): right totals, bounded work.
+"""The inspector's chain rule (gradviz.graph.chain_rule, no Qt): right totals, bounded work.
 
 Issue 11: the old depth-first search walked every root→target path, so
 ``y = (y*y)*0.5`` in a 20-iteration loop (2**20 paths) froze the window on a
@@ -13,7 +13,7 @@ import math
 
 import pytest
 
-from gradviz.core.chain_rule import _compact, chain_rule, chain_rule_result
+from gradviz.graph.chain_rule import _compact, chain_rule, chain_rule_result
 
 from .helpers import run_plain, run_script
 

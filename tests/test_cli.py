@@ -118,8 +118,8 @@ def test_export_formats(tmp_path, suffix):
 
 def test_core_does_not_import_qt():
     code = (
-        "import sys, gradviz.core.session, gradviz.core.layout, gradviz.core.capture, "
-        "gradviz.core.sandbox, gradviz.core.demos, gradviz.kernel, gradviz.cli\n"
+        "import sys, gradviz.core.session, gradviz.graph.layout, gradviz.core.capture, "
+        "gradviz.core.sandbox, gradviz.app.demos, gradviz.kernel, gradviz.cli\n"
         "bad = [m for m in sys.modules if m.startswith('PySide6') or m.startswith('shiboken')]\n"
         "print(bad)\nsys.exit(1 if bad else 0)\n"
     )
@@ -141,9 +141,9 @@ def test_window_without_a_display_says_so(monkeypatch):
 
 
 def test_text_report_prints_numbers_and_sizes_as_the_window_does(tmp_path):
-    """Gradients and byte counts go through gradviz.core.fmt: ``x: [1.6]``, not
+    """Gradients and byte counts go through gradviz.graph.fmt: ``x: [1.6]``, not
     ``[1.600000023841858]``; ``4,000,000 B (3.8 MiB)``, as the panels write them."""
-    from gradviz.core.fmt import fmt_bytes, fmt_value
+    from gradviz.graph.fmt import fmt_bytes, fmt_value
 
     script = tmp_path / "s.py"
     script.write_text(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from gradviz.core.demos import find_demo
+from gradviz.app.demos import find_demo
 from gradviz.core.session import DeviceUnavailable, Session, cuda_unavailable_reason
 
 from .helpers import result_at, run_script

@@ -9,8 +9,9 @@ import sys
 import pytest
 import torch
 
-from gradviz.core.debugger import Pause, calls_backward
+from gradviz.core.debugger import Pause
 from gradviz.core.session import Session
+from gradviz.graph.statements import calls_backward
 
 from .helpers import walk_grad_fns
 

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("torch")
 
 from gradviz.app.display import build_display  # noqa: E402
-from gradviz.core.graphdata import graph_from_json  # noqa: E402
+from gradviz.graph.graphdata import graph_from_json  # noqa: E402
 from tests.test_html_view_routes import parameters_only_snapshot  # noqa: E402
 
 

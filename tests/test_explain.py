@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from gradviz.core.explain import explain
+from gradviz.graph.explain import explain
 
 
 def _message(fn) -> str:

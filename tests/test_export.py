@@ -10,9 +10,9 @@ import xml.etree.ElementTree as ET
 import networkx as nx
 import pytest
 
-from gradviz.core.layout import layout
-from gradviz.core.style import LIGHT
 from gradviz.export import SUPPORTED_SUFFIXES, export_graph, graph_to_dot, graph_to_svg
+from gradviz.graph.layout import layout
+from gradviz.graph.style import LIGHT
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 NASTY = 'we<ird> & "quoted" \\ name'

@@ -1,4 +1,4 @@
-"""gradviz.core.gcpause: the collector pauses for bulk work and always comes back."""
+"""gradviz.graph.gcpause: the collector pauses for bulk work and always comes back."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from gradviz.core.gcpause import paused_gc
+from gradviz.graph.gcpause import paused_gc
 
 
 @pytest.fixture(autouse=True)

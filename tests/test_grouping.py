@@ -7,14 +7,14 @@ import torch
 
 import gradviz
 from gradviz.core.capture import graph_from_json
-from gradviz.core.grouping import (
+from gradviz.core.session import Session
+from gradviz.graph.grouping import (
     collapse_chains,
     collapse_modules,
     linear_chains,
     module_tree,
     search,
 )
-from gradviz.core.session import Session
 
 
 def model_graph() -> nx.DiGraph:
@@ -72,7 +72,7 @@ def test_search_by_name_op_and_shape():
 
 
 def test_top_blocks_can_split_lists_of_blocks():
-    from gradviz.core.grouping import top_blocks
+    from gradviz.graph.grouping import top_blocks
 
     tree = ["tok", "blocks", "blocks.0", "blocks.0.fc", "blocks.1", "blocks.1.fc", "blocks.10",
             "blocks.10.fc", "head"]
@@ -84,7 +84,7 @@ def test_ops_join_the_block_they_lie_in_when_only_parameters_carry_modules():
     """A snapshot without a recorder: ops inferred into their blocks, and a weight tied
     between the embedding and the head (one block at both ends) keeps its parameters
     only, so no box runs into itself."""
-    from gradviz.core.grouping import infer_blocks, top_blocks
+    from gradviz.graph.grouping import infer_blocks, top_blocks
     from tests.test_html_view_routes import parameters_only_snapshot
 
     g = graph_from_json(parameters_only_snapshot(blocks=3)["graph"])
@@ -110,7 +110,7 @@ def test_a_group_box_counts_its_nodes_in_the_windows_language():
     """The window draws (and its layout sizes) a collapsed box's second line in the
     language it speaks: 'n nodes' in English, '노드 n개' in Korean (issue 24)."""
     from gradviz import i18n
-    from gradviz.core.grouping import group_caption
+    from gradviz.graph.grouping import group_caption
 
     before = i18n.current_language()
     try:
@@ -126,7 +126,7 @@ def test_a_group_box_counts_its_nodes_in_the_windows_language():
 
 def test_a_zero_d_tensor_reads_scalar_in_the_programs_language():
     from gradviz import i18n
-    from gradviz.core.fmt import fmt_shape
+    from gradviz.graph.fmt import fmt_shape
 
     before = i18n.current_language()
     try:

@@ -33,9 +33,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import gradviz  # noqa: E402
-from gradviz.core.demos import find_demo  # noqa: E402
-from gradviz.core.graphdata import graph_from_json  # noqa: E402
-from gradviz.core.grouping import collapse_modules, module_tree, top_blocks  # noqa: E402
+from gradviz.app.demos import find_demo  # noqa: E402
+from gradviz.graph.graphdata import graph_from_json  # noqa: E402
+from gradviz.graph.grouping import collapse_modules, module_tree, top_blocks  # noqa: E402
 from gradviz.html_view import (  # noqa: E402
     SnapshotShapeError,
     _open_one,

@@ -1,7 +1,7 @@
 """The page routes its own edges and makes its "open" pictures (gradviz/html_view.js).
 
 The page's script is run in node on real snapshots; what it drew is compared with
-Python: every edge's polyline with :func:`gradviz.core.routing.edge_geometries` on
+Python: every edge's polyline with :func:`gradviz.graph.routing.edge_geometries` on
 the same boxes, and every "open" picture with ``_open_one`` (the collapsed graph
 with one block expanded), its boxes free of overlaps.
 """
@@ -15,9 +15,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import gradviz  # noqa: E402
-from gradviz.core.graphdata import graph_from_json  # noqa: E402
-from gradviz.core.grouping import collapse_modules, module_tree, top_blocks  # noqa: E402
-from gradviz.core.routing import Box, Obstacles, edge_geometries, geometry_polyline  # noqa: E402
+from gradviz.graph.graphdata import graph_from_json  # noqa: E402
+from gradviz.graph.grouping import collapse_modules, module_tree, top_blocks  # noqa: E402
+from gradviz.graph.routing import Box, Obstacles, edge_geometries, geometry_polyline  # noqa: E402
 from gradviz.html_view import _open_one, _owners, page_model, render_html  # noqa: E402
 from tests.test_html_view import encoder_snapshot, run_page_in_node  # noqa: E402
 
@@ -150,7 +150,7 @@ def test_positions_a_snapshot_carries_place_the_expanded_picture(monkeypatch):
     was drawn: the page draws the expanded picture there, with no layout of its own;
     positions that miss a node or are not finite numbers are laid out afresh."""
     import gradviz.html_view as html_view
-    from gradviz.core.layout import layout
+    from gradviz.graph.layout import layout
 
     snap = parameters_only_snapshot()
     whole = len(snap["graph"]["nodes"])

@@ -440,7 +440,7 @@ def test_language_menu_remembers_the_choice(qtbot, gui_dirs, monkeypatch):
 def test_demo_runs_in_korean(main_window, qtbot, monkeypatch):
     """A demo stepped in Korean: the guide (the demo's note), the status bar and the
     position speak Korean; the code in the editor is the demo's own, unchanged."""
-    from gradviz.core.demos import find_demo
+    from gradviz.app.demos import find_demo
 
     monkeypatch.setenv(i18n.ENV_VAR, "ko")
     window = main_window(demo="two_paths")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gradviz import i18n
-from gradviz.core.explain import _EXPLANATIONS, explain
+from gradviz.graph.explain import _EXPLANATIONS, explain
 
 HANGUL = re.compile(r"[\uac00-\ud7a3]")
 ROOT = Path(__file__).resolve().parent.parent

@@ -326,8 +326,8 @@ def test_export_html_in_korean(tmp_path):
     model = strict_json(data_block(page))
     assert model["language"] == "ko" and model["passes"][0]["title"] == "역전파 #1"
 
-    from gradviz.core.graphdata import graph_from_json
     from gradviz.export import export_graph, export_snapshot
+    from gradviz.graph.graphdata import graph_from_json
 
     alone = tmp_path / "graph.html"
     export_graph(graph_from_json(model_graph(model)), alone, language="ko")

@@ -1,8 +1,11 @@
 """The rooms' import contracts (issue 23), checked in a fresh interpreter each:
 
-- ``gradviz.core`` never imports Qt; ``gradviz.app`` imports neither Qt nor torch;
-- the window (``gradviz.ui``) never imports torch, nor the engine's modules (the
-  sandbox, the session, the op guard, the trusted engine): it talks to the kernel.
+- ``gradviz.core`` (the engine) never imports Qt;
+- ``gradviz.graph`` (the graph pipeline) imports neither Qt, torch nor the engine;
+- ``gradviz.app`` imports neither Qt, torch nor the engine;
+- the window (``gradviz.ui``) never imports torch, nor any engine module (the
+  sandbox, the session, the op guard, the trusted engine, ``gradviz.core`` at all):
+  it talks to the kernel.
 """
 
 from __future__ import annotations
@@ -50,10 +53,23 @@ def test_core_never_imports_qt():
     assert not _offenders(loaded, ("PySide6", "shiboken6")), "core imported Qt"
 
 
+def _engine_modules(loaded: set[str]) -> list[str]:
+    return sorted(m for m in loaded if m == "gradviz.core" or m.startswith("gradviz.core.")
+                  or m == "gradviz.kernel_server")
+
+
+def test_graph_imports_neither_qt_torch_nor_the_engine():
+    loaded = _loaded_after_importing(_modules("gradviz.graph"))
+    assert not _offenders(loaded, ("PySide6", "shiboken6")), "graph imported Qt"
+    assert not _offenders(loaded, ("torch",)), "graph imported torch"
+    assert not _engine_modules(loaded), f"graph imported the engine: {_engine_modules(loaded)}"
+
+
 def test_app_imports_neither_qt_nor_torch():
     loaded = _loaded_after_importing(_modules("gradviz.app"))
     assert not _offenders(loaded, ("PySide6", "shiboken6")), "app imported Qt"
     assert not _offenders(loaded, ("torch",)), "app imported torch"
+    assert not _engine_modules(loaded), f"app imported the engine: {_engine_modules(loaded)}"
 
 
 @pytest.mark.skipif(pytest.importorskip("PySide6") is None, reason="needs PySide6")
@@ -62,3 +78,4 @@ def test_the_window_imports_neither_torch_nor_the_engine():
     assert not _offenders(loaded, ("torch",)), "the window imported torch"
     engine = sorted(set(ENGINE) & loaded)
     assert not engine, f"the window imported the engine: {engine}"
+    assert not _engine_modules(loaded), f"the window imported the engine: {_engine_modules(loaded)}"

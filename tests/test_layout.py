@@ -1,4 +1,4 @@
-"""Tests for gradviz.core.layout: a pure, deterministic layered layout."""
+"""Tests for gradviz.graph.layout: a pure, deterministic layered layout."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from gradviz.core.layout import (
+from gradviz.graph.layout import (
     IncrementalLayout,
     LayoutSpacing,
     layout,
@@ -138,7 +138,7 @@ def test_deterministic_across_hash_seeds():
     """String hashing is randomised per process; the layout must not notice."""
     code = (
         "import json; "
-        "from tests.test_layout import random_dag; from gradviz.core.layout import layout; "
+        "from tests.test_layout import random_dag; from gradviz.graph.layout import layout; "
         "print(json.dumps(sorted(layout(random_dag(120, seed=5)).items())))"
     )
     outs = []
@@ -363,7 +363,7 @@ def test_node_size_tracks_text():
 
 def test_layout_module_is_qt_free():
     code = (
-        "import sys; import gradviz.core.layout; "
+        "import sys; import gradviz.graph.layout; "
         "sys.exit(any(m.startswith('PySide6') for m in sys.modules))"
     )
     subprocess.run(
@@ -378,7 +378,7 @@ def test_free_slot_search_terminates_despite_rounding():
     """(x + gap + w/2) - w/2 - gap can land an ulp short of x: the search must still move on."""
     import threading
 
-    from gradviz.core.layout import _Occupancy
+    from gradviz.graph.layout import _Occupancy
 
     occ = _Occupancy(band=40.0, hgap=24.0, vgap=2.0)
     right = 985.0868243521302

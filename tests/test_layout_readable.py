@@ -8,14 +8,14 @@ import io
 
 import pytest
 
-from gradviz.core.demos import find_demo
-from gradviz.core.layout import (
+from gradviz.app.demos import find_demo
+from gradviz.core.session import Session
+from gradviz.graph.layout import (
     DEFAULT_SPACING,
     IncrementalLayout,
     layout,
     tag_extent,
 )
-from gradviz.core.session import Session
 
 from .helpers import boxes, overlapping
 

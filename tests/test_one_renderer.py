@@ -1,6 +1,6 @@
 """One renderer: the window's export, the CLI and the library write the same SVG.
 
-Every SVG gradviz writes comes from ``gradviz.core.render_svg.render_svg``. These
+Every SVG gradviz writes comes from ``gradviz.graph.render_svg.render_svg``. These
 tests draw one small script's graph three ways and compare the documents, then
 check what the renderer promises: edges follow their routes around boxes, the
 viewBox holds every bend, and a tensor with ``requires_grad=False`` is drawn in
@@ -28,11 +28,11 @@ torch = pytest.importorskip("torch")
 import gradviz  # noqa: E402
 from gradviz import cli  # noqa: E402
 from gradviz.api import Snapshot  # noqa: E402
-from gradviz.core.layout import layout_with_routes, node_size  # noqa: E402
-from gradviz.core.render_svg import render_svg, svg_number  # noqa: E402
-from gradviz.core.routing import Box, Obstacles, edge_geometries, geometry_segments  # noqa: E402
-from gradviz.core.style import LIGHT  # noqa: E402
 from gradviz.export import graph_to_svg  # noqa: E402
+from gradviz.graph.layout import layout_with_routes, node_size  # noqa: E402
+from gradviz.graph.render_svg import render_svg, svg_number  # noqa: E402
+from gradviz.graph.routing import Box, Obstacles, edge_geometries, geometry_segments  # noqa: E402
+from gradviz.graph.style import LIGHT  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
 SCRIPT = """\

@@ -17,7 +17,7 @@ import pytest
 
 import gradviz
 from gradviz import runner
-from gradviz.core import demos
+from gradviz.app import demos
 
 from .helpers import LESSONS
 
@@ -79,7 +79,7 @@ def test_the_sdist_carries_the_tests_and_the_data(tmp_path):
     names = {n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n}
     for needed in ("LICENSE", "tests/conftest.py", "tests/helpers.py", "tests/test_api.py",
                    "resources/__init__.py", "resources/demos/03_retain_graph.py",
-                   "gradviz/core/snapshot.schema.json", "MANIFEST.in", "scripts/setup.sh"):
+                   "gradviz/graph/snapshot.schema.json", "MANIFEST.in", "scripts/setup.sh"):
         assert needed in names, needed
 
 

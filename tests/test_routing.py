@@ -1,11 +1,11 @@
-"""gradviz.core.routing: the band-by-band search for the first box an edge meets finds
+"""gradviz.graph.routing: the band-by-band search for the first box an edge meets finds
 exactly what a search of its whole window finds."""
 
 from __future__ import annotations
 
 import random
 
-from gradviz.core.routing import CLEARANCE, Obstacles, _Router, _s_x, _s_x_span
+from gradviz.graph.routing import CLEARANCE, Obstacles, _Router, _s_x, _s_x_span
 
 
 def whole_window_first_hit(router: _Router, xa, ya, xb, yb):

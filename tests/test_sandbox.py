@@ -425,7 +425,7 @@ import subprocess  # noqa: E402
 import time  # noqa: E402
 
 from gradviz import protocol  # noqa: E402
-from gradviz.core import wire  # noqa: E402
+from gradviz.graph import wire  # noqa: E402
 from gradviz.runner import KernelProcess  # noqa: E402
 
 SECRET = "gradviz-secret-7f3a9c"

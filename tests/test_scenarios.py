@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from gradviz.core.demos import find_demo, list_demos
+from gradviz.app.demos import find_demo, list_demos
 from gradviz.core.session import Session
 
 from .helpers import result_at, run_script

@@ -182,7 +182,7 @@ def test_a_json_export_opens_as_a_snapshot(tmp_path):
     snap = tmp_path / "run.gradviz.json"
     proc = gradviz("export", str(script), "-o", str(snap), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    from gradviz.core.snapshot_file import read_snapshot
+    from gradviz.graph.snapshot_file import read_snapshot
 
     data = read_snapshot(snap)
     assert data["tensors"]["x"]["grad"] == 3.0 and len(data["backward_passes"]) == 1

@@ -13,8 +13,8 @@ import torch
 from fastjsonschema import JsonSchemaValueException
 
 import gradviz
-from gradviz.core import snapshot_file as sf
-from gradviz.core.snapshot_file import schema_problem, snapshot_schema
+from gradviz.graph import snapshot_file as sf
+from gradviz.graph.snapshot_file import schema_problem, snapshot_schema
 
 #: each property of a node or edge is set to each of these, in turn
 VALUES = [

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 import gradviz
-from gradviz.core.snapshot_file import SnapshotError, parse_snapshot, snapshot_schema
+from gradviz.graph.snapshot_file import SnapshotError, parse_snapshot, snapshot_schema
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -96,7 +96,7 @@ def test_the_schema_ships_in_the_package_and_the_format_doc_points_to_it():
     with pytest.raises(fastjsonschema.JsonSchemaValueException):
         check({"format": "gradviz-snapshot", "version": 1, "graph": {}, "tensors": {}})
     doc = (REPO / "docs" / "snapshot-format.md").read_text()
-    assert "gradviz/core/snapshot.schema.json" in doc
+    assert "gradviz/graph/snapshot.schema.json" in doc
 
 
 def test_there_are_at_least_seven_damaged_files():
@@ -133,7 +133,7 @@ def test_duplicate_node_ids_and_deep_nesting_are_refused(good):
 def test_the_fast_nesting_check_draws_the_line_where_the_located_walk_does():
     """``_too_deep`` (containers level by level) must refuse exactly what a walk over
     every value with its depth refuses: nothing deeper than MAX_DEPTH levels."""
-    from gradviz.core.snapshot_file import MAX_DEPTH, _nesting_problem, _too_deep
+    from gradviz.graph.snapshot_file import MAX_DEPTH, _nesting_problem, _too_deep
 
     def walk_refuses(data):
         stack = [(data, 0)]

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from gradviz.core.capture import capture
-from gradviz.core.delta import DeltaMismatch, StateDecoder, StateEncoder
-from gradviz.core.graphdata import graph_to_json
-from gradviz.core.layout import IncrementalLayout, layout
 from gradviz.core.session import Session
+from gradviz.graph.delta import DeltaMismatch, StateDecoder, StateEncoder
+from gradviz.graph.graphdata import graph_to_json
+from gradviz.graph.layout import IncrementalLayout, layout
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -358,7 +358,7 @@ def test_debugger_pauses_send_the_whole_change():
 def test_modules_changed_says_when_the_module_tree_changes():
     """The window keeps its module tree across a delta that says no module changed:
     that must be exactly when the tree computed afresh is the same."""
-    from gradviz.core.grouping import module_tree_of_nodes
+    from gradviz.graph.grouping import module_tree_of_nodes
     from gradviz.kernel_server import Kernel
 
     kernel = Kernel(io.StringIO())

@@ -14,7 +14,7 @@ from PySide6 import QtWidgets  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QMessageBox  # noqa: E402
 
-from gradviz.core.demos import find_demo, list_demos  # noqa: E402
+from gradviz.app.demos import find_demo, list_demos  # noqa: E402
 from gradviz.ui import dialogs  # noqa: E402
 
 TIMEOUT = 30_000

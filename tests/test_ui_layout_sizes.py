@@ -113,7 +113,7 @@ def test_another_script_starts_the_tensors_table_at_its_names(qtbot, main_window
     if bar.maximum() == 0:
         pytest.skip("the tensors table fits without scrolling at this size")
     bar.setValue(bar.maximum())
-    from gradviz.core.demos import find_demo
+    from gradviz.app.demos import find_demo
 
     window.files.load_demo(find_demo("inplace_memory"), ask=False)
     wait_idle(qtbot, window, lambda: window.state is not None)

@@ -416,7 +416,7 @@ def test_snapshot_files_are_checked_like_gradviz_load(tmp_path, transformer_file
 
 
 def test_grouping_helpers_map_hidden_nodes_to_their_boxes(transformer_file):
-    from gradviz.core.graphdata import graph_from_json
+    from gradviz.graph.graphdata import graph_from_json
     from gradviz.ui.display import build_display, map_passes, top_blocks
 
     snap = gradviz.load(transformer_file)
@@ -475,7 +475,7 @@ def test_a_script_after_a_snapshot_gets_the_editor_width_back(
 ):
     """A snapshot narrows the editor (nothing to edit there); the next script opened had
     kept that narrow editor for good."""
-    from gradviz.core.demos import find_demo
+    from gradviz.app.demos import find_demo
 
     window = main_window()
     qtbot.wait(100)

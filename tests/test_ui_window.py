@@ -12,7 +12,7 @@ pytest.importorskip("pytestqt")
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-from gradviz.core.demos import find_demo  # noqa: E402
+from gradviz.app.demos import find_demo  # noqa: E402
 
 TIMEOUT = 30_000
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import networkx as nx
 
-from gradviz.core.graphdata import graph_to_json
-from gradviz.core.grouping import (
+from gradviz.graph.graphdata import graph_to_json
+from gradviz.graph.grouping import (
     CHAIN_PREFIX,
     collapse_chains,
     collapse_modules,
@@ -23,7 +23,7 @@ from gradviz.core.grouping import (
     sizing_attrs,
     top_blocks,
 )
-from gradviz.core.layout import layout
+from gradviz.graph.layout import layout
 
 __all__ = [
     "ASYNC_LAYOUT_NODES",
@@ -57,7 +57,7 @@ def model_blocks(modules: Iterable[str] | Mapping[str, int]) -> list[str]:
     a lone model does (``model.layers.0``, ``model.layers.1``), so ``gradviz export``,
     the window and the library's ``snapshot(model=...)`` (whose names have no variable
     in front) give one box per layer alike. Given the module tree's node counts
-    (:func:`gradviz.core.grouping.module_tree`), a top-level module stays one box when
+    (:func:`gradviz.graph.grouping.module_tree`), a top-level module stays one box when
     it holds less than half the nodes of the biggest (the copied ``layer``, a loss
     module: a box each of their parts would crowd the model's), or when it has nodes
     of its own (ops its forward runs outside its children), which its blocks would

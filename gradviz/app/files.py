@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from gradviz.core.gcpause import paused_gc
+from gradviz.graph.gcpause import paused_gc
 from gradviz.i18n import QT_TRANSLATE_NOOP, translate
 
 from .snapshot import (

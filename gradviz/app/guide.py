@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from gradviz.core.debugger import calls_backward
-from gradviz.core.fmt import fmt_value
+from gradviz.graph.fmt import fmt_value
+from gradviz.graph.statements import calls_backward
 from gradviz.i18n import translate
 
 from .models import AppState, ErrorInfo, PassInfo, ResultInfo, StatementInfo

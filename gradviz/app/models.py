@@ -25,7 +25,7 @@ The graph is not converted: the canvas reads its node and edge dicts as
 networkx attributes, so :attr:`AppState.graph_data` is the wire's own dict
 (and :meth:`AppState.node` finds a node dict by id). Tensor values and
 gradients stay as the kernel sends them (a number, nested lists or a summary
-string), ready for :func:`gradviz.core.fmt.fmt_value`.
+string), ready for :func:`gradviz.graph.fmt.fmt_value`.
 
 Qt-free and torch-free.
 """
@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from gradviz.core.results import ErrorInfo, MemoryFigures
+from gradviz.graph.results import ErrorInfo, MemoryFigures
 
 __all__ = [
     "AppState",
@@ -297,7 +297,7 @@ class StatementInfo:
 
 
 def error_from_wire(d: Any, path: str = "error") -> ErrorInfo:
-    """A statement's error (:class:`gradviz.core.results.ErrorInfo`) read off the wire."""
+    """A statement's error (:class:`gradviz.graph.results.ErrorInfo`) read off the wire."""
     d = _obj(d, path)
     return ErrorInfo(
         type=_str(d, "type", path, "Error"),
@@ -320,7 +320,7 @@ def _memory_fields(d: Mapping[str, Any], path: str) -> dict[str, Any]:
 
 
 def memory_from_wire(d: Any, path: str = "memory") -> MemoryFigures:
-    """A statement's memory figures (:class:`gradviz.core.results.MemoryFigures`)."""
+    """A statement's memory figures (:class:`gradviz.graph.results.MemoryFigures`)."""
     return MemoryFigures(**_memory_fields(_obj(d, path), path))
 
 
@@ -508,7 +508,7 @@ class PassInfo:
     #: node id -> the script's names for it
     names: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: _EMPTY)
     #: the wire dict it was decoded from (for the core's functions that read passes as
-    #: JSON: gradviz.core.chain_rule)
+    #: JSON: gradviz.graph.chain_rule)
     raw: Mapping[str, Any] = field(
         default_factory=lambda: _EMPTY, compare=False, repr=False
     )

@@ -1,14 +1,14 @@
 """Saved snapshots in the window: recognise, validate and turn one into a state to render.
 
 Torch-free on purpose: the window process never imports torch; the format
-check itself is :mod:`gradviz.core.snapshot_file`, shared with :func:`gradviz.api.load`.
+check itself is :mod:`gradviz.graph.snapshot_file`, shared with :func:`gradviz.api.load`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gradviz.core.snapshot_file import (  # re-exported for the window
+from gradviz.graph.snapshot_file import (  # re-exported for the window
     SNAPSHOT_FORMAT,
     SNAPSHOT_VERSION,
     SnapshotError,

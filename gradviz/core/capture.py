@@ -26,8 +26,9 @@ import numpy as np
 import torch
 from torch.nn.parameter import is_lazy
 
-from .gcpause import paused_gc
-from .graphdata import graph_from_json, graph_to_json  # noqa: F401  (re-exported)
+from gradviz.graph.gcpause import paused_gc
+from gradviz.graph.graphdata import graph_from_json, graph_to_json  # noqa: F401  (re-exported)
+
 from .modules import ModuleTags
 
 MAX_VALUE_ELEMENTS = 64

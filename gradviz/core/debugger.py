@@ -35,6 +35,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gradviz.graph.statements import calls_backward
+
 from .errors import Stopped
 
 if TYPE_CHECKING:
@@ -79,26 +81,6 @@ class Pause:
                 for name, line in zip(self.frames, self.call_lines)
             ],
         }
-
-
-def calls_backward(stmt: ast.stmt) -> bool:
-    """Whether a simple statement calls ``.backward(...)``, ``autograd.backward`` or
-    ``autograd.grad`` (compound statements are entered, not stopped at)."""
-    if isinstance(stmt, (ast.For, ast.While, ast.If, ast.With, ast.Try, ast.FunctionDef,
-                         ast.ClassDef)):
-        return False
-    for node in ast.walk(stmt):
-        if isinstance(node, ast.Call):
-            f = node.func
-            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
-            if name == "backward":
-                return True
-            if name == "grad" and isinstance(f, ast.Attribute) and (
-                isinstance(f.value, ast.Attribute) and f.value.attr == "autograd"
-                or isinstance(f.value, ast.Name) and f.value.id == "autograd"
-            ):
-                return True
-    return False
 
 
 class Debugger:

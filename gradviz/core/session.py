@@ -24,6 +24,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from gradviz.graph.explain import explain
+from gradviz.graph.results import ErrorInfo, MemoryFigures
+
 from .backward import BackwardPass, _WithTrace, record_backward
 from .capture import (
     CaptureCache,
@@ -40,11 +43,9 @@ from .capture import (
 )
 from .debugger import Debugger, Pause
 from .errors import LimitExceeded, SandboxError
-from .explain import explain
 from .guards import MUTATIONS, AllocationCounter, Limits, OpGuard, paused
 from .modules import CallTagger, ModuleTags, tagging
 from .pyengine import PythonEngine
-from .results import ErrorInfo, MemoryFigures
 from .sandbox import Interpreter, _check_tree, scrub_addresses
 
 SNAPSHOT_VERSION = 1

@@ -82,7 +82,7 @@ def update(languages: list[str] | None = None) -> None:
 
 def demo_texts() -> list[str]:
     """Every demo's title, "about" line and ``#>`` notes, in lesson order (each once)."""
-    from gradviz.core.demos import list_demos  # torch-free
+    from gradviz.app.demos import list_demos  # torch-free
 
     texts: list[str] = []
     for demo in list_demos():

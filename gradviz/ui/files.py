@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from gradviz.app.autosave import Autosave, find_orphans
+from gradviz.app.demos import Demo, DemosMissing, list_demos
 from gradviz.app.files import (
     APP_NAME,
     Document,
@@ -27,8 +28,7 @@ from gradviz.app.files import (
 )
 from gradviz.app.guide import statements_before_backward
 from gradviz.app.snapshot import SnapshotError, parse_snapshot, snapshot_state
-from gradviz.core.demos import Demo, DemosMissing, list_demos
-from gradviz.core.gcpause import paused_gc
+from gradviz.graph.gcpause import paused_gc
 
 from . import dialogs
 from .i18n import translate

@@ -37,9 +37,9 @@ from gradviz.app.display import (
     map_passes,
 )
 from gradviz.app.models import PassInfo
-from gradviz.core.delta import GraphChanges
-from gradviz.core.graphdata import graph_from_json
-from gradviz.core.grouping import module_tree_of_nodes, search
+from gradviz.graph.delta import GraphChanges
+from gradviz.graph.graphdata import graph_from_json
+from gradviz.graph.grouping import module_tree_of_nodes, search
 
 from . import theme
 from .canvas.export import export_canvas

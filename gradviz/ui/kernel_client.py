@@ -35,7 +35,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
-from gradviz.core.delta import DeltaMismatch, StateDecoder
+from gradviz.graph.delta import DeltaMismatch, StateDecoder
 from gradviz.protocol import (
     Continue,
     Debug,
@@ -167,7 +167,7 @@ class KernelClient(QObject):
         self._crashes_in_a_row = 0
         self._pending_replay: dict[str, Any] | None = None
         self._replaying = False
-        #: rebuilds whole states from the kernel's deltas (gradviz.core.delta)
+        #: rebuilds whole states from the kernel's deltas (gradviz.graph.delta)
         self._decoder = StateDecoder()
         # what the kernel holds, as of its last good reply
         self.source = ""

@@ -55,7 +55,7 @@ from gradviz.app.guide import (
 from gradviz.app.marks import editor_marks
 from gradviz.app.models import AppState, PauseInfo, ResultInfo, StatementInfo
 from gradviz.app.trust import BADGE_TEXT, BADGE_TIP, RESTRICTED, TRUSTED, Decision, TrustStore
-from gradviz.core.delta import GraphChanges
+from gradviz.graph.delta import GraphChanges
 from gradviz.i18n import QT_TRANSLATE_NOOP
 
 from . import actions as action_table

@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
 from ..app.models import PassInfo, StatementInfo
-from ..core.fmt import fmt_value
+from ..graph.fmt import fmt_value
 from . import theme
 from .i18n import translate
 

@@ -1,6 +1,6 @@
 """Colours and fonts shared by gradviz's widgets.
 
-The colours live in :mod:`gradviz.core.style` (Qt-free, so the exports and the
+The colours live in :mod:`gradviz.graph.style` (Qt-free, so the exports and the
 CLI draw with the very same table); this module re-exports them for the
 widgets, adds what needs Qt (``QColor``, fonts) and picks the theme that
 suits a palette: :func:`palette_theme` gives :data:`DARK` when the palette's
@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from PySide6.QtGui import QColor, QFont, QPalette
 
-from gradviz.core.style import (
+from gradviz.graph.style import (
     DARK,
     LIGHT,
     NodeStyle,
@@ -27,7 +27,7 @@ from gradviz.core.style import (
     corner_radius,
     style_key,
 )
-from gradviz.core.style import storage_colour as _storage_colour
+from gradviz.graph.style import storage_colour as _storage_colour
 
 __all__ = [
     "BACKGROUND",

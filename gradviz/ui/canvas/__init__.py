@@ -4,16 +4,16 @@
 of a state message) and speaks in node ids; it knows nothing about torch.
 
 It draws with the rules every gradviz picture shares: the colours of
-:mod:`gradviz.core.style` (the dark theme when the palette is dark), edges
-routed around boxes by :mod:`gradviz.core.routing`, values written by
-:mod:`gradviz.core.fmt`; its SVG export *is* :func:`gradviz.core.render_svg.render_svg`.
+:mod:`gradviz.graph.style` (the dark theme when the palette is dark), edges
+routed around boxes by :mod:`gradviz.graph.routing`, values written by
+:mod:`gradviz.graph.fmt`; its SVG export *is* :func:`gradviz.graph.render_svg.render_svg`.
 
 Speed (STYLE.md section 4): the scene is updated in place on every step
 (nodes whose ids persist are kept and only moved or restyled), nodes are
 cached in device coordinates and drop their text when tiny on screen, edges
 sit on a fixed Z layer below the nodes. A step re-routes only the edges whose
 route a changed box can touch, and a step that only turns "new" glows off
-(:attr:`gradviz.core.delta.GraphChanges.renewed`) only repaints.
+(:attr:`gradviz.graph.delta.GraphChanges.renewed`) only repaints.
 
 Big graphs (issue 12): each node is a plain record (:class:`_Node`: the
 graph's own attribute dict, its place, a box shape shared by every node whose

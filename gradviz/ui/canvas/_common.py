@@ -16,9 +16,9 @@ from PySide6.QtWidgets import (
     QStyleOptionGraphicsItem,
 )
 
-from gradviz.core.fmt import fmt_value
-from gradviz.core.layout import DEFAULT_SPACING
-from gradviz.core.style import LIGHT, Theme
+from gradviz.graph.fmt import fmt_value
+from gradviz.graph.layout import DEFAULT_SPACING
+from gradviz.graph.style import LIGHT, Theme
 from gradviz.i18n import QT_TRANSLATE_NOOP
 from gradviz.ui import theme
 
@@ -50,7 +50,7 @@ TEXT_LOD = 0.35
 """Below this level of detail nodes are plain filled rectangles without text."""
 EMPTY_HINT = QT_TRANSLATE_NOOP("Canvas", "Step forward (F10) to build the graph")
 
-#: the legend's names of the node kinds, as gradviz.core.style writes them (the key the
+#: the legend's names of the node kinds, as gradviz.graph.style writes them (the key the
 #: window translates them by; tests/test_i18n.py checks each one has its entry)
 _LEGEND_WORDS = (
     QT_TRANSLATE_NOOP("Legend", "op (grad_fn)"),
@@ -82,7 +82,7 @@ EdgeKey = tuple[str, str]
 
 
 def format_value(value: Any, max_chars: int = 26) -> str:
-    """Short text for a gradient or tensor value: :func:`gradviz.core.fmt.fmt_value`
+    """Short text for a gradient or tensor value: :func:`gradviz.graph.fmt.fmt_value`
     with room for an edge label (26 characters)."""
     return fmt_value(value, max_chars)
 

@@ -11,8 +11,8 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPainter, QPainterPath, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
-from gradviz.core.routing import arrow_polygon, geometry_midpoint, geometry_segments
-from gradviz.core.style import Theme
+from gradviz.graph.routing import arrow_polygon, geometry_midpoint, geometry_segments
+from gradviz.graph.style import Theme
 from gradviz.ui.i18n import translate
 from gradviz.ui.text import plain_tooltip
 

@@ -1,5 +1,5 @@
 """The canvas's picture written to a file, outside the widget: SVG (the one renderer,
-:func:`gradviz.core.render_svg.render_svg`, light theme, as ``gradviz export`` and
+:func:`gradviz.graph.render_svg.render_svg`, light theme, as ``gradviz export`` and
 ``Snapshot.to_svg()`` draw it) or PNG (that SVG rendered at twice its size)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gradviz.core.render_svg import render_svg
-from gradviz.core.style import LIGHT
+from gradviz.graph.render_svg import render_svg
+from gradviz.graph.style import LIGHT
 from gradviz.ui.i18n import translate
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QFontMetricsF, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QWidget
 
-from gradviz.core.style import LIGHT, Theme
+from gradviz.graph.style import LIGHT, Theme
 from gradviz.ui import theme
 from gradviz.ui.i18n import translate
 

@@ -11,10 +11,10 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
-from gradviz.core.layout import node_lines, node_size, shape_text
-from gradviz.core.render_svg import left_tab, node_colours, node_tooltip
-from gradviz.core.routing import badge_center, badge_width, port_span
-from gradviz.core.style import Theme, corner_radius, style_key
+from gradviz.graph.layout import node_lines, node_size, shape_text
+from gradviz.graph.render_svg import left_tab, node_colours, node_tooltip
+from gradviz.graph.routing import badge_center, badge_width, port_span
+from gradviz.graph.style import Theme, corner_radius, style_key
 from gradviz.ui import theme
 from gradviz.ui.display import sizing_attrs
 from gradviz.ui.i18n import translate
@@ -116,7 +116,7 @@ _SHAPES_MAX = 50_000
 
 def _shape_of(attrs: Mapping[str, Any]) -> _Shape:
     """The (shared) shape of a node with these attributes: what
-    :func:`gradviz.core.layout.node_lines` and ``node_size`` read is the key."""
+    :func:`gradviz.graph.layout.node_lines` and ``node_size`` read is the key."""
     kind = attrs.get("kind")
     if kind == "group":
         return _Shape(attrs)
@@ -143,7 +143,7 @@ class _Node:
     """One node of the canvas's graph: its attributes (the graph's own dict, read only),
     its place and box, its transient state, and the item drawing it when it has one.
 
-    The router reads it as a :class:`gradviz.core.routing.Box` (``cx``, ``cy``,
+    The router reads it as a :class:`gradviz.graph.routing.Box` (``cx``, ``cy``,
     ``width``, ``height``, ``span``)."""
 
     __slots__ = (
@@ -226,7 +226,7 @@ class NodeItem(QGraphicsItem):
     """One node of the graph: a box (grad_fn, AccumulateGrad, saved) or a pill (tensor).
 
     The item's origin is the centre of its box, exactly the layout's position,
-    and the box has exactly :func:`gradviz.core.layout.node_size`. On a big graph
+    and the box has exactly :func:`gradviz.graph.layout.node_size`. On a big graph
     the canvas makes items only for the nodes on screen and those asked for
     (:meth:`GraphCanvas.node_item`); tiles paint the rest with the same code.
     """
@@ -662,6 +662,6 @@ class _NodeTile(QGraphicsItem):
 # --------------------------------------------------------------------------- edges
 
 # An edge's geometry as plain floats (cheap to compare between steps); see
-# gradviz.core.routing: ("c", ...) a curve between rows, ("l", ...) a line within a row,
+# gradviz.graph.routing: ("c", ...) a curve between rows, ("l", ...) a line within a row,
 # ("u", ...) a U under a row, ("r", ...) a route through the gaps of the rows between.
 Geometry = tuple[Any, ...]

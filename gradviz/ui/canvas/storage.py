@@ -8,7 +8,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter, QPainterPath
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
-from gradviz.core.routing import storage_link_curve
+from gradviz.graph.routing import storage_link_curve
 from gradviz.ui import theme
 
 from ._common import TEXT_LOD, Z_STORAGE, _exposed_on_device, _pen, _theme_of

@@ -21,9 +21,9 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView, QLabel, QWidget
 
-from gradviz.core.delta import GraphChanges
-from gradviz.core.gcpause import paused_gc
-from gradviz.core.routing import (
+from gradviz.graph.delta import GraphChanges
+from gradviz.graph.gcpause import paused_gc
+from gradviz.graph.routing import (
     ARROW_LEN,
     CLEARANCE,
     Obstacles,
@@ -31,7 +31,7 @@ from gradviz.core.routing import (
     edge_path,
     storage_link_pairs,
 )
-from gradviz.core.style import LIGHT, Theme
+from gradviz.graph.style import LIGHT, Theme
 from gradviz.ui import theme
 from gradviz.ui.i18n import translate
 from gradviz.ui.text import plain_label
@@ -211,7 +211,7 @@ class GraphCanvas(QGraphicsView):
         edges flagged ``new`` glow until the next call.  Backward highlighting
         and the selection are kept for the nodes that remain.
 
-        ``changes`` (from :class:`gradviz.core.delta.StateDecoder`) says what
+        ``changes`` (from :class:`gradviz.graph.delta.StateDecoder`) says what
         differs from the graph shown now; when it was computed against exactly
         that graph only the items it names (and the edges next to them) are
         touched, which keeps a step on a 2,000-node graph to a few milliseconds.
@@ -961,7 +961,7 @@ class GraphCanvas(QGraphicsView):
         self._update_storage_links()
 
     def _update_storage_links(self) -> None:
-        # Each group linked as gradviz.core.routing.storage_link_pairs says (a star, or a
+        # Each group linked as gradviz.graph.routing.storage_link_pairs says (a star, or a
         # chain in a big group); the badges still tell, and selecting a node draws all
         # of its links.
         links: list[tuple[str, _Node, _Node, bool]] = [
@@ -1163,7 +1163,7 @@ class GraphCanvas(QGraphicsView):
             self._restyle_items(affected.union(restyled))
 
     def _compute_geometry(self, keys: Iterable[EdgeKey], every: Mapping[EdgeKey, _Edge]) -> None:
-        """Give each edge of ``keys`` its path (:func:`gradviz.core.routing.edge_geometries`:
+        """Give each edge of ``keys`` its path (:func:`gradviz.graph.routing.edge_geometries`:
         ports spread along shared borders, routes around the boxes in the way); ``every``
         is the whole edge set, ``self._adj`` its index by node."""
         keys = keys if isinstance(keys, (list, dict, set)) else list(keys)
@@ -1185,7 +1185,7 @@ class GraphCanvas(QGraphicsView):
         return edge.geometry
 
     def edge_geometry(self, source: str, target: str) -> Geometry | None:
-        """The route of the edge ``source -> target`` as :mod:`gradviz.core.routing` gives
+        """The route of the edge ``source -> target`` as :mod:`gradviz.graph.routing` gives
         it (routed now if its band was never painted), or None when there is no such edge."""
         key = (source, target)
         return self._geometry(key) if key in self._edges else None

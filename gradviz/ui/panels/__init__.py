@@ -4,7 +4,7 @@ Every panel is handed the kernel's state, as a typed :class:`~gradviz.app.models
 or as the wire dict (``AppState.of`` decodes it once; see
 ``docs/snapshot-example.json``), and renders it. No autograd logic lives here:
 the numbers come from the kernel; the panels only format (through
-:mod:`gradviz.core.fmt`, the one formatter), sort and colour.
+:mod:`gradviz.graph.fmt`, the one formatter), sort and colour.
 
 One module per panel (superqt's one feature per module), the chart apart:
 :mod:`.tensors`, :mod:`.accumulation`, :mod:`.memory`, :mod:`.modules`,
@@ -20,8 +20,8 @@ accessible name.
 
 from __future__ import annotations
 
-from ...core.chain_rule import chain_rule, scalar_of
-from ...core.fmt import fmt_bytes, fmt_number, fmt_shape, fmt_value, short_bytes
+from ...graph.chain_rule import chain_rule, scalar_of
+from ...graph.fmt import fmt_bytes, fmt_number, fmt_shape, fmt_value, short_bytes
 from ._common import leaf_title, norm_of, statement_line, statement_source
 from .accumulation import AccumulationPanel
 from .inspector import InspectorPanel

@@ -11,8 +11,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
 from ...app.models import AppState
-from ...core.chain_rule import scalar_of
-from ...core.fmt import fmt_value
+from ...graph.chain_rule import scalar_of
+from ...graph.fmt import fmt_value
 from ...i18n import QT_TRANSLATE_NOOP
 from .. import theme
 from ..i18n import translate

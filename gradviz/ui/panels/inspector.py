@@ -10,8 +10,8 @@ from typing import Any
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ...app.models import AppState, PassInfo, StepInfo, TensorInfo
-from ...core.chain_rule import chain_rule
-from ...core.fmt import fmt_shape, fmt_value
+from ...graph.chain_rule import chain_rule
+from ...graph.fmt import fmt_shape, fmt_value
 from ...i18n import QT_TRANSLATE_NOOP
 from .. import theme
 from ..i18n import translate

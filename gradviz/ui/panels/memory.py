@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QSplitter, QTableWidgetItem, QVBoxLayout, QWidget
 
 from ...app.models import AppState
-from ...core.fmt import fmt_bytes, short_bytes
+from ...graph.fmt import fmt_bytes, short_bytes
 from ...i18n import QT_TRANSLATE_NOOP
 from ..i18n import translate
 from ._common import TOTAL_ROW, _FittedTable, _item, _table, content_width

@@ -10,7 +10,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QWidget
 
-from ...core.fmt import fmt_number
+from ...graph.fmt import fmt_number
 from .. import theme
 from ..i18n import translate
 from ._common import ERROR_TEXT

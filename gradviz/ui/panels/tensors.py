@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHeaderView, QTableWidgetItem, QVBoxLayout, QWidget
 
 from ...app.models import AppState, TensorInfo
-from ...core.fmt import fmt_shape, fmt_value
+from ...graph.fmt import fmt_shape, fmt_value
 from ...i18n import QT_TRANSLATE_NOOP
 from .. import theme
 from ..i18n import translate

@@ -6,7 +6,7 @@ from typing import Any
 
 import networkx as nx
 
-from gradviz.core.gcpause import paused_gc
+from gradviz.graph.gcpause import paused_gc
 
 
 def graph_to_json(graph: nx.DiGraph) -> dict[str, Any]:

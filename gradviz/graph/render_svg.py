@@ -7,8 +7,8 @@ PNG exports that render this SVG. Given the same nodes, edges and positions
 they write the same bytes.
 
 It draws what the window draws, with the same rules: the boxes are the
-layout's (:func:`gradviz.core.layout.node_size`), the colours are the theme's
-(:mod:`gradviz.core.style`), the edges run where :mod:`gradviz.core.routing`
+layout's (:func:`gradviz.graph.layout.node_size`), the colours are the theme's
+(:mod:`gradviz.graph.style`), the edges run where :mod:`gradviz.graph.routing`
 puts them (around the boxes in their way) and the viewBox holds every bend.
 What belongs to one moment in the window is left out: the glow of the last
 statement's nodes, the selection and the backward pass being stepped.

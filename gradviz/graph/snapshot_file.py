@@ -2,7 +2,7 @@
 
 The window process never imports torch, so the format check lives here rather
 than in :mod:`gradviz.api`. A file is checked once, here, against the JSON
-Schema shipped in the package (``gradviz/core/snapshot.schema.json``, described
+Schema shipped in the package (``gradviz/graph/snapshot.schema.json``, described
 in docs/snapshot-format.md), then for what a schema cannot say (unique node ids,
 edges between known nodes). Whatever passes can be drawn without a TypeError.
 """
@@ -31,7 +31,7 @@ class SnapshotError(ValueError):
 
 def snapshot_schema() -> dict[str, Any]:
     """The JSON Schema of format version 1, as shipped in the package."""
-    text = resources.files("gradviz.core").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    text = resources.files("gradviz.graph").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
 

@@ -1,6 +1,6 @@
 """Where each edge runs: its ports on the two boxes and its bends around boxes in its way.
 
-The window's canvas and the SVG renderer (:mod:`gradviz.core.render_svg`) both
+The window's canvas and the SVG renderer (:mod:`gradviz.graph.render_svg`) both
 take an edge's shape from :func:`edge_geometries`, so an exported picture has
 the very curves the window draws. Qt-free.
 

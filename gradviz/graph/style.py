@@ -1,7 +1,7 @@
 """The one style table: what each kind of node, edge and state looks like.
 
 The window's canvas (through :mod:`gradviz.ui.theme`), the SVG renderer
-(:mod:`gradviz.core.render_svg`, behind every SVG and PNG export), the HTML
+(:mod:`gradviz.graph.render_svg`, behind every SVG and PNG export), the HTML
 view and the DOT export all read their colours here, so a kind of node looks
 the same wherever it is drawn. Qt-free and torch-free: exports and the CLI
 need no display.

@@ -58,7 +58,7 @@ from typing import Any, TypeAlias, cast
 import networkx as nx
 import numpy as np
 
-from gradviz.core.gcpause import paused_gc
+from gradviz.graph.gcpause import paused_gc
 
 from .fmt import fmt_shape
 from .graphdata import graph_from_json
@@ -265,7 +265,7 @@ class _Prepared:
 
 GraphInput: TypeAlias = "nx.DiGraph | Mapping[str, Any]"
 """What the layout reads: a networkx graph, or the graph as JSON data
-(:func:`gradviz.core.graphdata.graph_to_json`'s ``{"nodes": [...], "edges": [...]}``),
+(:func:`gradviz.graph.graphdata.graph_to_json`'s ``{"nodes": [...], "edges": [...]}``),
 which spares building networkx for a graph that only needs laying out."""
 
 
