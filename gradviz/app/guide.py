@@ -22,7 +22,7 @@ from gradviz.graph.fmt import fmt_value
 from gradviz.graph.statements import calls_backward
 from gradviz.i18n import translate
 
-from .models import AppState, ErrorInfo, PassInfo, ResultInfo, StatementInfo
+from .models import AppState, ErrorInfo, PassInfo, ResultInfo, StatementInfo, StoppedStatement
 
 __all__ = [
     "STOPPED_TYPES",
@@ -103,7 +103,7 @@ class GuideContext:
     #: the text of the line the pause is on
     paused_code: str = ""
     #: a statement the user (or the time limit) stopped: index, line, seconds, message
-    stopped: Mapping[str, Any] | None = None
+    stopped: StoppedStatement | None = None
     #: the demo's ``#>`` notes (line -> text) when its own text is in the editor
     notes: Mapping[int, str] = field(default_factory=dict)
     #: (shown step, number of steps) when a past timeline step is shown
@@ -321,14 +321,14 @@ def guide_note(ctx: GuideContext) -> GuideNote:
             (("text", why),),
         )
     stopped = ctx.stopped
-    if stopped and stopped.get("index") == cursor and cursor < len(statements):
+    if stopped is not None and stopped.index == cursor and cursor < len(statements):
         who = (
             translate(
                 "Guide", "it ran past the {seconds} s time limit and gradviz stopped it"
-            ).format(seconds=f"{stopped['seconds']:g}")
-            if stopped.get("message")
+            ).format(seconds=f"{stopped.seconds:g}")
+            if stopped.message
             else translate("Guide", "you stopped it after {seconds} s").format(
-                seconds=f"{stopped['seconds']:.1f}"
+                seconds=f"{stopped.seconds:.1f}"
             )
         )
         return GuideNote(

@@ -6,12 +6,11 @@ the editor widget only paints them. Qt-free.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from .guide import error_line_inside
-from .models import ErrorInfo, ResultInfo, StatementInfo
+from .models import ErrorInfo, ResultInfo, StatementInfo, StoppedStatement
 
 __all__ = ["EditorMarks", "editor_marks"]
 
@@ -36,7 +35,7 @@ def editor_marks(
     cursor: int,
     failed: ResultInfo | None,
     parse_error: ErrorInfo | None = None,
-    stopped: Mapping[str, Any] | None = None,
+    stopped: StoppedStatement | None = None,
 ) -> EditorMarks:
     """The marks for a state: ``failed`` is the failed result at the cursor, ``stopped``
     a statement the user (or the time limit) stopped (index, seconds, message)."""
@@ -64,9 +63,9 @@ def editor_marks(
             tip += f"\n\nWhy: {err.explanation}"
         tip += "\n\nStep (F10) skips this statement; edit it and Step to run it again."
         error = (first, last, tip)
-    elif stopped and stopped.get("index") == cursor and cursor < len(statements):
+    elif stopped is not None and stopped.index == cursor and cursor < len(statements):
         s = statements[cursor]
-        why = stopped.get("message") or f"Stopped by you after {stopped['seconds']:.1f} s."
+        why = stopped.message or f"Stopped by you after {stopped.seconds:.1f} s."
         error = (
             s.line,
             s.end_line,

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeVar
 
+from gradviz.graph.records import Edge, Node, edge_dicts, node_dicts
 from gradviz.graph.results import ErrorInfo, MemoryFigures
 
 __all__ = [
@@ -834,7 +835,15 @@ def _parse_error(raw: Any) -> ErrorInfo:
 
 
 def _node_index(graph: Mapping[str, Any]) -> Mapping[str, Mapping[str, Any]]:
-    return MappingProxyType({str(n["id"]): n for n in graph.get("nodes") or ()})
+    return MappingProxyType({str(n["id"]): n for n in node_dicts(graph)})
+
+
+def _record_index(graph: Mapping[str, Any]) -> Mapping[str, Node]:
+    return MappingProxyType({str(n["id"]): Node(n) for n in node_dicts(graph)})
+
+
+def _edge_records(graph: Mapping[str, Any]) -> Sequence[Edge]:
+    return tuple(Edge(e) for e in edge_dicts(graph))
 
 
 _statements = _plain_list("statements", StatementInfo.from_wire)
@@ -972,6 +981,20 @@ class AppState:
     def node(self, node_id: str) -> Mapping[str, Any] | None:
         return self.nodes_by_id.get(node_id)
 
+    @property
+    def records(self) -> Mapping[str, Node]:
+        """The graph's nodes as typed records by id (built once per graph)."""
+        return _memo("part", self.graph_data, _record_index, "record_index")
+
+    def record(self, node_id: str) -> Node | None:
+        """The node ``node_id`` as a typed record, or None."""
+        return self.records.get(node_id)
+
+    @property
+    def edge_records(self) -> Sequence[Edge]:
+        """The graph's edges as typed records (built once per graph)."""
+        return _memo("part", self.graph_data, _edge_records, "edge_records")
+
     def statement(self, index: int | None) -> StatementInfo | None:
         if index is None or not 0 <= index < len(self.statements):
             return None
@@ -998,3 +1021,113 @@ class AppState:
 
 _EMPTY_MEMORY = MemoryInfo()
 _EMPTY_STATE = AppState(raw=MappingProxyType({}))
+
+
+# --- the kernel client's answers --------------------------------------------------------
+
+
+def _loose_int(value: Any) -> int | None:
+    return value if type(value) is int else None
+
+
+def _loose_text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What the window's kernel client answered one request, read once: the kernel's
+    reply (its ``state`` already delta-decoded, with the ``changes`` the delta named),
+    or the client's own failure (the request was stopped, the kernel crashed or ran
+    past its time limit, the request was cancelled behind one of those)."""
+
+    ok: bool = False
+    message: str | None = None
+    #: the whole wire state (a dict AppState.of decodes), None when the reply has none
+    state: dict[str, Any] | None = None
+    #: what the delta changed (gradviz.graph.delta.GraphChanges), None for a whole state
+    changes: Any = None
+    #: where and why the intent stopped, as the wire writes it (protocol.Stop.from_wire)
+    stop: Any = None
+    stopped: bool = False
+    crashed: bool = False
+    timed_out: bool = False
+
+    @property
+    def cancelled(self) -> bool:
+        """Queued behind a request that was stopped (or a kernel that crashed)."""
+        return self.message == "cancelled"
+
+    @property
+    def handled_elsewhere(self) -> bool:
+        """Stopped, crashed or cancelled: the client's stop and crash signals say what
+        happened, so the reply itself shows nothing."""
+        return self.stopped or self.crashed or self.cancelled
+
+    @classmethod
+    def of(cls, message: Mapping[str, Any]) -> Answer:
+        state = message.get("state")
+        return cls(
+            ok=message.get("ok") is True,
+            message=_loose_text(message.get("message")),
+            state=state if isinstance(state, dict) else None,
+            changes=message.get("changes"),
+            stop=message.get("stop"),
+            stopped=message.get("stopped") is True,
+            crashed=message.get("crashed") is True,
+            timed_out=message.get("timed_out") is True,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StoppedStatement:
+    """A statement the user (Stop) or the time limit stopped: the window marks it, the
+    guide says why, and everything before it is kept."""
+
+    index: int | None
+    line: int | None
+    seconds: float
+    #: the time limit's message; None when the user pressed Stop
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseInfo:
+    """The kernel's last phase message as the client saw it (the watchdog's view of
+    what was running): the statement's index and the limit it ran under."""
+
+    index: int | None = None
+    limit_s: float | None = None
+    line: int | None = None
+
+    @classmethod
+    def of(cls, phase: Any) -> PhaseInfo:
+        if not isinstance(phase, Mapping):
+            return cls()
+        limit = phase.get("limit_s")
+        seconds = float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None
+        return cls(
+            index=_loose_int(phase.get("index")),
+            limit_s=seconds if seconds is not None and 0 <= seconds < 1e9 else None,
+            line=_loose_int(phase.get("line")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class KernelInfo:
+    """What a started kernel says it can do (its ready message)."""
+
+    cuda_available: bool = False
+    cuda_reason: str = ""
+    mode: str | None = None
+
+    @classmethod
+    def of(cls, info: Any) -> KernelInfo:
+        if not isinstance(info, Mapping):
+            return cls()
+        mode = info.get("mode")
+        return cls(
+            cuda_available=info.get("cuda_available") is True,
+            cuda_reason=_loose_text(info.get("cuda_reason")) or "",
+            mode=mode if mode in ("trusted", "restricted") else None,
+        )

@@ -40,6 +40,7 @@ from gradviz.app.models import PassInfo
 from gradviz.graph.delta import GraphChanges
 from gradviz.graph.graphdata import graph_from_json
 from gradviz.graph.grouping import module_tree_of_nodes, search
+from gradviz.graph.records import Node, node_dicts
 
 from . import theme
 from .canvas.export import export_canvas
@@ -109,22 +110,22 @@ class GraphView(QObject):
         if self.display is not None and node_id in self.display.groups:
             self.expand_group(node_id)
             return
-        node = self.w.model.node(node_id)
-        if node is None or node.get("statement") is None:
+        node = self.w.model.record(node_id)
+        if node is None or node.statement is None:
             return
-        s = self.w.model.statement(node["statement"])
+        s = self.w.model.statement(node.statement)
         if s is not None:
             # the line that made it when the kernel knows it (a loop's body line, a line
             # of a forward the statement called), else the statement's lines
-            made_at = node.get("line")
-            if isinstance(made_at, int) and not isinstance(made_at, bool) and made_at > 0:
+            made_at = node.line
+            if made_at is not None and made_at > 0:
                 self.w.editor.select_lines(made_at, made_at)
             else:
                 made_at = s.line
                 self.w.editor.select_lines(s.line, s.end_line)
             self.w.set_status(
                 translate("GraphView", "{node} was created by line {line}").format(
-                    node=node.get("label"), line=made_at
+                    node=node.label, line=made_at
                 )
             )
 
@@ -139,14 +140,14 @@ class GraphView(QObject):
         menu = QMenu(self.w)
         display = self.display
         if display is not None and node_id in display.groups:
-            label = display.groups[node_id].get("label", node_id)
+            label = Node(display.groups[node_id]).label_or(node_id)
             act = add_menu_action(menu, translate("GraphView", "Expand {name}").format(name=label))
             act.triggered.connect(lambda _=False: self.expand_group(node_id))
             return menu
         raw = self.raw_graph
-        module = raw.nodes[node_id].get("module") if node_id in raw else None
+        module = Node(raw.nodes[node_id]).module if node_id in raw else None
         if module:
-            parts = str(module).split(".")
+            parts = module.split(".")
             # innermost first: the module that built the op, then the blocks around it
             for i in range(len(parts), 0, -1):
                 name = ".".join(parts[:i])
@@ -167,19 +168,19 @@ class GraphView(QObject):
         display = self.display
         if display is None or group_id not in display.groups:
             return
-        group = display.groups[group_id]
-        members = [str(m) for m in group.get("members") or []]
+        group = Node(display.groups[group_id])
+        members = group.members
         if is_chain(group_id):
             self.w.set_status(
                 translate("GraphView", "Linear chains expanded (View › Collapse linear chains)")
             )
             self.w.act_chains.setChecked(False)  # refreshes the display
         else:
-            self.collapsed.discard(str(group.get("module", "")))
+            self.collapsed.discard(group.module or "")
             self.refresh_display()
             self.w.set_status(
                 translate("GraphView", "Expanded {name}: {n} nodes").format(
-                    name=group.get("label", group_id), n=len(members)
+                    name=group.label_or(group_id), n=len(members)
                 )
             )
         first = members[0] if members else None
@@ -252,7 +253,7 @@ class GraphView(QObject):
         out on the worker thread; the canvas keeps the old picture until the
         result comes (a newer request makes an older one's result stale).
         """
-        nodes = self.raw_graph_data.get("nodes") or []
+        nodes = node_dicts(self.raw_graph_data)
         delta = self.state_changes
         cached = self._modules_cache
         if (
@@ -318,7 +319,7 @@ class GraphView(QObject):
         if self.w.closing:
             return
         self._show_display(display, self._layout_fit)
-        shown = len(display.data.get("nodes") or ())  # (display.graph may not be built)
+        shown = len(node_dicts(display.data))  # (display.graph may not be built)
         boxes = translate("GraphView", "{n} nodes").format(n=f"{shown:,}")
         if display.groups:
             boxes = translate("GraphView", "{n} boxes for {total} nodes").format(
@@ -464,11 +465,11 @@ class GraphView(QObject):
                 translate(
                     "GraphView",
                     "'{text}' ({where}) is inside the collapsed {group}: double-click it to expand",
-                ).format(text=text, where=where, group=groups[target].get("label", target))
+                ).format(text=text, where=where, group=Node(groups[target]).label_or(target))
             )
         else:
             raw = self.raw_graph
-            label = raw.nodes[target].get("label", target) if target in raw else target
+            label = Node(raw.nodes[target]).label_or(target) if target in raw else target
             self.w.set_status(f"'{text}': {where} — {label}")
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
@@ -535,5 +536,5 @@ class GraphView(QObject):
         nodes = set(bpass.nodes)
         if not nodes:
             return False
-        shown = {str(n["id"]) for n in self.raw_graph_data.get("nodes") or []}
+        shown = {str(n["id"]) for n in node_dicts(self.raw_graph_data)}
         return not nodes <= shown

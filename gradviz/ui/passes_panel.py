@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout,
 
 from ..app.models import PassInfo, StatementInfo
 from ..graph.fmt import fmt_value
+from ..graph.records import EdgeKind, NodeKind
 from . import theme
 from .i18n import translate
 
@@ -95,13 +96,13 @@ def pass_graph(bpass: PassLike) -> dict[str, Any]:
         nodes.append(
             {
                 "id": node_id,
-                "kind": "accumulate_grad" if accumulate else "grad_fn",
+                "kind": (NodeKind.ACCUMULATE_GRAD if accumulate else NodeKind.GRAD_FN).value,
                 "label": label,
                 "vars": [str(v) for v in p.names.get(node_id) or ()],
             }
         )
     edges = [
-        {"source": u, "target": v, "kind": "grad"}
+        {"source": u, "target": v, "kind": EdgeKind.GRAD.value}
         for u, v in p.edges
         if u in seen and v in seen
     ]

@@ -22,7 +22,7 @@ from PySide6.QtGui import QStandardItemModel
 
 from gradviz.app.guide import GuideContext, guide_note, reply_status
 from gradviz.app.guide import first_line as _first_line
-from gradviz.app.models import AppState
+from gradviz.app.models import Answer, AppState, KernelInfo, PhaseInfo, StoppedStatement
 from gradviz.app.replay import replay_note
 from gradviz.app.timeline import MAX_KEPT_NODES, Timeline, TimelineStep, describe_step
 from gradviz.protocol import (
@@ -144,7 +144,7 @@ class Stepper(QObject):
         self._busy_since: float | None = None
         self._running_index: int | None = None
         #: a statement the user or the time limit stopped: index, line, seconds, message
-        self._stopped: dict[str, Any] | None = None
+        self._stopped: StoppedStatement | None = None
         self._restarted_note: str | None = None
         #: why the window skips a statement Stop or the watchdog killed (said once)
         self._skip_why: str | None = None
@@ -174,7 +174,7 @@ class Stepper(QObject):
         return self._device
 
     @property
-    def stopped(self) -> dict[str, Any] | None:
+    def stopped(self) -> StoppedStatement | None:
         return self._stopped
 
     @property
@@ -212,26 +212,27 @@ class Stepper(QObject):
         runs on the state it left."""
 
         def on_reply(reply: dict[str, Any]) -> None:
+            answer = Answer.of(reply)
             if (
                 isinstance(request, Load)
-                and not reply.get("ok")
+                and not answer.ok
                 and request.device != "cpu"
-                and not reply.get("stopped")
-                and not reply.get("crashed")
+                and not answer.stopped
+                and not answer.crashed
             ):
                 # e.g. the last session used cuda and this machine has none: use cpu
                 self._device = "cpu"
                 self._set_combo_device("cpu")
                 self.w.output_panel.add_note(
                     translate("Stepper", "{message}: running on cpu instead").format(
-                        message=reply.get("message")
+                        message=answer.message
                     )
                 )
                 self._send(replace(request, device="cpu"), status, then)
                 return
-            self._on_reply(reply, request)
-            if then is not None and reply.get("ok"):
-                then(AppState.of(reply["state"]))
+            self._on_reply(answer, request)
+            if then is not None and answer.ok:
+                then(AppState.of(answer.state))
 
         if isinstance(request, Load):
             self._sent_source = request.source
@@ -247,20 +248,20 @@ class Stepper(QObject):
             return 0
         return None
 
-    def _on_reply(self, reply: dict[str, Any], request: Request) -> None:
+    def _on_reply(self, reply: Answer, request: Request) -> None:
         if self.w.closing:
             return
         replayed = self._unrecorded > 0
         if replayed:
             self._unrecorded -= 1
-            if not reply.get("ok"):
+            if not reply.ok:
                 self._unrecorded = 0  # the replay broke off: what comes next is new
         if self.w.doc.read_only:
             return  # a reply to a request sent before the snapshot opened: the snapshot stays
-        if reply.get("stopped") or reply.get("crashed") or reply.get("message") == "cancelled":
+        if reply.handled_elsewhere:
             return  # the stop / crash handlers say what happened
-        if not reply.get("ok"):
-            message = reply.get("message", translate("Stepper", "the kernel refused"))
+        if not reply.ok:
+            message = reply.message or translate("Stepper", "the kernel refused")
             self._sent_source = self.client.source
             if isinstance(request, SetDevice):
                 self._device = self.w.device_from_state()
@@ -269,11 +270,11 @@ class Stepper(QObject):
             self.w.set_status(message)
             self.w.update_actions()
             return
-        state = reply.get("state")
+        state = reply.state
         if isinstance(state, dict):
             self._timeline_at = None
-            self.w.apply_state(state, reply.get("changes"))
-            stop = Stop.from_wire(reply.get("stop"))
+            self.w.apply_state(state, reply.changes)
+            stop = Stop.from_wire(reply.stop)
             self.w.set_status(self._status(request, stop))
             note, self._replay_note = self._replay_note, None
             if note is not None:
@@ -393,14 +394,14 @@ class Stepper(QObject):
         # A statement Stop killed is not run again by accident: the restarted kernel
         # does not know it was stopped, so the intent says so.
         skip = bool(
-            stopped and stopped.get("index") == self.w.cursor_index()
+            stopped is not None and stopped.index == self.w.cursor_index()
             and self.w.pause() is None and not self.w.at_end()
         )
         if skip:
             # why it was stopped is the window's to say (the kernel that timed out is gone)
             self._skip_why = (
                 translate("Stepper", "it hit the time limit")
-                if stopped and stopped.get("message")
+                if stopped is not None and stopped.message
                 else translate("Stepper", "you stopped it")
             )
             self._stopped = None
@@ -494,7 +495,7 @@ class Stepper(QObject):
             self.load_into_kernel(max(self.w.cursor_index() - 1, 0))
             return
         self._stopped = None
-        cursor = (self.w.state or {}).get("cursor") or 0
+        cursor = self.w.model.cursor
         self._note_replay(max(cursor - 1, 0))
         self._send(StepBack(), translate("Stepper", "Stepping back…"))
 
@@ -554,7 +555,7 @@ class Stepper(QObject):
         seconds = time.monotonic() - (self._busy_since or time.monotonic())
         statements = () if req is not None and req.cmd == "load" else self.w.statements()
         line = statements[index].line if index is not None and index < len(statements) else None
-        self._stopped = {"index": index, "line": line, "seconds": seconds}
+        self._stopped = StoppedStatement(index, line, seconds)
         if not self.client.stop():
             return
         where = (
@@ -581,19 +582,16 @@ class Stepper(QObject):
         if self.w.closing:
             return
         self._pending.clear()
-        phase = phase if isinstance(phase, dict) else {}
         # the phase is the kernel's message (the client put its own limit_s in): checked
-        index = phase.get("index")
-        if type(index) is not int:
-            index = self._running_index
+        running = PhaseInfo.of(phase)
+        index = running.index if running.index is not None else self._running_index
         statements = self.w.statements()
         line = (
             statements[index].line
             if index is not None and 0 <= index < len(statements) else None
         )
-        limit = phase.get("limit_s")
-        seconds = float(limit) if type(limit) in (int, float) and 0 <= limit < 1e9 else 0.0
-        self._stopped = {"index": index, "line": line, "seconds": seconds, "message": message}
+        seconds = running.limit_s if running.limit_s is not None else 0.0
+        self._stopped = StoppedStatement(index, line, seconds, message)
         self.w.output_panel.add_note(
             translate(
                 "Stepper",
@@ -616,10 +614,11 @@ class Stepper(QObject):
             self._set_combo_device(device)
             return
         info = self.client.info
-        if device == "cuda" and info and not info.get("cuda_available"):
+        kernel = KernelInfo.of(info)
+        if device == "cuda" and info and not kernel.cuda_available:
             self.w.set_status(
                 translate("Stepper", "cuda is unavailable: {reason}").format(
-                    reason=info.get("cuda_reason")
+                    reason=kernel.cuda_reason or None
                 )
             )
             self._set_combo_device(self._device)
@@ -759,7 +758,7 @@ class Stepper(QObject):
         shown: going back on the timeline moves nothing (a node a later step moved, such
         as an in-place op's tensor, stays put; the kernel keeps the places shown too)."""
         display = self.w.graph_view.display
-        old = state.get("positions") or {}
+        old = AppState.of(state).positions
         if display is None or not old or not all(n in display.positions for n in old):
             return state
         return {**state, "positions": {n: list(display.positions[n]) for n in old}}
@@ -782,10 +781,7 @@ class Stepper(QObject):
         real Python), say what that repeats outside the script (files, programs)."""
         if not self.client.trusted:
             return  # restricted mode reaches nothing outside the kernel
-        statements = [
-            (int(st.get("line") or 0), int(st.get("end_line") or st.get("line") or 0))
-            for st in (self.w.state or {}).get("statements") or []
-        ]
+        statements = [(st.line, st.end_line or st.line) for st in self.w.model.statements]
         source = self._sent_source if self._sent_source is not None else self.client.source
         note = replay_note(source or "", statements, upto)
         if note is not None:
@@ -817,9 +813,10 @@ class Stepper(QObject):
         model = self.w.device_combo.model()
         if isinstance(model, QStandardItemModel):
             item = model.item(1)
-            available = bool(info.get("cuda_available"))
+            kernel = KernelInfo.of(info)
+            available = kernel.cuda_available
             item.setEnabled(available)
-            reason = info.get("cuda_reason") or ""
+            reason = kernel.cuda_reason
             item.setToolTip(
                 plain_tooltip(
                     translate("Stepper", "CUDA is available")
@@ -923,16 +920,17 @@ class Stepper(QObject):
         crashed = self._restarted_note is not None
         self._restarted_note = None
         self.w.progress.hide()
-        if not reply.get("ok"):
+        answer = Answer.of(reply)
+        if not answer.ok or answer.state is None:
             self.w.set_status(
                 translate("Stepper", "Restarted, but the replay failed: {message}").format(
-                    message=reply.get("message")
+                    message=answer.message
                 )
             )
             self._sent_source = self.client.source
             self.w.update_actions()
             return
-        state = reply["state"]
+        state = answer.state
         self._sent_source = self.client.source
         self._unrecorded = 0
         self._timeline_at = None
@@ -946,8 +944,8 @@ class Stepper(QObject):
             )
         else:
             where = (
-                translate("Stepper", "line {line}").format(line=self._stopped["line"])
-                if self._stopped and self._stopped.get("line")
+                translate("Stepper", "line {line}").format(line=self._stopped.line)
+                if self._stopped is not None and self._stopped.line
                 else translate("Stepper", "the statement")
             )
             self.w.set_status(

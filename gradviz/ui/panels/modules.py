@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ...graph.records import Node
 from .. import theme
 from ..i18n import translate
 from ..text import plain_tooltip
@@ -227,14 +228,15 @@ class ModulesPanel(QWidget):
         self.set_collapsed(module, module not in self._collapsed)
 
 
-def _search_text(node: dict[str, Any]) -> str:
+def _search_text(attrs: Mapping[str, Any]) -> str:
     """What the window's search looks at (grouping.search): id, label, names, module, shape."""
-    shape = node.get("shape")
+    node = Node(attrs)
+    shape = node.shape
     fields = [
-        str(node.get("id", "")),
-        str(node.get("label", "")),
-        *map(str, node.get("vars") or []),
-        str(node.get("module") or ""),
+        node.id,
+        node.label,
+        *node.vars,
+        node.module or "",
         "x".join(map(str, shape)) if shape else "",
         str(list(shape)) if shape is not None else "",
     ]
