@@ -89,10 +89,6 @@ class Autosave:
     def lock_path(self) -> Path:
         return self.folder / f"{self.id}.lock"
 
-    @property
-    def locked(self) -> bool:
-        return self._lock is not None
-
     def write(self, text: str, meta: dict[str, Any]) -> None:
         """Save ``text`` (OSError when the folder cannot be written)."""
         if self._lock is None:

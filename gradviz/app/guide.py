@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from gradviz.graph.fmt import fmt_value
 from gradviz.graph.statements import calls_backward
@@ -47,17 +47,6 @@ __all__ = [
 #: error types of a statement the learner stopped, paused (gradviz.core.debugger.DebugStopped)
 #: or running (gradviz.core.errors.Stopped): its work is kept, Step skips the rest of it
 STOPPED_TYPES = frozenset({"DebugStopped", "Stopped"})
-
-
-class PauseLike(Protocol):
-    statement: int
-    line: int
-
-    @property
-    def iteration_text(self) -> str: ...
-
-    @property
-    def frame(self) -> str | None: ...
 
 
 @dataclass(frozen=True)

@@ -1014,9 +1014,6 @@ class AppState:
             return None
         return self.backward_passes[index].where(self.statements)
 
-    def with_graph(self, graph: Mapping[str, Any]) -> AppState:
-        """This state showing ``graph`` instead of its own (a pass's own graph)."""
-        return AppState.from_wire({**self.raw, "graph": graph})
 
 
 _EMPTY_MEMORY = MemoryInfo()

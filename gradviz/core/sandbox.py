@@ -4452,10 +4452,6 @@ def iter_statement_lines(stmt: ast.stmt) -> tuple[int, int]:
     return stmt.lineno, getattr(stmt, "end_lineno", stmt.lineno) or stmt.lineno
 
 
-def is_simple_value(value: Any) -> bool:
-    return isinstance(value, (int, float, bool, str, type(None)))
-
-
 # --- the Python standard library a script may use -----------------------------------
 #
 # Each module is a SafeModule of reviewed members. Functions that take callables or

@@ -165,9 +165,6 @@ class Emitter:
         for cb in list(self._callbacks.get(event, [])):
             cb(*args)
 
-    def disconnect_all(self) -> None:
-        self._callbacks.clear()
-
 
 #: seconds a restricted statement's graph capture may always read, even when the run's
 #: budget is spent (see Session._capture_deadline)
@@ -314,7 +311,6 @@ class Session:
                 check_error = exc
             self.statements.append(Statement(i, node.lineno, end, text, node, check_error))
         self.reset()
-        self.events.emit("source_changed")
 
     def set_device(self, device: str) -> None:
         """Switch device; the caller re-runs (state on the old device is dropped)."""
@@ -413,12 +409,6 @@ class Session:
         target = max(self.cursor - 1, 0)
         self.reset()
         return self.run_to(target, progress)
-
-    def statement_at_line(self, line: int) -> Statement | None:
-        for s in self.statements:
-            if s.line <= line <= s.end_line:
-                return s
-        return None
 
     def _execute(self, index: int) -> StatementResult:
         stmt = self.statements[index]
