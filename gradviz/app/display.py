@@ -24,6 +24,7 @@ from gradviz.graph.grouping import (
     top_blocks,
 )
 from gradviz.graph.layout import layout
+from gradviz.graph.records import NodeKind
 
 __all__ = [
     "ASYNC_LAYOUT_NODES",
@@ -170,7 +171,7 @@ def build_display(
     graph = collapse_modules(raw, collapsed, infer=True) if collapsed else raw
     if chains:
         graph = collapse_chains(graph)
-    groups = {n: dict(d) for n, d in graph.nodes(data=True) if d.get("kind") == "group"}
+    groups = {n: dict(d) for n, d in graph.nodes(data=True) if d.get("kind") == NodeKind.GROUP}
     owner = {str(m): gid for gid, d in groups.items() for m in d.get("members") or []}
     sized = graph
     if groups:

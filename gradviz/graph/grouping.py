@@ -15,6 +15,8 @@ import networkx as nx
 
 from gradviz.i18n import translate
 
+from .records import EdgeKind, NodeKind
+
 GROUP_PREFIX = "g:"
 CHAIN_PREFIX = "c:"
 
@@ -33,7 +35,7 @@ def group_caption(attrs: Mapping[str, Any]) -> str:
 def sizing_attrs(attrs: Mapping[str, Any]) -> Mapping[str, Any]:
     """Attributes that give a group box its two lines (layout, canvas and the HTML view
     size it alike)."""
-    if attrs.get("kind") != "group":
+    if attrs.get("kind") != NodeKind.GROUP:
         return attrs
     return {**attrs, "vars": [group_caption(attrs)]}
 
@@ -127,7 +129,7 @@ def _contract(graph: nx.DiGraph, owner_of: Mapping[str, str], groups: Mapping[st
         gu, gv = owner_of.get(u, u), owner_of.get(v, v)
         if gu == gv:
             continue
-        if data.get("kind") == "saved" and gu != u:
+        if data.get("kind") == NodeKind.SAVED and gu != u:
             continue  # a collapsed node's saved tensors hide with it
         if not out.has_edge(gu, gv):
             out.add_edge(gu, gv, **data)
@@ -161,7 +163,7 @@ def infer_blocks(graph: nx.DiGraph, blocks: Iterable[str]) -> dict[Any, str]:
     if not chosen:
         return {}
     kind = {v: d.get("kind") for v, d in graph.nodes(data=True)}
-    if any(kind[v] == "grad_fn" and d.get("module") for v, d in graph.nodes(data=True)):
+    if any(kind[v] == NodeKind.GRAD_FN and d.get("module") for v, d in graph.nodes(data=True)):
         return {}
     try:
         order = list(nx.topological_sort(graph))
@@ -177,7 +179,7 @@ def infer_blocks(graph: nx.DiGraph, blocks: Iterable[str]) -> dict[Any, str]:
     pure: dict[Any, str] = {}
     seeds: dict[Any, str] = {}
     for v in reversed(order):
-        if kind[v] != "grad_fn":
+        if kind[v] != NodeKind.GRAD_FN:
             continue
         found: set[str] = set()
         only = True
@@ -210,7 +212,7 @@ def infer_blocks(graph: nx.DiGraph, blocks: Iterable[str]) -> dict[Any, str]:
             below[v] = min((below[w] for w in graph.successors(v)), default=none_below)
     out: dict[Any, str] = {}
     for v in order:
-        if v in tagged or kind[v] == "saved":
+        if v in tagged or kind[v] == NodeKind.SAVED:
             continue  # saved tensors follow the op that saved them (collapse_modules)
         if v in seeds:
             out[v] = seeds[v]
@@ -221,7 +223,7 @@ def infer_blocks(graph: nx.DiGraph, blocks: Iterable[str]) -> dict[Any, str]:
         up, down = at[seed_above], at[seed_below]
         if up == down:
             out[v] = up
-        elif kind[v] == "grad_fn" and _siblings(up, down):
+        elif kind[v] == NodeKind.GRAD_FN and _siblings(up, down):
             out[v] = down
     return out
 
@@ -254,7 +256,7 @@ def collapse_modules(
             for part in nx.strongly_connected_components(out)
             if len(part) > 1
             for v in part
-            if out.nodes[v].get("kind") == "group"
+            if out.nodes[v].get("kind") == NodeKind.GROUP
         }
         bad = {
             str(g)[len(GROUP_PREFIX):]
@@ -286,7 +288,7 @@ def _collapse(graph: nx.DiGraph, collapsed: set[str], inferred: Mapping[Any, str
     members: dict[str, list[str]] = {}
     for node, data in graph.nodes(data=True):
         module = _owner(node_module(data), collapsed) or inferred.get(node)
-        if module is None and data.get("kind") == "saved":
+        if module is None and data.get("kind") == NodeKind.SAVED:
             # saved tensors follow the grad_fn that saved them
             preds = list(graph.predecessors(node))
             if preds:
@@ -299,7 +301,7 @@ def _collapse(graph: nx.DiGraph, collapsed: set[str], inferred: Mapping[Any, str
             members.setdefault(gid, []).append(node)
     groups = {
         gid: {
-            "kind": "group",
+            "kind": NodeKind.GROUP.value,
             "label": gid[len(GROUP_PREFIX):],
             "vars": [],
             "members": nodes,
@@ -319,13 +321,13 @@ def linear_chains(graph: nx.DiGraph, min_length: int = 3) -> list[list[str]]:
     """
 
     def grad_succ(n: str) -> list[str]:
-        return [v for v in graph.successors(n) if graph.edges[n, v].get("kind") == "grad"]
+        return [v for v in graph.successors(n) if graph.edges[n, v].get("kind") == EdgeKind.GRAD]
 
     def grad_pred(n: str) -> list[str]:
-        return [u for u in graph.predecessors(n) if graph.edges[u, n].get("kind") == "grad"]
+        return [u for u in graph.predecessors(n) if graph.edges[u, n].get("kind") == EdgeKind.GRAD]
 
     def linkable(n: str) -> bool:
-        return graph.nodes[n].get("kind") == "grad_fn"
+        return graph.nodes[n].get("kind") == NodeKind.GRAD_FN
 
     chains: list[list[str]] = []
     seen: set[str] = set()
@@ -365,11 +367,11 @@ def collapse_chains(graph: nx.DiGraph, min_length: int = 3) -> nx.DiGraph:
         summary = ", ".join(distinct[:3]) + (", ..." if len(distinct) > 3 else "")
         members = list(run)
         for n in run:
-            members.extend(v for v in graph.successors(n) if graph.edges[n, v].get("kind") == "saved")
+            members.extend(v for v in graph.successors(n) if graph.edges[n, v].get("kind") == EdgeKind.SAVED)
         for n in members:
             owner_of[n] = gid
         groups[gid] = {
-            "kind": "group",
+            "kind": NodeKind.GROUP.value,
             "label": f"{len(run)} ops: {summary}",
             "vars": sorted({v for n in run for v in graph.nodes[n].get("vars", [])})[:4],
             "members": members,

@@ -25,6 +25,7 @@ from typing import Any
 from .fmt import fmt_shape, fmt_value
 from .grouping import CHAIN_PREFIX, group_caption, sizing_attrs
 from .layout import DEFAULT_SPACING, LayoutSpacing, node_lines, node_size
+from .records import TENSOR_KINDS, EdgeKind, NodeKind
 from .routing import (
     Box,
     Obstacles,
@@ -92,7 +93,7 @@ def path_data(segments: Iterable[tuple[str, Sequence[float]]]) -> str:
 def node_tooltip(node_id: Hashable, attrs: Mapping[str, Any]) -> list[str]:
     """The rows that describe a node (the window's tooltip adds its own hints below them)."""
     kind = attrs.get("kind", "?")
-    if kind == "group":
+    if kind == NodeKind.GROUP:
         chain = str(node_id).startswith(CHAIN_PREFIX)
         what = "linear chain" if chain else f"module {attrs.get('module', '')}"
         return [
@@ -104,7 +105,7 @@ def node_tooltip(node_id: Hashable, attrs: Mapping[str, Any]) -> list[str]:
         rows.append("variables: " + ", ".join(str(v) for v in attrs["vars"]))
     if attrs.get("shape") is not None:
         rows.append(f"shape: {fmt_shape(attrs['shape'])}  {attrs.get('dtype', '') or ''}".rstrip())
-    if kind == "tensor":
+    if kind == NodeKind.TENSOR:
         rows.append(f"requires_grad={attrs.get('requires_grad')}  is_leaf={attrs.get('is_leaf')}")
     if attrs.get("storage"):
         rows.append(f"storage group {attrs['storage']}")
@@ -144,13 +145,13 @@ def node_colours(attrs: Mapping[str, Any], theme: Theme) -> tuple[str, str, str]
 def left_tab(node_id: Hashable, attrs: Mapping[str, Any], theme: Theme) -> tuple[str, str, str] | None:
     """(text, border/text colour, fill) of the tab on a box's top-left border, if it has one."""
     kind = attrs.get("kind")
-    if kind == "saved" and attrs.get("stale") is True:
+    if kind == NodeKind.SAVED and attrs.get("stale") is True:
         version, expected = attrs.get("version"), attrs.get("expected_version")
         return (f"stale v{version}\u2260v{expected}", theme.stale, theme.tab_fill)
-    if kind == "saved":
+    if kind == NodeKind.SAVED:
         style = theme.node("saved")
         return ("saved", style.stroke, blend(style.fill, theme.tab_fill, 0.6))
-    if kind == "group":
+    if kind == NodeKind.GROUP:
         what = "chain" if str(node_id).startswith(CHAIN_PREFIX) else "module"
         return (what, theme.node("group").stroke, theme.tab_fill)
     if attrs.get("freed"):
@@ -216,7 +217,7 @@ def render_svg(
     groups: dict[str, list[Hashable]] = {}
     kind_of = {node_id: attrs.get("kind") for node_id, attrs in node_list}
     for node_id, attrs in node_list:
-        if attrs.get("kind") in ("tensor", "saved") and attrs.get("storage") is not None:
+        if attrs.get("kind") in TENSOR_KINDS and attrs.get("storage") is not None:
             groups.setdefault(str(attrs["storage"]), []).append(node_id)
     groups = {g: m for g, m in groups.items() if len(m) > 1}
     badge_of = {m: g for g, members in groups.items() for m in members}
@@ -275,7 +276,7 @@ def render_svg(
         g, _ = geometry[(s, t)]
         colour = theme.edge(kind)
         width_ = EDGE_WIDTHS.get(kind, EDGE_WIDTHS["grad"])
-        dash = f' stroke-dasharray="{_n(4 * width_)},{_n(2 * width_)}"' if kind == "saved" else ""
+        dash = f' stroke-dasharray="{_n(4 * width_)},{_n(2 * width_)}"' if kind == EdgeKind.SAVED else ""
         out.append(
             f'<g class="edge {_xml(kind)}" data-source="{_xml(s)}" data-target="{_xml(t)}">'
             f'<path d="{path_data(geometry_segments(g))}" stroke="{colour}" '
@@ -315,21 +316,21 @@ def _node(
     out.append(f"<title>{_xml(chr(10).join(node_tooltip(node_id, attrs)))}</title>")
 
     def rect(dx: float, dy: float, grow: float, f: str, s: str, sw: float, extra: str = "") -> None:
-        rr = h / 2 + grow if kind == "tensor" else r + grow
+        rr = h / 2 + grow if kind == NodeKind.TENSOR else r + grow
         out.append(
             f'<rect x="{_n(x + dx - grow)}" y="{_n(y + dy - grow)}" width="{_n(w + 2 * grow)}" '
             f'height="{_n(h + 2 * grow)}" rx="{_n(rr)}" fill="{f}" stroke="{s}" '
             f'stroke-width="{_n(sw)}"{extra}/>'
         )
 
-    if kind == "group":
+    if kind == NodeKind.GROUP:
         # A stack of cards: the boxes it hides peek out behind it.
         for offset, shade in ((7.5, 0.45), (4.0, 0.2)):
             rect(offset, -offset, 0.0, blend(fill, theme.background, shade),
                  blend(stroke, theme.background, shade), 1.1)
     dash = ' stroke-dasharray="5.2,2.6"' if attrs.get("freed") else ""
     rect(0.0, 0.0, 0.0, fill, stroke, 1.3, dash)
-    if kind == "group":
+    if kind == NodeKind.GROUP:
         rect(0.0, 0.0, -2.5, "none", stroke, 0.9, ' stroke-opacity="0.59"')
 
     # Baselines set explicitly: QtSvg (used for PNG) ignores dominant-baseline.
@@ -346,7 +347,7 @@ def _node(
     tab = left_tab(node_id, attrs, theme)
     if tab is not None:
         text, colour, tab_fill = tab
-        inset = h / 2 if kind == "tensor" else max(r, 4.0)
+        inset = h / 2 if kind == NodeKind.TENSOR else max(r, 4.0)
         _tab(out, x + inset - 2, y, text, colour, tab_fill, colour, italic=True)
     if badge is not None:
         colour = _storage_colour(badge, theme)
