@@ -1124,8 +1124,8 @@ def _capture_in_place(
             if st is not None:
                 last.saved_by_tensor.setdefault(id(st), []).append((sid, ref))
             add_edge(node_id, sid, {"kind": "saved"})
-        for ptr, nbytes in entry.storages:
-            last.saved_storages[ptr] = max(last.saved_storages.get(ptr, 0), nbytes)
+        for saved_ptr, nbytes in entry.storages:
+            last.saved_storages[saved_ptr] = max(last.saved_storages.get(saved_ptr, 0), nbytes)
         for index, nxt in entry.inputs:
             add_edge(node_id, fn_ids[id(nxt)], {"kind": "grad", "input": index})
     for node in added:
@@ -1165,9 +1165,9 @@ def _capture_in_place(
     # Names that moved: grad_fn and AccumulateGrad vars, saved tensors that are named,
     # and the AccumulateGrad -> leaf edges.
     for key in [*names_by_fn, *(k for k in last.names_by_fn if k not in names_by_fn)]:
-        node = fn_ids.get(key)
-        if node is not None and node in node_data and node_data[node].get("kind") == "grad_fn":
-            set_attrs(node, {"vars": list(names_by_fn.get(key, ()))})
+        fn_node = fn_ids.get(key)
+        if fn_node is not None and fn_node in node_data and node_data[fn_node].get("kind") == "grad_fn":
+            set_attrs(fn_node, {"vars": list(names_by_fn.get(key, ()))})
     for key in [
         *names_by_tensor, *(k for k in last.names_by_tensor if k not in names_by_tensor)
     ]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import networkx as nx
@@ -17,7 +18,7 @@ def graph_to_json(graph: nx.DiGraph) -> dict[str, Any]:
     }
 
 
-def graph_from_json(data: dict[str, Any]) -> nx.DiGraph:
+def graph_from_json(data: Mapping[str, Any]) -> nx.DiGraph:
     """The networkx graph of ``graph_to_json``'s lists (the node and edge dicts are copied).
 
     Nodes go in by id, then take their attributes in place: ``add_node(**attrs)`` per node
@@ -26,7 +27,7 @@ def graph_from_json(data: dict[str, Any]) -> nx.DiGraph:
         return _graph_from_json(data)
 
 
-def _graph_from_json(data: dict[str, Any]) -> nx.DiGraph:
+def _graph_from_json(data: Mapping[str, Any]) -> nx.DiGraph:
     graph = nx.DiGraph()
     nodes = data.get("nodes", [])
     graph.add_nodes_from([node["id"] for node in nodes])

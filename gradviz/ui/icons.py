@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QIcon, QPainter, QPainterPath, QPen, QPixmap, QPolygonF
 
 from . import theme
@@ -33,7 +33,7 @@ def icon(kind: str) -> QIcon:
     def bar(x: float, y: float, w: float, h: float, colour: QColor) -> None:
         p.setPen(Qt.PenStyle.NoPen)
         p.setBrush(colour)
-        p.drawRoundedRect(x, y, w, h, 1, 1)
+        p.drawRoundedRect(QRectF(x, y, w, h), 1.0, 1.0)
 
     def nabla(x: float, y: float, s: float, colour: QColor) -> None:
         p.setPen(

@@ -164,7 +164,7 @@ class PassesPanel(QWidget):
                     "Passes",
                     "{steps} engine steps over {nodes} nodes; click to replay this pass "
                     "(F7 steps it)",
-                ).format(steps=len(bpass.steps), nodes=len(set(bpass.nodes)))
+                ).format(steps=len(as_pass(bpass).steps), nodes=len(set(as_pass(bpass).nodes)))
             )
             self.list.addItem(item)
         if current is not None and 0 <= current < len(passes):

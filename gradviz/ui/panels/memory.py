@@ -236,7 +236,7 @@ class MemoryPanel(QWidget):
         for r in range(self.table.rowCount()):
             out.append(
                 [
-                    self.table.item(r, c).text() if self.table.item(r, c) else ""
+                    item.text() if (item := self.table.item(r, c)) is not None else ""
                     for c in range(self.table.columnCount())
                 ]
             )
