@@ -135,3 +135,33 @@ def test_dock_tabs_show_whole_titles(qtbot, main_window):
         for i in range(bar.count()):  # each tab is as wide as its whole title
             text_width = bar.fontMetrics().horizontalAdvance(bar.tabText(i).replace("&", ""))
             assert bar.tabRect(i).width() >= text_width, bar.tabText(i)
+
+
+MANY_LEAVES = """\
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+layer = nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32, batch_first=True)
+model = nn.TransformerEncoder(layer, num_layers=2)
+out = model(torch.randn(1, 4, 16))
+loss = out.pow(2).mean()
+loss.backward()
+"""
+
+
+def test_a_pass_with_many_leaves_never_grows_the_window(qtbot, main_window):
+    """A 2-layer transformer's backward pass gives 24 leaves a .grad: the Backward passes
+    dock lists each under the picked pass. The list scrolls; the window stays 1024x700
+    (it grew to 1024x821, past a 768-px laptop screen)."""
+    from tests.test_ui_window import wait_idle
+
+    window = main_window(source=MANY_LEAVES)
+    _settle(qtbot, window, (1024, 700))
+    window.stepper.run_to_end()
+    wait_idle(qtbot, window, lambda: window.state and window.state["at_end"])
+    _settle(qtbot, window)
+    panel = window.passes_panel
+    assert panel.grads_text().count(".grad =") >= 24  # every leaf is still listed
+    assert window.size().toTuple() == (1024, 700), window.size()
+    assert window.minimumSizeHint().height() <= 700, window.minimumSizeHint()

@@ -13,7 +13,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ..app.models import PassInfo, StatementInfo
 from ..graph.fmt import fmt_value
@@ -139,13 +147,26 @@ class PassesPanel(QWidget):
         self.detail.setAccessibleName(translate("Passes", "Gradients right after the picked pass"))
         self.detail.setTextFormat(Qt.TextFormat.PlainText)
         self.detail.setWordWrap(True)
-        self.detail.setStyleSheet(
-            f"color: {theme.TEXT}; padding: 6px 8px; border-top: 1px solid palette(midlight);"
-        )
+        self.detail.setStyleSheet(f"color: {theme.TEXT}; padding: 6px 8px;")
+        self.detail.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.detail.hide()
+        # A model's pass lists one .grad per leaf (a 2-layer transformer: 30 lines): the
+        # lines scroll, so the dock never asks the window for their height (it grew the
+        # window past a 768-px screen).
+        self.detail_area = QScrollArea()
+        self.detail_area.setObjectName("passDetailArea")
+        self.detail_area.setWidget(self.detail)
+        self.detail_area.setWidgetResizable(True)
+        self.detail_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.detail_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.detail_area.setStyleSheet(
+            "QScrollArea#passDetailArea { border-top: 1px solid palette(midlight); }"
+        )
+        self.detail_area.hide()
         layout.addWidget(self.hint)
-        layout.addWidget(self.list, 1)
-        layout.addWidget(self.detail)
+        layout.addWidget(self.list, 2)
+        layout.addWidget(self.detail_area, 1)
 
     def set_passes(
         self,
@@ -178,12 +199,14 @@ class PassesPanel(QWidget):
         grads = as_pass(bpass).leaf_grads if bpass is not None else {}
         if not grads:
             self.detail.hide()
+            self.detail_area.hide()
             return
         rows = [f"{name}.grad = {fmt_value(value, 90)}" for name, value in grads.items()]
         self.detail.setText(
             translate("Passes", ".grad right after this pass:") + "\n" + "\n".join(rows)
         )
         self.detail.show()
+        self.detail_area.show()
 
     def grads_text(self) -> str:
         return "" if self.detail.isHidden() else self.detail.text()
