@@ -781,8 +781,8 @@ def test_a_training_loops_earlier_pass_names_its_nodes_not_their_ids(browser, tm
 def test_page_numbers_read_like_the_window(browser, retain_graph_page):
     """The page's formatters are ports of the window's; they must agree."""
     pytest.importorskip("PySide6")
+    from gradviz.graph.fmt import fmt_number
     from gradviz.ui.canvas import format_value
-    from gradviz.ui.panels import fmt_number
 
     open_page(browser, retain_graph_page)
     values = [0.6000000238418579, 1.2000000476837158, 0.008, 1.6094379, 14.0, 0.0, -2.5e-7,

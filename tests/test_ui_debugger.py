@@ -15,8 +15,8 @@ pytest.importorskip("pytestqt")
 import torch  # noqa: E402
 from PySide6.QtCore import QPoint, Qt  # noqa: E402
 
+from gradviz.graph.fmt import fmt_value  # noqa: E402
 from gradviz.ui.canvas import format_value  # noqa: E402
-from gradviz.ui.panels import fmt_value  # noqa: E402
 from tests.test_debugger import BACKWARD_LINE, LOOP_LINE, TRAIN, _graph_labels, _plain_until  # noqa: E402
 from tests.test_ui_window import press, wait_idle  # noqa: E402
 

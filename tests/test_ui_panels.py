@@ -16,6 +16,8 @@ from PySide6.QtCore import QObject, Signal  # noqa: E402
 from PySide6.QtWidgets import QWidget  # noqa: E402
 
 from gradviz.app.models import AppState  # noqa: E402
+from gradviz.graph.chain_rule import chain_rule  # noqa: E402
+from gradviz.graph.fmt import fmt_bytes, fmt_number, fmt_value  # noqa: E402
 from gradviz.ui.editor import CodeEditor  # noqa: E402
 from gradviz.ui.panels import (  # noqa: E402
     AccumulationPanel,
@@ -24,10 +26,6 @@ from gradviz.ui.panels import (  # noqa: E402
     MiniPlot,
     OutputPanel,
     TensorsPanel,
-    chain_rule,
-    fmt_bytes,
-    fmt_number,
-    fmt_value,
     nice_ticks,
 )
 

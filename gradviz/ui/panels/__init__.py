@@ -20,9 +20,6 @@ accessible name.
 
 from __future__ import annotations
 
-from ...graph.chain_rule import chain_rule, scalar_of
-from ...graph.fmt import fmt_bytes, fmt_number, fmt_shape, fmt_value, short_bytes
-from ._common import leaf_title, norm_of, statement_line, statement_source
 from .accumulation import AccumulationPanel
 from .inspector import InspectorPanel
 from .memory import MemoryPanel
@@ -41,17 +38,5 @@ __all__ = [
     "OutputPanel",
     "Series",
     "TensorsPanel",
-    # the one formatter, re-exported for the modules that import it from here
-    "chain_rule",
-    "fmt_bytes",
-    "fmt_number",
-    "fmt_shape",
-    "fmt_value",
-    "leaf_title",
     "nice_ticks",
-    "norm_of",
-    "scalar_of",
-    "short_bytes",
-    "statement_line",
-    "statement_source",
 ]
