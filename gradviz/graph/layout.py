@@ -73,6 +73,7 @@ __all__ = [
     "LayoutResult",
     "LayoutSpacing",
     "layout",
+    "text_key",
     "layout_with_routes",
     "node_lines",
     "node_size",
@@ -207,6 +208,22 @@ def tag_extent(attrs: Mapping[str, Any], spacing: LayoutSpacing | None = None) -
 
 _SIZES: dict[tuple[Any, ...], tuple[float, float]] = {}
 _SIZES_CAP = 4096
+
+
+def text_key(attrs: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What :func:`node_lines` and :func:`node_size` read of a node: two nodes with equal
+    keys draw the same text in the same box (the canvas measures a 50,000-node chain's
+    repeated ``SinBackward0`` once). May hold unhashable values from a malformed node:
+    a caller that hashes it catches ``TypeError``."""
+    kind = attrs.get("kind")
+    names = attrs.get("vars")
+    shape = attrs.get("shape") if kind == _TENSOR else None
+    return (
+        kind,
+        attrs.get("label"),
+        tuple(names) if isinstance(names, list) else names,
+        tuple(shape) if isinstance(shape, list) else shape,
+    )
 
 
 def node_size(

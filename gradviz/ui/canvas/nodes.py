@@ -11,7 +11,8 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
-from gradviz.graph.layout import node_lines, node_size, shape_text
+from gradviz.graph.layout import node_lines, node_size, shape_text, text_key
+from gradviz.graph.records import Node, NodeKind
 from gradviz.graph.render_svg import left_tab, node_colours, node_tooltip
 from gradviz.graph.routing import badge_center, badge_width, port_span
 from gradviz.graph.style import Theme, corner_radius, style_key
@@ -74,12 +75,13 @@ def _fonts() -> _Fonts:
 
 def _tooltip(node_id: str, attrs: Mapping[str, Any]) -> str:
     rows = node_tooltip(node_id, attrs)
-    if attrs.get("kind") == "group":
+    node = Node(attrs)
+    if node.kind is NodeKind.GROUP:
         rows.append(translate("Canvas", "double-click to expand"))
-    elif attrs.get("statement") is not None:
+    elif node.statement is not None:
         rows.append(
             translate("Canvas", "created by statement {n} (double-click to show)").format(
-                n=attrs["statement"]
+                n=node.statement
             )
         )
     return "\n".join(rows)
@@ -101,7 +103,7 @@ class _Shape:
         sized = sizing_attrs(attrs)  # a group's second line: "65 nodes"
         self.lines: list[str] = node_lines(sized)
         w, h = node_size(sized)
-        kind = attrs.get("kind")
+        kind = Node(attrs).kind
         self.width, self.height = w, h
         self.radius = corner_radius(kind, h)
         #: the width along the top/bottom border where edges attach (the router reads it)
@@ -110,6 +112,7 @@ class _Shape:
         self.bounds = self.rect.adjusted(-_NODE_MARGIN, -_NODE_MARGIN, _NODE_MARGIN, _NODE_MARGIN)
 
 
+_GROUP = NodeKind.GROUP
 _SHAPES: dict[Any, _Shape] = {}
 _SHAPES_MAX = 50_000
 
@@ -117,17 +120,9 @@ _SHAPES_MAX = 50_000
 def _shape_of(attrs: Mapping[str, Any]) -> _Shape:
     """The (shared) shape of a node with these attributes: what
     :func:`gradviz.graph.layout.node_lines` and ``node_size`` read is the key."""
-    kind = attrs.get("kind")
-    if kind == "group":
-        return _Shape(attrs)
-    names = attrs.get("vars")
-    shape = attrs.get("shape") if kind == "tensor" else None
-    key = (
-        kind,
-        attrs.get("label"),
-        tuple(names) if isinstance(names, list) else names,
-        tuple(shape) if isinstance(shape, list) else shape,
-    )
+    key = text_key(attrs)
+    if key[0] == _GROUP:
+        return _Shape(attrs)  # its caption counts its members: measured each time
     try:
         found = _SHAPES.get(key)
     except TypeError:  # an unhashable value somewhere: measure it, do not keep it
@@ -147,7 +142,7 @@ class _Node:
     ``width``, ``height``, ``span``)."""
 
     __slots__ = (
-        "attrs", "badge", "cx", "cy", "flags", "height", "item", "key", "node_id", "shape",
+        "badge", "cx", "cy", "flags", "height", "item", "key", "node_id", "rec", "shape",
         "span", "tile", "width",
     )
 
@@ -164,7 +159,7 @@ class _Node:
 
     def set_attrs(self, attrs: Mapping[str, Any]) -> bool:
         """Take these attributes; True when the box changed size."""
-        self.attrs = attrs
+        self.rec = Node(attrs, self.node_id)
         self.key = style_key(attrs)
         shape = _shape_of(attrs)
         old = self.shape
@@ -178,29 +173,39 @@ class _Node:
         return resized
 
     @property
+    def attrs(self) -> Mapping[str, Any]:
+        """The graph's own attribute dict (read only)."""
+        return self.rec.attrs
+
+    @attrs.setter
+    def attrs(self, attrs: Mapping[str, Any]) -> None:
+        """Take attributes that change nothing drawn but the "new" glow (no re-measure)."""
+        self.rec = Node(attrs, self.node_id)
+
+    @property
     def kind(self) -> str:
-        return str(self.attrs.get("kind", ""))
+        return self.rec.kind_text
 
     def state(self) -> set[str]:
         out = {name for name, bit in _FLAG_BITS.items() if self.flags & bit}
-        attrs = self.attrs
-        if attrs.get("new"):
+        rec = self.rec
+        if rec.new:
             out.add("new")
-        if attrs.get("freed"):
+        if rec.freed:
             out.add("freed")
-        if attrs.get("stale"):
+        if rec.stale:
             out.add("stale")
-        if attrs.get("kind") == "group":
+        if rec.kind is NodeKind.GROUP:
             out.add("group")
         return out
 
     def hot(self) -> bool:
         """Drawn above the others: selected, running, or new this step."""
-        return bool(self.flags & _HOT or self.attrs.get("new"))
+        return bool(self.flags & _HOT or self.rec.new)
 
     def badge_center(self) -> tuple[float, float]:
         """Where the storage badge sits, relative to the node's centre (links end there)."""
-        return badge_center(self.attrs.get("kind"), self.width, self.height, self.badge or "S0")
+        return badge_center(self.rec.kind, self.width, self.height, self.badge or "S0")
 
     def scene_rect(self) -> QRectF:
         """The box and the room around it for the glow, ring and tabs, in the scene."""
@@ -213,10 +218,11 @@ class _Node:
 
 
 def _search_text(attrs: Mapping[str, Any]) -> str:
-    parts = [str(attrs.get("label", "")), *(str(v) for v in attrs.get("vars") or [])]
-    if attrs.get("module"):
-        parts.append(str(attrs["module"]))
-    shape = attrs.get("shape")
+    node = Node(attrs)
+    parts = [node.label, *node.vars]
+    if node.module:
+        parts.append(node.module)
+    shape = node.shape
     if shape is not None:
         parts += [shape_text(shape), str(list(shape)) if isinstance(shape, list) else ""]
     return "\n".join(parts).lower()
@@ -410,7 +416,7 @@ def _ring_colour(node: _Node, t: Theme) -> str | None:
         return t.backward
     if node.flags & _SELECTED:
         return t.selection
-    if node.attrs.get("new"):
+    if node.rec.new:
         return t.new
     return None
 
@@ -419,7 +425,7 @@ def _paint_node(painter: QPainter, node: _Node, t: Theme, lod: float) -> None:
     """Draw ``node`` centred on the painter's origin (a NodeItem and a tile both draw so)."""
     shape = node.shape
     assert shape is not None
-    attrs, flags = node.attrs, node.flags
+    rec, flags = node.rec, node.flags
     rect = shape.rect
     if lod < TEXT_LOD:
         # Tiny on screen: a flat rectangle, plus a cosmetic ring for what matters.
@@ -434,9 +440,9 @@ def _paint_node(painter: QPainter, node: _Node, t: Theme, lod: float) -> None:
     fill, stroke, text_colour = _node_colours(node, t)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
     r = shape.radius
-    kind = attrs.get("kind")
-    pill = kind == "tensor"
-    group = kind == "group"
+    kind = rec.kind
+    pill = kind is NodeKind.TENSOR
+    group = kind is NodeKind.GROUP
     if group:
         # A stack of cards: the boxes it hides peek out behind it.
         for offset, shade in ((7.5, 0.45), (4.0, 0.2)):
@@ -449,7 +455,7 @@ def _paint_node(painter: QPainter, node: _Node, t: Theme, lod: float) -> None:
         radius = rr.height() / 2 if pill else r + grow
         painter.drawRoundedRect(rr, radius, radius)
 
-    new = attrs.get("new")
+    new = rec.new
     painter.setBrush(Qt.BrushStyle.NoBrush)
     if flags & _EXECUTING:
         for grow, alpha in ((6.0, 45), (3.5, 90)):
@@ -469,7 +475,7 @@ def _paint_node(painter: QPainter, node: _Node, t: Theme, lod: float) -> None:
         stroke, width = t.new, 2.2
     if flags & _EXECUTING:
         stroke, width = t.backward, 2.6
-    dashed = Qt.PenStyle.DashLine if attrs.get("freed") else Qt.PenStyle.SolidLine
+    dashed = Qt.PenStyle.DashLine if rec.freed else Qt.PenStyle.SolidLine
     painter.setPen(_pen(stroke, 255, width, dashed))
     painter.setBrush(_brush(fill))
     rounded(0.0)
@@ -492,7 +498,7 @@ def _paint_node(painter: QPainter, node: _Node, t: Theme, lod: float) -> None:
         )
 
     # Tabs on the border: what the box is / its state (left), its storage group (right).
-    tab = left_tab(node.node_id, attrs, t)
+    tab = left_tab(node.node_id, rec.attrs, t)
     inset = node.height / 2 if pill else max(r, 4.0)
     if tab is not None:
         text, colour, tab_fill = tab
