@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView, QLab
 
 from gradviz.graph.delta import GraphChanges
 from gradviz.graph.gcpause import paused_gc
+from gradviz.graph.records import Edge, Node, edge_dicts, node_dicts
 from gradviz.graph.routing import (
     ARROW_LEN,
     CLEARANCE,
@@ -160,7 +162,7 @@ class GraphCanvas(QGraphicsView):
         self._region_of: dict[EdgeKey, tuple[float, float, float, float]] = {}
         self._region_bands: dict[int, set[EdgeKey]] = {}
         #: how many nodes of each style key, and "new" / "freed" / "stale" (the legend)
-        self._counts: dict[str, int] = {}
+        self._counts: Counter[str] = Counter()
         #: the rectangle of the nodes the last update made new (fit_to_view centres there)
         self._newest = QRectF()
         #: the graph data last given to set_graph (its edge order, for the SVG export)
@@ -250,7 +252,7 @@ class GraphCanvas(QGraphicsView):
             self._node_bounds = self._nodes_rect()
         self._graph_seq = changes.seq if changes is not None else None
         newest = _nodes_union(
-            [n for n in self._fresh if n.attrs.get("new") and self._nodes.get(n.node_id) is n],
+            [n for n in self._fresh if n.rec.new and self._nodes.get(n.node_id) is n],
             _NODE_MARGIN,
         )
         if not newest.isEmpty():
@@ -304,7 +306,7 @@ class GraphCanvas(QGraphicsView):
     def _set_graph_whole(
         self, graph: Mapping[str, Any], positions: Mapping[str, Sequence[float]]
     ) -> None:
-        data = graph.get("nodes") or []
+        data = node_dicts(graph)
         self._set_mode(len(data))
         old = self._nodes
         nodes: dict[str, _Node] = {}
@@ -322,13 +324,14 @@ class GraphCanvas(QGraphicsView):
                 if pos is not None:
                     node.cx, node.cy = float(pos[0]), float(pos[1])
                 key = node.key
-                counts[key] = counts.get(key, 0) + 1
-                if attrs.get("new"):
-                    counts["new"] = counts.get("new", 0) + 1
-                if attrs.get("freed"):
-                    counts["freed"] = counts.get("freed", 0) + 1
-                if attrs.get("stale"):
-                    counts["stale"] = counts.get("stale", 0) + 1
+                counts[key] += 1
+                rec = node.rec
+                if rec.new:
+                    counts["new"] += 1
+                if rec.freed:
+                    counts["freed"] += 1
+                if rec.stale:
+                    counts["stale"] += 1
                 fresh.append(node)
                 if lazy:
                     cell = (math.floor(node.cx / NODE_TILE), math.floor(node.cy / NODE_TILE))
@@ -363,15 +366,15 @@ class GraphCanvas(QGraphicsView):
         if moved:
             obstacles.set_many((n, b.cx, b.cy, b.width, b.height) for n, b in nodes.items())
         self._update_storage()
-        self._update_edges(graph.get("edges") or [], keep_routes=not moved)
+        self._update_edges(edge_dicts(graph), keep_routes=not moved)
 
     def _count(self, node: _Node, sign: int) -> None:
         counts = self._counts
         attrs = node.attrs
-        counts[node.key] = counts.get(node.key, 0) + sign
+        counts[node.key] += sign
         for name in ("new", "freed", "stale"):
             if attrs.get(name):
-                counts[name] = counts.get(name, 0) + sign
+                counts[name] += sign
 
     def _restyle(self, node: _Node, attrs: Mapping[str, Any]) -> bool:
         """Give ``node`` these (different) attributes; True when its box changed size."""
@@ -394,11 +397,12 @@ class GraphCanvas(QGraphicsView):
     def _renew(self, node: _Node, attrs: Mapping[str, Any]) -> None:
         """``attrs`` differ from the node's only in the "new" flag: no text, size, tooltip
         or route to redo (every node, the step after a run)."""
-        was, now = bool(node.attrs.get("new")), bool(attrs.get("new"))
+        was = node.rec.new
         node.attrs = attrs
+        now = node.rec.new
         if was != now:
             counts = self._counts
-            counts["new"] = counts.get("new", 0) + (1 if now else -1)
+            counts["new"] += (1 if now else -1)
         if now:
             self._fresh.append(node)
         if node.item is not None:
@@ -522,7 +526,7 @@ class GraphCanvas(QGraphicsView):
     ) -> list[_Node]:
         """The delta path of :meth:`set_graph`: touch only what ``changes`` names.
         Returns the nodes added, moved or resized."""
-        data = graph.get("nodes") or []
+        data = node_dicts(graph)
         self._set_mode(len(data))
         index = changes.node_attrs
         if len(index) != len(data):  # not the decoder's index of this graph
@@ -570,9 +574,7 @@ class GraphCanvas(QGraphicsView):
             if _only_new_differs(node.attrs, attrs):
                 self._renew(node, attrs)
                 continue
-            storage = storage or node.kind in ("tensor", "saved") or (
-                attrs.get("kind") in ("tensor", "saved")
-            )
+            storage = storage or node.rec.is_tensor_like or Node(attrs).is_tensor_like
             if self._restyle(node, attrs):
                 dirty.add(node_id)
                 self._max_h = max(self._max_h, node.height)
@@ -595,12 +597,12 @@ class GraphCanvas(QGraphicsView):
         edge_attrs: dict[EdgeKey, Mapping[str, Any]] = {}
         if changes.edges:
             eindex = changes.edge_attrs
-            if len(eindex) != len(graph.get("edges") or []):
-                eindex = {(str(e["source"]), str(e["target"])): e for e in graph.get("edges") or []}
+            if len(eindex) != len(edge_dicts(graph)):
+                eindex = {(str(e["source"]), str(e["target"])): e for e in edge_dicts(graph)}
             edge_attrs = {k: eindex[k] for k in changes.edges if k in eindex}
         grown = [nodes[n] for n in dirty if n in nodes]
         self._update_edges_changed(
-            graph.get("edges") or [], edge_attrs, set(changes.removed_edges), dirty
+            edge_dicts(graph), edge_attrs, set(changes.removed_edges), dirty
         )
         return grown
 
@@ -869,7 +871,7 @@ class GraphCanvas(QGraphicsView):
         pairs, ``(source, target, {"kind"})`` edges in the graph's order, and places."""
         nodes = [(node_id, node.attrs) for node_id, node in self._nodes.items()]
         keys: dict[EdgeKey, None] = {}
-        for e in self._graph_data.get("edges") or []:
+        for e in edge_dicts(self._graph_data):
             key = (str(e["source"]), str(e["target"]))
             if key in self._edges:
                 keys[key] = None
@@ -893,9 +895,9 @@ class GraphCanvas(QGraphicsView):
             member_ids.clear()
             self._groups.clear()
             for node_id, node in nodes.items():
-                attrs = node.attrs
-                group = attrs.get("storage")
-                if group is None or attrs.get("kind") not in ("tensor", "saved"):
+                rec = node.rec
+                group = rec.storage
+                if group is None or not rec.is_tensor_like:
                     if node.badge is not None:
                         self._set_badge(node, None)
                     continue
@@ -927,8 +929,8 @@ class GraphCanvas(QGraphicsView):
             node = nodes.get(node_id)
             if node is None:
                 continue
-            attrs = node.attrs
-            group = attrs.get("storage") if attrs.get("kind") in ("tensor", "saved") else None
+            rec = node.rec
+            group = rec.storage if rec.is_tensor_like else None
             if group is None:
                 if node.badge is not None:
                     self._set_badge(node, None)
@@ -1002,7 +1004,8 @@ class GraphCanvas(QGraphicsView):
                     adj[t].append(key)
                 else:
                     adj[t] = [key]
-            wanted[key] = _Edge(str(e.get("kind", "grad")), bool(e.get("new")))
+            rec = Edge(e)
+            wanted[key] = _Edge(rec.kind.value, rec.new)
         old = self._edges
         keep = keep_routes and len(wanted) == len(old) and all(k in old for k in wanted)
         bulk = len(wanted) > BULK_EDGE_THRESHOLD
@@ -1116,7 +1119,8 @@ class GraphCanvas(QGraphicsView):
             s, t = key
             if s == t or s not in nodes or t not in nodes:
                 continue
-            kind, new = str(e.get("kind", "grad")), bool(e.get("new"))
+            rec = Edge(e)
+            kind, new = rec.kind.value, rec.new
             old = edges.get(key)
             if old is not None:
                 # the same two boxes: only its own arrowhead may change (ports spread by
