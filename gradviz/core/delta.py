@@ -53,6 +53,11 @@ class GraphChanges:
     moved: set[str] = field(default_factory=set)
     #: the node order changed beyond removals and appended new nodes
     reordered: bool = False
+    #: the edge order changed beyond removals and appended new edges
+    edges_reordered: bool = False
+    #: the keys of ``edges`` as the delta lists them: those sent whole first (the added
+    #: ones in the order the state appends them), then those only renewed
+    edge_list: list[EdgeKey] = field(default_factory=list)
     #: a node joined, left or changed its module (the module tree must be redone)
     modules_changed: bool = False
     #: the new nodes, in the order the state lists them (appended after the old)
@@ -346,7 +351,8 @@ class StateDecoder:
         removed_edges = [(str(p[0]), str(p[1])) for p in body.get("removed_edges") or ()]
         changes.removed_edges.update(removed_edges)
         changed_edges = list(body.get("edges") or ())
-        changes.edges.update(_edge_key(e) for e in changed_edges)
+        changes.edge_list = [_edge_key(e) for e in changed_edges]
+        changes.edges.update(changes.edge_list)
         edges = _kept_then_added(self._edges, changed_edges, removed_edges)
         for flag in (True, False):
             for p in body.get("renew_edges_on" if flag else "renew_edges_off") or ():
@@ -358,11 +364,13 @@ class StateDecoder:
                     )
                 edges[edge_key] = {**old_edge, "new": flag}
                 changes.edges.add(edge_key)
+                changes.edge_list.append(edge_key)
         if "edge_order" in body:
             order = [(str(p[0]), str(p[1])) for p in body["edge_order"]]
             if len(order) != len(edges) or any(k not in edges for k in order):
                 raise DeltaMismatch("the edge order names edges the window does not hold")
             edges = {k: edges[k] for k in order}
+            changes.edges_reordered = True
         positions = dict(old.get("positions") or {})
         for n in body.get("removed_positions") or ():
             positions.pop(n, None)
