@@ -86,21 +86,37 @@ class GraphDelta:
     removed: dict[str, None] = field(default_factory=dict)
     edges: dict[tuple[str, str], None] = field(default_factory=dict)
     removed_edges: dict[tuple[str, str], None] = field(default_factory=dict)
+    #: nodes and edges whose only change is their "new" glow turning off (never in
+    #: ``nodes``/``edges``): the step after a run turns off every one of them, and
+    #: nothing about them is measured or compared again (10,000 nodes: the layout
+    #: and the state's delta skip reading each one)
+    renewed: dict[str, None] = field(default_factory=dict)
+    renewed_edges: dict[tuple[str, str], None] = field(default_factory=dict)
 
     def merge(self, later: GraphDelta) -> None:
         """Fold in the changes of a later capture."""
         for n in later.removed:
             self.nodes.pop(n, None)
+            self.renewed.pop(n, None)
             self.removed[n] = None
         for n in later.nodes:
             self.removed.pop(n, None)
+            self.renewed.pop(n, None)
             self.nodes[n] = None
+        for n in later.renewed:
+            if n not in self.nodes:
+                self.renewed[n] = None
         for e in later.removed_edges:
             self.edges.pop(e, None)
+            self.renewed_edges.pop(e, None)
             self.removed_edges[e] = None
         for e in later.edges:
             self.removed_edges.pop(e, None)
+            self.renewed_edges.pop(e, None)
             self.edges[e] = None
+        for e in later.renewed_edges:
+            if e not in self.edges:
+                self.renewed_edges[e] = None
 
 
 class IdRegistry:
@@ -1210,21 +1226,26 @@ def _capture_in_place(
                 set_attrs(sid, {"vars": names})
 
     # "new" marks: last step's go off, this step's are on (set above)
+    changed_nodes, renewed = delta.nodes, delta.renewed
     for node in last.new_nodes:
         if node in node_data and node not in added and node_data[node].get("new"):
             node_data[node]["new"] = False
-            delta.nodes[node] = None
+            if node not in changed_nodes:
+                renewed[node] = None
+    changed_edges, renewed_edges = delta.edges, delta.renewed_edges
     for u, v in last.new_edges:
         data = succ.get(u, {}).get(v)
         if data is not None and (u, v) not in added_edges and data.get("new"):
             data["new"] = False
-            delta.edges[(u, v)] = None
+            if (u, v) not in changed_edges:
+                renewed_edges[(u, v)] = None
     for node in delta.nodes:
         node_data[node].setdefault("new", False)
     for u, v in delta.edges:
         succ[u][v].setdefault("new", False)
     for e in delta.removed_edges:
         delta.edges.pop(e, None)
+        renewed_edges.pop(e, None)
     delta.removed_edges = {
         (u, v): None for u, v in delta.removed_edges if v not in succ.get(u, {})
     }

@@ -143,6 +143,24 @@ def _follow(
     return whole, on, off
 
 
+def _renew(
+    index: dict[Any, Any], renewed: Any, now: Mapping[Any, Any], whole: list[Any],
+    on: list[Any], off: list[Any],
+) -> None:
+    """Bring ``index`` up to ``now`` for keys whose only change is their "new" flag (the
+    caller knows it: nothing is compared); one the window was not sent goes whole."""
+    for key in renewed:
+        item = now.get(key)
+        if item is None:
+            continue
+        old = index.get(key)
+        index[key] = item
+        if old is None:
+            whole.append(item)
+        elif old is not item:
+            (on if item.get("new") else off).append(key)
+
+
 def _renewed_into(body: dict[str, Any], name: str, on: list[Any], off: list[Any]) -> None:
     """Put the renewed keys in the delta (as lists: JSON has no tuples)."""
     if on:
@@ -164,6 +182,10 @@ class StateHint:
     changed_edges: Collection[EdgeKey]
     removed_edges: Collection[EdgeKey]
     moved: Collection[Hashable] | None
+    #: keys whose only change is their "new" flag (never in ``changed``): sent as
+    #: renewals without comparing their dicts (the step after a run: every node)
+    renewed: Collection[str] = ()
+    renewed_edges: Collection[EdgeKey] = ()
 
 
 class StateEncoder:
@@ -250,11 +272,13 @@ class StateEncoder:
         body = self._fields(state, last)
         body["removed"] = list(hint.removed)
         body["nodes"], on, off = _follow(old_nodes, hint.removed, hint.changed, hint.nodes)
+        _renew(old_nodes, hint.renewed, hint.nodes, body["nodes"], on, off)
         _renewed_into(body, "renew", on, off)
         body["removed_edges"] = [list(k) for k in hint.removed_edges]
         body["edges"], on, off = _follow(
             old_edges, hint.removed_edges, hint.changed_edges, hint.edges
         )
+        _renew(old_edges, hint.renewed_edges, hint.edges, body["edges"], on, off)
         _renewed_into(body, "renew_edges", on, off)
         positions = state.get("positions") or {}
         if hint.moved is None:
