@@ -22,6 +22,7 @@ from gradviz.core.guards import Limits, arm_disable_dynamo_wrappers
 from gradviz.core.report import json_report, statement_json
 from gradviz.core.session import DeviceUnavailable, Session, cuda_unavailable_reason
 from gradviz.graph.delta import StateEncoder, StateHint
+from gradviz.graph.gcpause import paused_gc
 from gradviz.graph.layout import IncrementalLayout, layout
 from gradviz.graph.statements import calls_backward
 from gradviz.graph.wire import dumps
@@ -116,6 +117,13 @@ class Kernel:
         self.send({"id": self._request_id, "event": "progress", "done": done, "total": total})
 
     def state(self, results: list[Any] | None = None) -> dict[str, Any]:
+        # the state's JSON, its layout and (in serve) its delta make tens of thousands
+        # of small dicts and lists on a big graph, kept or freed by reference counting:
+        # the cyclic collector's full passes over them doubled the step after a run
+        with paused_gc():
+            return self._state(results)
+
+    def _state(self, results: list[Any] | None) -> dict[str, Any]:
         snap = self.session.snapshot()
         graph = self.session.graph  # the captured networkx graph itself: no JSON round trip
         self.phase("layout", {"nodes": graph.number_of_nodes()})
@@ -142,6 +150,7 @@ class Kernel:
             self._hint = StateHint(
                 nodes=store[1], edges=store[2], changed=changes.nodes, removed=changes.removed,
                 changed_edges=changes.edges, removed_edges=changes.removed_edges, moved=moved,
+                renewed=changes.renewed, renewed_edges=changes.renewed_edges,
             )
         snap["layout_s"] = time.perf_counter() - started
         snap["new_results"] = [r.to_json() for r in (results or [])]
@@ -541,13 +550,14 @@ class Kernel:
                 # kernel's size) is what is left once the old run's objects went
                 self._collect_pending()
                 self.phase("encode")
-                if not isinstance(request, (Report, Ping)):
-                    hint, self._hint = self._hint, None
-                    state = self.encoder.encode(state, request.delta, hint)
-                reply = {"event": "reply", "id": self._request_id, "ok": True, "state": state}
-                if self._stop is not None:
-                    reply["stop"] = self._stop.to_wire()
-                self.send(reply)
+                with paused_gc():  # see state()
+                    if not isinstance(request, (Report, Ping)):
+                        hint, self._hint = self._hint, None
+                        state = self.encoder.encode(state, request.delta, hint)
+                    reply = {"event": "reply", "id": self._request_id, "ok": True, "state": state}
+                    if self._stop is not None:
+                        reply["stop"] = self._stop.to_wire()
+                    self.send(reply)
                 # What the kernel keeps from step to step (the graph, the layout, the
                 # script's objects) leaves the cyclic collector's work: without this a
                 # full collection over it stalls a step every few (100-200 ms at 2,000

@@ -41,3 +41,26 @@ def test_a_budget_bounds_the_values_reduced_and_nests_with_a_capture():
     assert capture_module._STATS.left is None
     assert "mean 1" in summarize(big)  # no budget outside
     assert STATS_BUDGET_ELEMENTS >= 1_000_000
+
+
+def test_a_summary_reads_its_first_values_through_numpy_as_torch_gives_them(monkeypatch):
+    """The numpy read of a contiguous tensor's first row gives the text torch's own
+    slicing gives; tensors it cannot read (bfloat16, a transposed view, one that
+    requires grad) take torch's path."""
+    torch.manual_seed(0)
+    cases = [
+        torch.randn(3, 4, 5),
+        torch.randn(2, 3),
+        torch.arange(100, dtype=torch.int64).view(10, 10),
+        torch.randn(50) > 0,
+        torch.randn(4, 40).to(torch.float16),
+        torch.randn(4, 40).to(torch.bfloat16),
+        torch.randn(40, 4).t(),
+        torch.randn(30, requires_grad=True),
+    ]
+    read = [capture_module._head_values(t) is not None for t in cases]
+    assert read == [True, True, True, True, True, False, False, False]
+    texts = [summarize(t.detach() if i < 7 else t) for i, t in enumerate(cases)]
+    monkeypatch.setattr(capture_module, "_head_values", lambda t: None)
+    assert texts == [summarize(t.detach() if i < 7 else t) for i, t in enumerate(cases)]
+    assert texts[2].startswith("[0, 1, 2, 3, 4, 5, ...] (100 values")

@@ -430,3 +430,22 @@ def test_the_step_after_a_run_sends_the_new_flags_turned_off_as_ids(qtbot, monke
     assert not any("new" in stepped.node_item(n).state for n in glowing)
     assert len(json.dumps(wires[1])) < len(json.dumps(wires[0])) / 5
     assert stepped.bulk_edges == big and stepped._lazy == big
+
+
+def test_a_glow_turned_off_stays_a_renewal_until_a_later_change_says_more():
+    """GraphDelta keeps the nodes whose only change is their glow going off apart from
+    those changed, through merges: a later change or removal wins, and a renewal after
+    a change leaves the change (whose dict is sent whole, glow and all)."""
+    from gradviz.core.capture import GraphDelta
+
+    edge = ("a", "b")
+    first = GraphDelta(nodes={"n": None}, renewed={"a": None, "b": None, "c": None},
+                       renewed_edges={edge: None})
+    first.merge(GraphDelta(nodes={"a": None}, removed={"b": None}, renewed={"n": None},
+                           edges={edge: None}))
+    assert first.renewed == {"c": None}
+    assert first.nodes == {"n": None, "a": None} and first.removed == {"b": None}
+    assert first.edges == {edge: None} and not first.renewed_edges
+    first.merge(GraphDelta(renewed={"d": None}, removed_edges={edge: None}))
+    assert first.renewed == {"c": None, "d": None}
+    assert not first.edges and first.removed_edges == {edge: None}

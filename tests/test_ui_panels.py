@@ -365,6 +365,91 @@ def test_inspector_names_leaves_and_shows_the_saved_values_a_replayed_pass_used(
     assert "x.grad (AccumulateGrad)" in panel.text() and "adds into" in panel.text()
 
 
+def test_inspector_remembers_saved_tensors_from_deltas_as_from_whole_states(
+    qtbot, example_state, monkeypatch
+):
+    """The window's deltas bring the inspector's memory of saved tensors up to date by
+    what changed; it ends where reading every whole state ends."""
+    from gradviz.graph.delta import StateDecoder, StateEncoder
+
+    def seen(panel: InspectorPanel) -> dict:
+        return {k: (v.label, v.statement, [{a: b for a, b in d.items() if a != "new"}
+                                            for d in v.saved])
+                for k, v in panel._seen_saved.items()}
+
+    base = copy.deepcopy(example_state)
+    for n in base["graph"]["nodes"]:
+        n["new"] = True
+    for e in base["graph"]["edges"]:
+        e["new"] = True
+    saved = [e for e in base["graph"]["edges"] if e.get("kind") == "saved"]
+    assert saved  # fn3 saved x
+    owner = saved[0]["source"]
+    states = [base]
+    # 1: every glow off (renewals only)
+    s1 = copy.deepcopy(base)
+    for n in s1["graph"]["nodes"]:
+        n["new"] = False
+    for e in s1["graph"]["edges"]:
+        e["new"] = False
+    states.append(s1)
+    # 2: a new grad_fn with two saved tensors, and the old saved value changes
+    s2 = copy.deepcopy(s1)
+    s2["graph"]["nodes"] += [
+        {"id": "fn90", "kind": "grad_fn", "label": "MulBackward0", "statement": 5, "new": True},
+        {"id": "fn90:other", "kind": "saved", "label": "other", "value": 2.0, "new": True},
+        {"id": "fn90:self", "kind": "saved", "label": "self", "value": 3.0, "new": True},
+    ]
+    s2["graph"]["edges"] += [
+        {"source": "fn90", "target": "fn90:other", "kind": "saved", "new": True},
+        {"source": "fn90", "target": "fn90:self", "kind": "saved", "new": True},
+    ]
+    for n in s2["graph"]["nodes"]:
+        if n["id"] == saved[0]["target"]:
+            n["value"] = 9.25
+    states.append(s2)
+    # 3: backward freed the first grad_fn's saved tensors: its saved nodes go
+    s3 = copy.deepcopy(s2)
+    gone = {e["target"] for e in saved}
+    s3["graph"]["nodes"] = [n for n in s3["graph"]["nodes"] if n["id"] not in gone]
+    s3["graph"]["edges"] = [e for e in s3["graph"]["edges"] if e["target"] not in gone]
+    for n in s3["graph"]["nodes"]:
+        if n["id"] == owner:
+            n["freed"] = True
+    states.append(s3)
+    # 4: one saved edge of the new grad_fn goes, the other's value changes
+    s4 = copy.deepcopy(s3)
+    s4["graph"]["edges"] = [e for e in s4["graph"]["edges"] if e["target"] != "fn90:other"]
+    for n in s4["graph"]["nodes"]:
+        if n["id"] == "fn90:self":
+            n["value"] = 4.5
+    states.append(s4)
+
+    encoder, decoder = StateEncoder(), StateDecoder()
+    by_delta, whole = InspectorPanel(), InspectorPanel()
+    qtbot.addWidget(by_delta)
+    qtbot.addWidget(whole)
+    full_reads = []
+    index_all = InspectorPanel._index_all
+    monkeypatch.setattr(
+        by_delta, "_index_all", lambda edges: (full_reads.append(1), index_all(by_delta, edges))
+    )
+    for i, state in enumerate(states):
+        wire = json.loads(json.dumps(encoder.encode(state, delta=True)))
+        decoded, changes = decoder.decode(wire)
+        assert (changes is None) == (i == 0)
+        by_delta.take_changes(changes)
+        by_delta.set_state(decoded)
+        whole.set_state(copy.deepcopy(state))
+        assert seen(by_delta) == seen(whole), i
+    # the whole first state, and the first delta (a whole state carries no number the
+    # panel could match a delta's base to, as for the canvas); every delta after is applied
+    assert len(full_reads) == 2
+    assert seen(whole)[owner][2][0]["value"] == 9.25  # remembered before it was freed
+    assert [d["label"] for d in seen(whole)["fn90"][2]] == ["self"]
+    assert seen(whole)["fn90"][2][0]["value"] == 4.5
+
+
 def test_accumulation_plot_puts_every_leaf_at_its_backward_pass_number(qtbot, example_state):
     """a_.grad from pass 3 and x.grad from pass 4 sit at 3 and 4, not both at #1."""
     panel = AccumulationPanel()

@@ -1115,9 +1115,13 @@ class Session:
                 nodes.pop(n, None)
             for n in pending.nodes:
                 nodes[n] = {"id": n, **node_data[n]}
+            for n in pending.renewed:
+                nodes[n] = {"id": n, **node_data[n]}
             for key in pending.removed_edges:
                 edges.pop(key, None)
             for u, v in pending.edges:
+                edges[(u, v)] = {"source": u, "target": v, **succ[u][v]}
+            for u, v in pending.renewed_edges:
                 edges[(u, v)] = {"source": u, "target": v, **succ[u][v]}
             if self._unsent is not None:
                 self._unsent.merge(pending)

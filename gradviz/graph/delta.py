@@ -53,6 +53,11 @@ class GraphChanges:
     moved: set[str] = field(default_factory=set)
     #: the node order changed beyond removals and appended new nodes
     reordered: bool = False
+    #: the edge order changed beyond removals and appended new edges
+    edges_reordered: bool = False
+    #: the keys of ``edges`` as the delta lists them: those sent whole first (the added
+    #: ones in the order the state appends them), then those only renewed
+    edge_list: list[EdgeKey] = field(default_factory=list)
     #: a node joined, left or changed its module (the module tree must be redone)
     modules_changed: bool = False
     #: the new nodes, in the order the state lists them (appended after the old)
@@ -138,6 +143,24 @@ def _follow(
     return whole, on, off
 
 
+def _renew(
+    index: dict[Any, Any], renewed: Any, now: Mapping[Any, Any], whole: list[Any],
+    on: list[Any], off: list[Any],
+) -> None:
+    """Bring ``index`` up to ``now`` for keys whose only change is their "new" flag (the
+    caller knows it: nothing is compared); one the window was not sent goes whole."""
+    for key in renewed:
+        item = now.get(key)
+        if item is None:
+            continue
+        old = index.get(key)
+        index[key] = item
+        if old is None:
+            whole.append(item)
+        elif old is not item:
+            (on if item.get("new") else off).append(key)
+
+
 def _renewed_into(body: dict[str, Any], name: str, on: list[Any], off: list[Any]) -> None:
     """Put the renewed keys in the delta (as lists: JSON has no tuples)."""
     if on:
@@ -159,6 +182,10 @@ class StateHint:
     changed_edges: Collection[EdgeKey]
     removed_edges: Collection[EdgeKey]
     moved: Collection[Hashable] | None
+    #: keys whose only change is their "new" flag (never in ``changed``): sent as
+    #: renewals without comparing their dicts (the step after a run: every node)
+    renewed: Collection[str] = ()
+    renewed_edges: Collection[EdgeKey] = ()
 
 
 class StateEncoder:
@@ -245,11 +272,13 @@ class StateEncoder:
         body = self._fields(state, last)
         body["removed"] = list(hint.removed)
         body["nodes"], on, off = _follow(old_nodes, hint.removed, hint.changed, hint.nodes)
+        _renew(old_nodes, hint.renewed, hint.nodes, body["nodes"], on, off)
         _renewed_into(body, "renew", on, off)
         body["removed_edges"] = [list(k) for k in hint.removed_edges]
         body["edges"], on, off = _follow(
             old_edges, hint.removed_edges, hint.changed_edges, hint.edges
         )
+        _renew(old_edges, hint.renewed_edges, hint.edges, body["edges"], on, off)
         _renewed_into(body, "renew_edges", on, off)
         positions = state.get("positions") or {}
         if hint.moved is None:
@@ -346,7 +375,8 @@ class StateDecoder:
         removed_edges = [(str(p[0]), str(p[1])) for p in body.get("removed_edges") or ()]
         changes.removed_edges.update(removed_edges)
         changed_edges = list(body.get("edges") or ())
-        changes.edges.update(_edge_key(e) for e in changed_edges)
+        changes.edge_list = [_edge_key(e) for e in changed_edges]
+        changes.edges.update(changes.edge_list)
         edges = _kept_then_added(self._edges, changed_edges, removed_edges)
         for flag in (True, False):
             for p in body.get("renew_edges_on" if flag else "renew_edges_off") or ():
@@ -358,11 +388,13 @@ class StateDecoder:
                     )
                 edges[edge_key] = {**old_edge, "new": flag}
                 changes.edges.add(edge_key)
+                changes.edge_list.append(edge_key)
         if "edge_order" in body:
             order = [(str(p[0]), str(p[1])) for p in body["edge_order"]]
             if len(order) != len(edges) or any(k not in edges for k in order):
                 raise DeltaMismatch("the edge order names edges the window does not hold")
             edges = {k: edges[k] for k in order}
+            changes.edges_reordered = True
         positions = dict(old.get("positions") or {})
         for n in body.get("removed_positions") or ():
             positions.pop(n, None)

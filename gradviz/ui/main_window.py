@@ -53,7 +53,13 @@ from gradviz.app.guide import (
     read_only_note,
 )
 from gradviz.app.marks import editor_marks
-from gradviz.app.models import AppState, PauseInfo, ResultInfo, StatementInfo
+from gradviz.app.models import (
+    AppState,
+    PauseInfo,
+    ResultInfo,
+    StatementInfo,
+    remember_node_index,
+)
 from gradviz.app.trust import BADGE_TEXT, BADGE_TIP, RESTRICTED, TRUSTED, Decision, TrustStore
 from gradviz.graph.delta import GraphChanges
 from gradviz.i18n import QT_TRANSLATE_NOOP
@@ -249,6 +255,9 @@ class MainWindow(QMainWindow):
         the canvas update only those items."""
         self.state = state
         model = self.model = AppState.of(state)
+        if changes is not None and len(changes.node_attrs) == len(model.graph_nodes):
+            # the decoder's own index of this graph's nodes (built in the same order)
+            remember_node_index(model.graph_data, changes.node_attrs)
         view = self.graph_view
         view.state_changes = changes
         view.set_raw_graph(model.graph_data)
@@ -257,6 +266,7 @@ class MainWindow(QMainWindow):
         self.replay.sync(passes)
         self.inspector_panel.focus_pass = None
         view.refresh_display()
+        self.inspector_panel.take_changes(changes)
         for panel in self.state_panels:
             panel.set_state(model)
         self.debug_strip.set_pause(self.pause())

@@ -3,16 +3,36 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QPainter, QPainterPath
+from PySide6.QtGui import QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from gradviz.graph.routing import storage_link_curve
 from gradviz.ui import theme
 
-from ._common import TEXT_LOD, Z_STORAGE, _exposed_on_device, _pen, _theme_of
+from ._common import TEXT_LOD, Z_STORAGE, _colour, _exposed_on_device, _pen, _theme_of
 from .nodes import NodeItem
+
+#: up to this pen width on screen (pixels) a dot's round ends are under a pixel and a
+#: quarter across: the dots are drawn as flat dashes of the same length instead, which
+#: looks the same there and strokes about 3x faster (the links of an LSTM's first
+#: picture cost 10 ms round, 3.7 ms flat)
+FLAT_DOTS_PX = 2.5
+
+
+@lru_cache(maxsize=256)
+def _flat_dot_pen(hex_colour: str, alpha: int, width: float) -> QPen:
+    """The dotted pen's dashes as flat ones of the same extent: a round-capped dot of
+    length 0 (Qt's dot pattern: 1 on, 2 off, in pen widths; the round caps add half a
+    width at each end) covers 2 widths of every 3, so flat dashes 2 on, 1 off, started
+    half a width into the dash. Shared, never change it."""
+    pen = QPen(_colour(hex_colour, alpha), width)
+    pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+    pen.setDashPattern([2.0, 1.0])
+    pen.setDashOffset(0.5)
+    return pen
 
 
 class _StorageLinks(QGraphicsItem):
@@ -59,7 +79,8 @@ class _StorageLinks(QGraphicsItem):
         option: QStyleOptionGraphicsItem,
         widget: QWidget | None = None,
     ) -> None:
-        detailed = option.levelOfDetailFromTransform(painter.worldTransform()) >= TEXT_LOD
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        detailed = lod >= TEXT_LOD
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, detailed)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         t = _theme_of(self)
@@ -68,10 +89,14 @@ class _StorageLinks(QGraphicsItem):
             if not box.intersects(exposed):
                 continue
             width = (2.6 if strong else 1.8) if detailed else 1.0
-            painter.setPen(_pen(
-                theme.storage_colour(group, t), 240 if strong else 200, width,
-                Qt.PenStyle.DotLine, not detailed, Qt.PenCapStyle.RoundCap,
-            ))
+            colour, alpha = theme.storage_colour(group, t), 240 if strong else 200
+            if detailed and width * lod <= FLAT_DOTS_PX:
+                painter.setPen(_flat_dot_pen(colour, alpha, width))
+            else:
+                painter.setPen(_pen(
+                    colour, alpha, width, Qt.PenStyle.DotLine, not detailed,
+                    Qt.PenCapStyle.RoundCap,
+                ))
             painter.drawPath(path)
 
 

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from ...app.models import AppState, PassInfo, StepInfo, TensorInfo
 from ...graph.chain_rule import chain_rule
+from ...graph.delta import GraphChanges
 from ...graph.fmt import fmt_shape, fmt_value
 from ...i18n import QT_TRANSLATE_NOOP
 from .. import theme
@@ -89,6 +90,15 @@ class InspectorPanel(QWidget):
         self._seen_saved: dict[str, _SeenSaved] = {}
         self._seen_graph: Any = None
         self._seen_script: tuple[str, ...] = ()
+        #: the saved-tensor edges of the graph last seen, kept up to date from the
+        #: window's deltas (a step on a 10,000-node graph reads what changed, not every
+        #: edge): grad_fn id -> its saved nodes' ids in edge order, and each one's owner
+        self._saved_of: dict[str, dict[str, None]] = {}
+        self._owner_of: dict[str, str] = {}
+        #: the kernel state (GraphChanges.seq) the index describes
+        self._seen_seq: int | None = None
+        #: what the next set_state's graph changed from the one before (see take_changes)
+        self._changes: GraphChanges | None = None
         self._empty()
 
     def _empty(self) -> None:
@@ -108,9 +118,15 @@ class InspectorPanel(QWidget):
     def text(self) -> str:
         return self.browser.toPlainText()
 
+    def take_changes(self, changes: GraphChanges | None) -> None:
+        """What the next :meth:`set_state`'s graph changed from the last one's (the
+        window's delta), so only those nodes and edges are read again."""
+        self._changes = changes
+
     def set_state(self, state: AppState | Mapping[str, Any] | None) -> None:
         self.state = AppState.of(state)
-        self._remember_saved(self.state)
+        changes, self._changes = self._changes, None
+        self._remember_saved(self.state, changes)
         nodes = self.state.nodes_by_id
         if self.node_id and (self.node_id in nodes or self.node_id in self.groups):
             self.show_node(self.node_id)
@@ -118,33 +134,100 @@ class InspectorPanel(QWidget):
             self.node_id = None
             self._empty()
 
-    def _remember_saved(self, st: AppState) -> None:
+    def _remember_saved(self, st: AppState, changes: GraphChanges | None = None) -> None:
         """Keep each grad_fn's saved tensors while they are alive: after backward frees
-        them, a replay of that pass still shows the values it used."""
+        them, a replay of that pass still shows the values it used.
+
+        With ``changes`` made against the graph seen last, only the grad_fns they touch
+        are read again (their nodes, their saved nodes or their saved edges); a node
+        whose only change is its "new" glow is not (nothing here shows the glow)."""
         script = tuple(s.source for s in st.statements)
         if not script:
             # a read-only snapshot (or nothing run): no earlier state of it to remember,
             # its recorded passes carry what they used
             self._seen_saved, self._seen_script, self._seen_graph = {}, script, None
             return
-        if script != self._seen_script:
+        every = script != self._seen_script
+        if every:
             self._seen_saved = {}
             self._seen_script = script
         if st.graph_data is self._seen_graph:
             return
-        self._seen_graph = st.graph_data
         nodes = st.nodes_by_id
-        saved: dict[str, list[Mapping[str, Any]]] = {}
-        for e in st.graph_edges:
-            if e.get("kind") == "saved" and e.get("target") in nodes:
-                saved.setdefault(str(e["source"]), []).append(nodes[e["target"]])
-        for node_id, items in saved.items():
+        if (
+            changes is not None
+            and self._seen_graph is not None
+            and changes.base == self._seen_seq
+            and not changes.edges_reordered
+            and len(changes.node_attrs) == len(nodes)
+        ):
+            touched = self._index_changes(changes)
+        else:
+            self._index_all(st.graph_edges)
+            every = True
+        self._seen_graph = st.graph_data
+        self._seen_seq = changes.seq if changes is not None else None
+        for node_id in self._saved_of if every else touched:
+            ids = self._saved_of.get(node_id)
             node = nodes.get(node_id)
-            if node is None or node.get("freed"):
+            if not ids or node is None or node.get("freed"):
                 continue
-            self._seen_saved[node_id] = _SeenSaved(
-                str(node.get("label", "")), node.get("statement"), tuple(items)
-            )
+            items = tuple(nodes[i] for i in ids if i in nodes)
+            if items:
+                self._seen_saved[node_id] = _SeenSaved(
+                    str(node.get("label", "")), node.get("statement"), items
+                )
+
+    def _index_all(self, edges: Sequence[Mapping[str, Any]]) -> None:
+        """The saved-tensor edges of a whole graph."""
+        saved_of: dict[str, dict[str, None]] = {}
+        owner_of: dict[str, str] = {}
+        for e in edges:
+            if e.get("kind") == "saved":
+                source, target = str(e["source"]), str(e["target"])
+                saved_of.setdefault(source, {})[target] = None
+                owner_of[target] = source
+        self._saved_of, self._owner_of = saved_of, owner_of
+
+    def _index_changes(self, changes: GraphChanges) -> set[str]:
+        """Bring the saved-edge index up to ``changes``; the grad_fns to read again."""
+        saved_of, owner_of = self._saved_of, self._owner_of
+        touched: set[str] = set()
+
+        def drop(source: str, target: str) -> None:
+            ids = saved_of.get(source)
+            if ids is not None and target in ids:
+                del ids[target]
+                if not ids:
+                    del saved_of[source]
+                if owner_of.get(target) == source:
+                    del owner_of[target]
+                touched.add(source)
+
+        for source, target in changes.removed_edges:
+            drop(source, target)
+        attrs = changes.edge_attrs
+        for key in changes.edge_list:
+            edge = attrs.get(key)
+            source, target = key
+            if edge is not None and edge.get("kind") == "saved":
+                ids = saved_of.setdefault(source, {})
+                if target not in ids:
+                    ids[target] = None
+                    owner_of[target] = source
+                    touched.add(source)
+            else:
+                drop(source, target)
+        renewed = changes.renewed
+        for node_id in changes.nodes:
+            if node_id in renewed:
+                continue
+            if node_id in saved_of:
+                touched.add(node_id)
+            owner = owner_of.get(node_id)
+            if owner is not None:
+                touched.add(owner)
+        return touched
 
     def set_groups(self, groups: Mapping[str, dict[str, Any]]) -> None:
         """The group nodes now on the canvas; a shown group that is gone clears the page."""
