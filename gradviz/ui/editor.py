@@ -150,7 +150,7 @@ class PythonHighlighter(QSyntaxHighlighter):
         while pos < len(text):
             hash_at = text.find("#", pos)
             m = self._string.search(text, pos)
-            if hash_at >= 0 and (m is None or hash_at < found.start()):
+            if hash_at >= 0 and (m is None or hash_at < m.start()):
                 is_note = text[hash_at:].startswith("#>")
                 self.setFormat(
                     hash_at,
@@ -160,19 +160,19 @@ class PythonHighlighter(QSyntaxHighlighter):
                 return
             if m is None:
                 return
-            token = found.group(1)
+            token = m.group(1)
             if token in ("'''", '"""'):
-                end = text.find(token, found.end())
+                end = text.find(token, m.end())
                 if end < 0:
-                    self.setFormat(found.start(), len(text) - found.start(), self.formats["string"])
+                    self.setFormat(m.start(), len(text) - m.start(), self.formats["string"])
                     state = self._IN_TRIPLE_SINGLE if token == "'''" else self._IN_TRIPLE_DOUBLE
                     self.setCurrentBlockState(state)
                     return
-                self.setFormat(found.start(), end + 3 - found.start(), self.formats["string"])
+                self.setFormat(m.start(), end + 3 - m.start(), self.formats["string"])
                 pos = end + 3
             else:
-                self.setFormat(found.start(), found.end() - found.start(), self.formats["string"])
-                pos = found.end()
+                self.setFormat(m.start(), m.end() - m.start(), self.formats["string"])
+                pos = m.end()
 
 
 class _Gutter(QWidget):

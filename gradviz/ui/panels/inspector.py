@@ -13,6 +13,7 @@ from ...app.models import AppState, PassInfo, StepInfo, TensorInfo
 from ...graph.chain_rule import chain_rule
 from ...graph.delta import GraphChanges
 from ...graph.fmt import fmt_shape, fmt_value
+from ...graph.records import Edge, EdgeKind, Node, NodeKind
 from ...i18n import QT_TRANSLATE_NOOP
 from .. import theme
 from ..i18n import translate
@@ -169,22 +170,24 @@ class InspectorPanel(QWidget):
         self._seen_seq = changes.seq if changes is not None else None
         for node_id in self._saved_of if every else touched:
             ids = self._saved_of.get(node_id)
-            node = nodes.get(node_id)
-            if not ids or node is None or node.get("freed"):
+            attrs = nodes.get(node_id)
+            if not ids or attrs is None:
+                continue
+            node = Node(attrs, node_id)
+            if node.freed:
                 continue
             items = tuple(nodes[i] for i in ids if i in nodes)
             if items:
-                self._seen_saved[node_id] = _SeenSaved(
-                    str(node.get("label", "")), node.get("statement"), items
-                )
+                self._seen_saved[node_id] = _SeenSaved(node.label, node.statement, items)
 
     def _index_all(self, edges: Sequence[Mapping[str, Any]]) -> None:
         """The saved-tensor edges of a whole graph."""
         saved_of: dict[str, dict[str, None]] = {}
         owner_of: dict[str, str] = {}
         for e in edges:
-            if e.get("kind") == "saved":
-                source, target = str(e["source"]), str(e["target"])
+            edge = Edge(e)
+            if edge.kind is EdgeKind.SAVED:
+                source, target = edge.source, edge.target
                 saved_of.setdefault(source, {})[target] = None
                 owner_of[target] = source
         self._saved_of, self._owner_of = saved_of, owner_of
@@ -210,7 +213,7 @@ class InspectorPanel(QWidget):
         for key in changes.edge_list:
             edge = attrs.get(key)
             source, target = key
-            if edge is not None and edge.get("kind") == "saved":
+            if edge is not None and Edge(edge).kind is EdgeKind.SAVED:
                 ids = saved_of.setdefault(source, {})
                 if target not in ids:
                     ids[target] = None
@@ -246,24 +249,25 @@ class InspectorPanel(QWidget):
             return
         nodes = self.state.nodes_by_id
         if node_id in self.groups:
-            self.browser.setHtml(self._group_html(node_id, self.groups[node_id], nodes))
+            self.browser.setHtml(self._group_html(node_id, Node(self.groups[node_id]), nodes))
             return
-        node = nodes.get(node_id)
-        if node is None:
+        attrs = nodes.get(node_id)
+        if attrs is None:
             self._empty()
             return
-        self.browser.setHtml(self._html(node, nodes, self.state.graph_edges))
+        edges = [Edge(e) for e in self.state.graph_edges]
+        self.browser.setHtml(self._html(Node(attrs, node_id), nodes, edges))
 
     # --- building the page ---------------------------------------------------------------
 
     def _html(
         self,
-        node: Mapping[str, Any],
+        node: Node,
         nodes: Mapping[str, Mapping[str, Any]],
-        edges: Sequence[Mapping[str, Any]],
+        edges: Sequence[Edge],
     ) -> str:
         st = self.state
-        kind = node.get("kind", "")
+        kind = node.kind_text
         parts = [
             f"<style>h3{{margin:0 0 2px 0;}} .k{{color:{theme.MUTED_TEXT};}}"
             " .mono{font-family:'DejaVu Sans Mono';}"
@@ -273,27 +277,28 @@ class InspectorPanel(QWidget):
         ]
         style = theme.NODE_STYLES.get(
             "leaf"
-            if kind == "tensor" and node.get("is_leaf") and node.get("requires_grad")
+            if node.kind is NodeKind.TENSOR and node.is_leaf and node.requires_grad
             else kind,
             theme.NODE_STYLES["grad_fn"],
         )
-        title = str(node.get("label", node["id"]))
-        if kind == "accumulate_grad" and node.get("vars"):
-            title = leaf_title([str(v) for v in node["vars"]], title)
+        title = node.label_or(node.id)
+        if node.kind is NodeKind.ACCUMULATE_GRAD and node.vars:
+            title = leaf_title(node.vars, title)
         parts.append(
             f"<h3><span style='color:{style.stroke}'>■</span>"
             f" {_esc(title)}</h3>"
             f"<div class='k'>{_esc(translate('Panels', KIND_TEXT.get(kind, kind)))}"
-            f" · id {_esc(node['id'])}</div>"
+            f" · id {_esc(node.id)}</div>"
         )
         rows: list[tuple[str, str]] = []
-        if node.get("vars"):
-            rows.append(("variables", ", ".join(map(str, node["vars"]))))
-        if "shape" in node:
-            rows.append(("shape", fmt_shape(node.get("shape"))))
-        for key in ("dtype", "device", "storage"):
-            if node.get(key):
-                rows.append((key, str(node[key])))
+        if node.vars:
+            rows.append(("variables", ", ".join(node.vars)))
+        if "shape" in node.attrs:
+            rows.append(("shape", fmt_shape(node.shape)))
+        for key, value in (("dtype", node.dtype), ("device", node.device),
+                           ("storage", node.storage)):
+            if value:
+                rows.append((key, str(value)))
         tensor = self._tensor_for(node)
         if tensor:
             rows.append(("requires_grad", str(tensor.requires_grad)))
@@ -303,9 +308,9 @@ class InspectorPanel(QWidget):
             rows.append(("version", str(tensor.version)))
             rows.append(("value", fmt_value(tensor.value, 400)))
             rows.append(("grad", fmt_value(tensor.grad, 400)))
-        elif kind == "saved" and "value" in node:
-            rows.append(("value", fmt_value(node.get("value"), 400)))
-        if kind == "saved" and node.get("stale") is True:
+        elif node.kind is NodeKind.SAVED and "value" in node.attrs:
+            rows.append(("value", fmt_value(node.value, 400)))
+        if node.kind is NodeKind.SAVED and node.stale_saved:
             rows.append(
                 (
                     "stale",
@@ -313,14 +318,14 @@ class InspectorPanel(QWidget):
                         "Panels",
                         "modified in place after it was saved: its version is {version}, the "
                         "saved one was {expected}; backward through this node fails",
-                    ).format(version=node.get("version"), expected=node.get("expected_version")),
+                    ).format(version=node.version, expected=node.expected_version),
                 )
             )
-        idx = node.get("statement")
+        idx = node.statement
         line = st.statement_line(idx)
         if line:
             # the line inside the statement that made it (a loop's body line) when known
-            made_at = _source_line(st, node.get("line"))
+            made_at = _source_line(st, node.line)
             rows.append(
                 (
                     "created by",
@@ -337,33 +342,31 @@ class InspectorPanel(QWidget):
 
         target = self._autograd_node(node, edges)
         found = self._pass_step(target) if target is not None else None
-        if kind == "grad_fn":
+        if node.kind is NodeKind.GRAD_FN:
             parts.extend(self._saved_html(node, nodes, edges, found))
         parts.extend(self._backward_html(target, found, nodes))
         return "".join(parts)
 
     def _saved_html(
         self,
-        node: Mapping[str, Any],
+        node: Node,
         nodes: Mapping[str, Mapping[str, Any]],
-        edges: Sequence[Mapping[str, Any]],
+        edges: Sequence[Edge],
         found: tuple[int, PassInfo, StepInfo] | None,
     ) -> list[str]:
         """The node's saved tensors: alive now, or, once backward freed them, the values a
         replayed pass used (recorded by the pass, else as this window last saw them)."""
         out = [_section(translate("Panels", "Saved tensors"))]
         saved = [
-            nodes[e["target"]]
+            Node(nodes[e.target], e.target)
             for e in edges
-            if e["source"] == node["id"] and e.get("kind") == "saved" and e["target"] in nodes
+            if e.source == node.id and e.kind is EdgeKind.SAVED and e.target in nodes
         ]
         replay = found if self.focus_pass is not None and found is not None else None
-        if node.get("freed"):
+        if node.freed:
             recorded = replay[2].saved if replay is not None else None
-            seen = self._seen_saved.get(str(node["id"]))
-            if seen is not None and (
-                seen.label != node.get("label") or seen.statement != node.get("statement")
-            ):
+            seen = self._seen_saved.get(node.id)
+            if seen is not None and (seen.label != node.label or seen.statement != node.statement):
                 seen = None
             if replay is not None and (recorded or seen is not None):
                 pi = replay[0]
@@ -375,7 +378,7 @@ class InspectorPanel(QWidget):
                     ]
                 else:
                     assert seen is not None
-                    srows = [self._saved_row(s) for s in seen.saved]
+                    srows = [self._saved_row(Node(s)) for s in seen.saved]
                 out.append(
                     "<div class='k'>"
                     + _esc(
@@ -404,41 +407,36 @@ class InspectorPanel(QWidget):
             out.append(self._rows([self._saved_row(s) for s in saved]))
         else:
             out.append("<div class='k'>" + _esc(translate("Panels", "none")) + "</div>")
-        scalars = node.get("saved") or {}
+        scalars = node.saved
         if scalars:
             out.append(_section(translate("Panels", "Saved values")))
             out.append(self._rows([(k, fmt_value(v, 400)) for k, v in scalars.items()]))
         return out
 
     @staticmethod
-    def _saved_row(s: Mapping[str, Any]) -> tuple[str, str]:
+    def _saved_row(s: Node) -> tuple[str, str]:
         owner = (
-            translate("Panels", " — same memory as {names}").format(
-                names=", ".join(map(str, s["vars"]))
-            )
-            if s.get("vars")
+            translate("Panels", " — same memory as {names}").format(names=", ".join(s.vars))
+            if s.vars
             else ""
         )
-        if s.get("stale") is True:
+        if s.stale_saved:
             owner += translate("Panels", " — STALE (version {version}, saved at version {expected})").format(
-                version=s.get("version"), expected=s.get("expected_version")
+                version=s.version, expected=s.expected_version
             )
-        return (
-            str(s.get("label", "")),
-            f"{fmt_value(s.get('value'), 400)}  {fmt_shape(s.get('shape'))}{owner}",
-        )
+        return (s.label, f"{fmt_value(s.value, 400)}  {fmt_shape(s.shape)}{owner}")
 
     def _group_html(
-        self, group_id: str, group: dict[str, Any], nodes: Mapping[str, Mapping[str, Any]]
+        self, group_id: str, group: Node, nodes: Mapping[str, Mapping[str, Any]]
     ) -> str:
-        members = [nodes[m] for m in group.get("members") or [] if m in nodes]
+        members = [Node(nodes[m], m) for m in group.members if m in nodes]
         chain = group_id.startswith("c:")
         style = theme.NODE_STYLES["group"]
-        title = group.get("label", group_id)
+        title = group.label_or(group_id)
         what = (
             translate("Panels", "collapsed linear chain of ops")
             if chain
-            else translate("Panels", "collapsed module {name}").format(name=group.get("module", ""))
+            else translate("Panels", "collapsed module {name}").format(name=group.module or "")
         )
         parts = [
             f"<style>.k{{color:{theme.MUTED_TEXT};}} td{{padding:1px 8px 1px 0;"
@@ -448,12 +446,13 @@ class InspectorPanel(QWidget):
             f" {_esc(title)}</h3>",
             f"<div class='k'>{_esc(what)} · id {_esc(group_id)}</div>",
         ]
-        kinds = Counter(str(m.get("kind", "?")) for m in members)
-        rows = [("nodes", str(group.get("count", len(members))))]
-        if group.get("module"):
-            rows.insert(0, ("module", str(group["module"])))
+        kinds = Counter(m.kind_text or "?" for m in members)
+        count = group.count
+        rows = [("nodes", str(count if count is not None else len(members)))]
+        if group.module:
+            rows.insert(0, ("module", group.module))
         rows.append(("of which", ", ".join(f"{n} {k}" for k, n in kinds.most_common())))
-        params = [v for m in members if m.get("kind") == "tensor" for v in (m.get("vars") or [])]
+        params = [v for m in members if m.kind is NodeKind.TENSOR for v in m.vars]
         if params:
             more = (
                 translate("Panels", ", … ({n} in all)").format(n=len(params))
@@ -463,7 +462,7 @@ class InspectorPanel(QWidget):
             shown = ", ".join(params[:8]) + more
             rows.append(("tensors", shown))
         parts.append(self._rows(rows))
-        ops = Counter(str(m.get("label", "?")) for m in members if m.get("kind") == "grad_fn")
+        ops = Counter(m.label_or("?") for m in members if m.kind is NodeKind.GRAD_FN)
         if ops:
             parts.append(_section(translate("Panels", "Ops inside")))
             parts.append(self._rows([(op, f"× {n}") for op, n in ops.most_common(12)]))
@@ -477,7 +476,7 @@ class InspectorPanel(QWidget):
                 )
         needle = self.search_text.strip().lower()
         if needle:
-            hits = [m for m in members if needle in _search_text(m)]
+            hits = [m for m in members if needle in _search_text(m.attrs)]
             if hits:
                 parts.append(
                     "<div class='sec'>"
@@ -485,7 +484,7 @@ class InspectorPanel(QWidget):
                     + "</div>"
                 )
                 parts.append(
-                    self._rows([(str(m.get("label", "")), m.get("id", "")) for m in hits[:8]])
+                    self._rows([(m.label, m.id) for m in hits[:8]])
                 )
         parts.append(
             "<p class='k'>"
@@ -507,31 +506,29 @@ class InspectorPanel(QWidget):
         )
         return f"<table>{body}</table>"
 
-    def _tensor_for(self, node: Mapping[str, Any]) -> TensorInfo | None:
-        if node.get("kind") != "tensor":
+    def _tensor_for(self, node: Node) -> TensorInfo | None:
+        if node.kind is not NodeKind.TENSOR:
             return None
         tensors = self.state.tensors
-        for name in node.get("vars") or [node.get("label")]:
+        for name in node.vars or [node.label]:
             if name in tensors:
                 return tensors[name]
         return None
 
-    def _autograd_node(
-        self, node: Mapping[str, Any], edges: Sequence[Mapping[str, Any]]
-    ) -> str | None:
+    def _autograd_node(self, node: Node, edges: Sequence[Edge]) -> str | None:
         """The node the engine runs for ``node``.
 
         Itself, a tensor's grad_fn or a leaf's AccumulateGrad.
         """
-        kind = node.get("kind")
-        if kind in ("grad_fn", "accumulate_grad"):
-            return str(node["id"])
-        if kind == "tensor":
+        kind = node.kind
+        if kind is NodeKind.GRAD_FN or kind is NodeKind.ACCUMULATE_GRAD:
+            return node.id
+        if kind is NodeKind.TENSOR:
             for e in edges:
-                if e.get("kind") == "output" and e["source"] == node["id"]:
-                    return str(e["target"])
-                if e.get("kind") == "leaf" and e["target"] == node["id"]:
-                    return str(e["source"])
+                if e.kind is EdgeKind.OUTPUT and e.source == node.id:
+                    return e.target
+                if e.kind is EdgeKind.LEAF and e.target == node.id:
+                    return e.source
         return None
 
     def _pass_step(self, target: str) -> tuple[int, PassInfo, StepInfo] | None:
@@ -550,9 +547,9 @@ class InspectorPanel(QWidget):
     def _target_title(self, bpass: PassInfo, target: str, nodes: Mapping[str, Mapping[str, Any]]) -> str:
         """What a gradient's target is called: ``x.grad (AccumulateGrad)`` for a leaf's
         accumulator, ``PowBackward0 (y)`` for an op, by the script's names."""
-        node = nodes.get(target) or {}
-        label = str(node.get("label") or "")
-        names = [str(v) for v in node.get("vars") or []]
+        node = Node(nodes.get(target) or {}, target)
+        label = node.label
+        names = node.vars
         if not label:
             label = next(
                 (lab for n, lab in zip(bpass.nodes, bpass.labels, strict=False) if n == target),
