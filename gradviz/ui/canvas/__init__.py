@@ -30,10 +30,12 @@ The legend sits in a strip below the view (a viewport margin), so it never
 covers the graph; the empty-graph hint is a child widget of the view, so
 scrolling never repaints it.
 
-One module per feature: :mod:`.view` (GraphCanvas: the scene, placing, the mouse,
-zoom and the backward highlights), :mod:`.nodes`, :mod:`.edges`, :mod:`.storage`
-(shared-storage links), :mod:`.legend`, :mod:`.export` (SVG and PNG of what the
-canvas shows, outside the widget) and :mod:`._common` (constants, small helpers).
+One module per feature: :mod:`.view` (GraphCanvas: the scene, placing nodes and
+edges, big graphs' tiles and bands, the mouse), :mod:`.navigation` (zoom, fit, the
+view that follows each step), :mod:`.backward` (the backward pass's step drawn on
+the graph), :mod:`.nodes`, :mod:`.edges`, :mod:`.storage` (shared-storage links),
+:mod:`.legend`, :mod:`.export` (SVG and PNG of what the canvas shows, outside the
+widget) and :mod:`._common` (constants, small helpers).
 """
 
 from __future__ import annotations

@@ -17,7 +17,6 @@ from PySide6.QtGui import (
     QPainterPath,
     QResizeEvent,
     QShowEvent,
-    QTransform,
     QWheelEvent,
 )
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene, QGraphicsView, QLabel, QWidget
@@ -30,7 +29,6 @@ from gradviz.graph.routing import (
     CLEARANCE,
     Obstacles,
     edge_geometries,
-    edge_path,
     storage_link_pairs,
 )
 from gradviz.graph.style import LIGHT, Theme
@@ -43,28 +41,20 @@ from ._common import (
     BULK_EDGE_THRESHOLD,
     EDGE_BAND,
     EMPTY_HINT,
-    FIT_MAX_ZOOM,
     LAZY_NODE_THRESHOLD,
     MAX_LIVE_ITEMS,
-    MAX_ZOOM,
-    MIN_ZOOM,
     NODE_TILE,
-    READABLE_ZOOM,
     REGION_BAND,
     TEXT_LOD,
-    Z_CARRY,
     Z_EDGE,
     Z_EDGE_NEW,
-    ZOOM_STEP,
     EdgeKey,
-    _get,
     _nodes_union,
     _only_new_differs,
     _Scene,
-    format_value,
 )
+from .backward import BackwardOverlay
 from .edges import (
-    _EDGE_STYLES,
     _add_geometry,
     _Edge,
     _EdgeBand,
@@ -72,14 +62,12 @@ from .edges import (
     _EdgeLabelItem,
     _EdgeStyle,
     _Kinds,
-    _midpoint,
     _PathItem,
     _style_for,
 )
 from .legend import _Legend, _legend_rows
+from .navigation import Navigation
 from .nodes import (
-    _EXECUTED,
-    _EXECUTING,
     _HOT,
     _SELECTED,
     Geometry,
@@ -91,7 +79,7 @@ from .nodes import (
 from .storage import _StorageLinks
 
 
-class GraphCanvas(QGraphicsView):
+class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
     """The autograd graph, updated in place each step; stepping backward lights it up.
 
     Signals:
@@ -626,29 +614,6 @@ class GraphCanvas(QGraphicsView):
         """True when edges are painted in bulk (more than BULK_EDGE_THRESHOLD of them)."""
         return self._bulk
 
-    # --- public API: backward stepping ---------------------------------------------
-
-    def show_backward_step(
-        self, pass_index: int | None, step_index: int | None, passes: Sequence[Any]
-    ) -> None:
-        """Highlight step ``step_index`` of backward pass ``pass_index``.
-
-        The executing node turns red, the nodes this pass already ran get a
-        light "done" tint, and the edges from the executing node to its
-        ``targets`` are drawn red with the gradient they carry.  ``None`` for
-        either index (or an index out of range) clears the highlighting.
-        """
-        if pass_index is None or step_index is None:
-            self._backward = None
-        else:
-            self._backward = (pass_index, step_index, passes)
-        self._apply_backward()
-        self._update_legend()
-
-    def clear_backward(self) -> None:
-        """Remove all backward-pass highlighting."""
-        self.show_backward_step(None, None, [])
-
     # --- public API: selection and search -------------------------------------------
 
     def select_node(self, node_id: str | None, center: bool = True) -> None:
@@ -768,89 +733,6 @@ class GraphCanvas(QGraphicsView):
         super().changeEvent(event)
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
             self._follow_palette()
-
-    # --- public API: navigation ---------------------------------------------------------
-
-    def zoom_level(self) -> float:
-        """Current scale (1.0 = layout pixels)."""
-        return self.transform().m11()
-
-    def zoom_in(self) -> None:
-        self._zoom_by(ZOOM_STEP)
-
-    def zoom_out(self) -> None:
-        self._zoom_by(1 / ZOOM_STEP)
-
-    def set_zoom(self, level: float) -> None:
-        """Zoom to ``level`` (1.0 = layout pixels), keeping the centre of the view."""
-        self._zoom_by(level / self.zoom_level())
-
-    def reset_zoom(self) -> None:
-        """Back to 100 %, keeping the centre of the view."""
-        self._zoom_by(1.0 / self.zoom_level())
-
-    def fit_to_view(self, whole: bool = False) -> None:
-        """Zoom and scroll so the graph reads well: all of it when it fits at a readable
-        zoom (never magnified past FIT_MAX_ZOOM); a bigger graph is shown at
-        READABLE_ZOOM (node text about 7 px), centred on its newest nodes, the rest a
-        drag or a wheel away. ``whole``: all of it, however small (key W)."""
-        rect = QRectF(self._node_bounds)  # kept by set_graph, so a step re-fits cheaply
-        if rect.isEmpty():
-            self.setTransform(QTransform())
-            self._view_changed()
-            return
-        rect = rect.adjusted(-24, -24, 24, 24)
-        view = self.viewport().rect()
-        vw, vh = max(1.0, float(view.width())), max(1.0, float(view.height()))
-        scale_all = min(vw / rect.width(), vh / rect.height())
-        if whole or scale_all >= READABLE_ZOOM:
-            scale = max(MIN_ZOOM, min(scale_all, FIT_MAX_ZOOM, MAX_ZOOM))
-            center = rect.center()
-        else:
-            # the smallest readable zoom shows the most of it
-            scale = READABLE_ZOOM
-            newest = self._newest
-            if newest.isEmpty() or not rect.intersects(newest):
-                focus = QPointF(rect.center().x(), rect.top())  # the roots sit at the top
-            else:
-                focus = newest.center()
-            half_w, half_h = vw / scale / 2, vh / scale / 2
-
-            def clamp(v: float, lo: float, hi: float) -> float:
-                return (lo + hi) / 2 if lo > hi else min(max(v, lo), hi)
-
-            center = QPointF(
-                clamp(focus.x(), rect.left() + half_w, rect.right() - half_w),
-                clamp(focus.y(), rect.top() + half_h, rect.bottom() - half_h),
-            )
-        self.setTransform(QTransform.fromScale(scale, scale))
-        self.centerOn(center)
-        self._fitted = True
-        self._fit_whole = whole
-        self._view_changed()
-
-    def fit_whole(self) -> None:
-        """Zoom out until the whole graph is in view, however small (key W)."""
-        self.fit_to_view(whole=True)
-
-    def keep_graph_in_view(self) -> None:
-        """After a step: a view the user left fitted is fitted again (on the newest nodes
-        when the graph is too big to read whole); one they zoomed or panned keeps its
-        zoom and only scrolls to the newest nodes when they are out of sight."""
-        if self._node_bounds.isEmpty():
-            return
-        visible = self.mapToScene(self.viewport().rect()).boundingRect()
-        if visible.contains(self._node_bounds):
-            return
-        if self._fitted:
-            self.fit_to_view(self._fit_whole)
-        elif not self._newest.isEmpty() and not visible.intersects(self._newest):
-            self.centerOn(self._newest.center())
-            self._view_changed()
-
-    def is_fitted(self) -> bool:
-        """The view is as fit_to_view left it (no zoom or pan since)."""
-        return self._fitted
 
     # --- public API: export (gradviz.ui.canvas.export does it) ---------------------------
 
@@ -1405,67 +1287,7 @@ class GraphCanvas(QGraphicsView):
                 if right < x0 or left > x1 or bottom < y0 or top > y1:
                     self._release(node)
 
-    # --- internals: backward and selection ------------------------------------------------
-
-    def _apply_backward(self) -> None:
-        nodes = self._nodes
-        for node_id in self._marked:
-            node = nodes.get(node_id)
-            if node is not None:
-                self._set_flag(node, _EXECUTING, False)
-                self._set_flag(node, _EXECUTED, False)
-        self._marked = set()
-        for path_item, label_item, _ in self._carry.values():
-            self._scene.removeItem(path_item)
-            if label_item is not None:
-                self._scene.removeItem(label_item)
-        self._carry = {}
-        if self._backward is None:
-            return
-        pass_index, step_index, passes = self._backward
-        if not 0 <= pass_index < len(passes):
-            return
-        steps = _get(passes[pass_index], "steps") or []
-        if not 0 <= step_index < len(steps):
-            return
-        for step in steps[:step_index]:
-            node = nodes.get(str(_get(step, "node")))
-            if node is not None:
-                self._set_flag(node, _EXECUTED, True)
-                self._marked.add(node.node_id)
-        step = steps[step_index]
-        node_id = str(_get(step, "node"))
-        source = nodes.get(node_id)
-        if source is None:
-            return
-        self._set_flag(source, _EXECUTED, False)
-        self._set_flag(source, _EXECUTING, True)
-        self._marked.add(node_id)
-
-        grads = list(_get(step, "grad_inputs") or [])
-        values: dict[str, list[Any]] = {}
-        for i, target in enumerate(_get(step, "targets") or []):
-            if target is None or i >= len(grads) or grads[i] is None:
-                continue
-            values.setdefault(str(target), []).append(grads[i])
-        for target, vals in values.items():
-            if target not in nodes or target == node_id:
-                continue
-            key = (node_id, target)
-            geometry = (
-                self._geometry(key)
-                if key in self._edges
-                else edge_path(nodes[node_id], nodes[target], 0.0, 0.0, True, self._obstacles, key)[0]
-            )
-            path, arrows = QPainterPath(), QPainterPath()
-            _add_geometry(path, arrows, geometry)
-            path_item = _PathItem(_EDGE_STYLES["carry"], Z_CARRY)
-            path_item.set_paths(path, arrows)
-            self._scene.addItem(path_item)
-            text = " + ".join(format_value(v) for v in vals)
-            label = _EdgeLabelItem(text, _midpoint(geometry))
-            self._scene.addItem(label)
-            self._carry[key] = (path_item, label, text)
+    # --- internals: selection ------------------------------------------------
 
     def _set_selected(self, node_id: str | None) -> None:
         if node_id == self._selected:
@@ -1499,25 +1321,7 @@ class GraphCanvas(QGraphicsView):
                 return item
         return None
 
-    # --- internals: zoom and overlays -------------------------------------------------------
-
-    def _zoom_by(self, factor: float, anchor: QPointF | None = None) -> None:
-        self._fitted = False
-        current = self.zoom_level()
-        target = max(MIN_ZOOM, min(MAX_ZOOM, current * factor))
-        if math.isclose(target, current, rel_tol=1e-9):
-            return
-        vp = self.viewport().rect()
-        view_pt = anchor if anchor is not None else QPointF(vp.center())
-        scene_pt = self.mapToScene(view_pt.toPoint())
-        self.setTransform(QTransform.fromScale(target, target))
-        # Keep the scene point under the anchor where it was on screen.
-        moved = self.mapFromScene(scene_pt)
-        dx = moved.x() - view_pt.x()
-        dy = moved.y() - view_pt.y()
-        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + round(dx))
-        self.verticalScrollBar().setValue(self.verticalScrollBar().value() + round(dy))
-        self._view_changed()
+    # --- internals: overlays -------------------------------------------------------
 
     def _update_overlays(self) -> None:
         legend = self._legend
