@@ -391,9 +391,13 @@ class GraphCanvas(QGraphicsView):
                 node.tile.restyled(node)
         return resized
 
-    def _renew(self, node: _Node, attrs: Mapping[str, Any]) -> None:
+    def _renew(
+        self, node: _Node, attrs: Mapping[str, Any], tiles: set[_NodeTile] | None = None
+    ) -> None:
         """``attrs`` differ from the node's only in the "new" flag: no text, size, tooltip
-        or route to redo (every node, the step after a run)."""
+        or route to redo (every node, the step after a run). ``tiles``: collect the
+        node's tile there, to be drawn again whole once (see _restyle_tiles), instead of
+        asking it to redraw this node's box."""
         was, now = bool(node.attrs.get("new")), bool(attrs.get("new"))
         node.attrs = attrs
         if was != now:
@@ -403,8 +407,19 @@ class GraphCanvas(QGraphicsView):
             self._fresh.append(node)
         if node.item is not None:
             node.item.refresh(tooltip=False)
-        if node.tile is not None:
-            node.tile.restyled(node)
+        tile = node.tile
+        if tile is not None:
+            if tiles is None:
+                tile.restyled(node)
+            else:
+                tiles.add(tile)
+
+    @staticmethod
+    def _restyle_tiles(tiles: set[_NodeTile]) -> None:
+        """Tiles whose members' looks changed (not their places or sizes): drawn again
+        whole, once each (10,000 glows going off asked for 10,000 small updates)."""
+        for tile in tiles:
+            tile.recolour()
 
     def _move(self, node: _Node, x: float, y: float) -> None:
         node.cx, node.cy = x, y
@@ -557,18 +572,20 @@ class GraphCanvas(QGraphicsView):
             touched.append(node_id)
             storage = storage or node.kind in ("tensor", "saved")
         renewed = changes.renewed
+        renewed_tiles: set[_NodeTile] = set()
         for node_id in changes.nodes:
             node = nodes.get(node_id)
             attrs = index.get(node_id)
             if node is None or attrs is None or node.attrs is attrs:
                 continue
             if node_id in renewed and len(node.attrs) == len(attrs):
-                self._renew(node, attrs)  # the decoder says: only "new" changed
+                # the decoder says: only "new" changed
+                self._renew(node, attrs, renewed_tiles)
                 continue
             if node.attrs == attrs:
                 continue
             if _only_new_differs(node.attrs, attrs):
-                self._renew(node, attrs)
+                self._renew(node, attrs, renewed_tiles)
                 continue
             storage = storage or node.kind in ("tensor", "saved") or (
                 attrs.get("kind") in ("tensor", "saved")
@@ -577,6 +594,7 @@ class GraphCanvas(QGraphicsView):
                 dirty.add(node_id)
                 self._max_h = max(self._max_h, node.height)
             touched.append(node_id)
+        self._restyle_tiles(renewed_tiles)
         for node_id in [*changes.moved, *changes.added]:
             node = nodes.get(node_id)
             pos = positions.get(node_id)
