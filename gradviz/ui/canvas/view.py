@@ -615,7 +615,11 @@ class GraphCanvas(QGraphicsView):
             eindex = changes.edge_attrs
             if len(eindex) != len(graph.get("edges") or []):
                 eindex = {(str(e["source"]), str(e["target"])): e for e in graph.get("edges") or []}
-            edge_attrs = {k: eindex[k] for k in changes.edges if k in eindex}
+            keys = changes.edges
+            if changes.renewed_edges:
+                keys = keys - changes.renewed_edges
+                keys.update(self._renew_edges(changes.renewed_edges, eindex))
+            edge_attrs = {k: eindex[k] for k in keys if k in eindex}
         grown = [nodes[n] for n in dirty if n in nodes]
         self._update_edges_changed(
             graph.get("edges") or [], edge_attrs, set(changes.removed_edges), dirty
@@ -1081,6 +1085,32 @@ class GraphCanvas(QGraphicsView):
                 edge.item.set_geometry(edge.geometry or ())
                 edge.item.set_style(_style_for(edge.kind, edge.new))
                 edge.item.setZValue(Z_EDGE_NEW if edge.new else Z_EDGE)
+
+    def _renew_edges(
+        self, keys: Iterable[EdgeKey], attrs: Mapping[EdgeKey, Mapping[str, Any]]
+    ) -> list[EdgeKey]:
+        """Edges whose only change is their "new" flag (the decoder says so): their glow
+        set, their band or item drawn again; no route to look at. Returns those the
+        canvas does not hold as they are (for the whole delta path)."""
+        edges, bulk = self._edges, self._bulk
+        others: list[EdgeKey] = []
+        bands = self._bands_dirty
+        for key in keys:
+            edge, e = edges.get(key), attrs.get(key)
+            if edge is None or e is None or edge.kind != str(e.get("kind", "grad")):
+                others.append(key)
+                continue
+            new = bool(e.get("new"))
+            if edge.new == new:
+                continue
+            edge.new = new
+            if bulk:
+                if edge.band is not None:
+                    bands.add(edge.band.index)
+            elif edge.item is not None:
+                edge.item.set_style(_style_for(edge.kind, new))
+                edge.item.setZValue(Z_EDGE_NEW if new else Z_EDGE)
+        return others
 
     def _update_edges_changed(
         self,
