@@ -55,9 +55,11 @@ class GraphChanges:
     reordered: bool = False
     #: the edge order changed beyond removals and appended new edges
     edges_reordered: bool = False
-    #: the keys of ``edges`` as the delta lists them: those sent whole first (the added
-    #: ones in the order the state appends them), then those only renewed
+    #: the keys of ``edges`` sent whole, as the delta lists them (the added ones in the
+    #: order the state appends them)
     edge_list: list[EdgeKey] = field(default_factory=list)
+    #: those of ``edges`` whose only change is their "new" flag
+    renewed_edges: set[EdgeKey] = field(default_factory=set)
     #: a node joined, left or changed its module (the module tree must be redone)
     modules_changed: bool = False
     #: the new nodes, in the order the state lists them (appended after the old)
@@ -388,7 +390,7 @@ class StateDecoder:
                     )
                 edges[edge_key] = {**old_edge, "new": flag}
                 changes.edges.add(edge_key)
-                changes.edge_list.append(edge_key)
+                changes.renewed_edges.add(edge_key)
         if "edge_order" in body:
             order = [(str(p[0]), str(p[1])) for p in body["edge_order"]]
             if len(order) != len(edges) or any(k not in edges for k in order):

@@ -36,6 +36,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, QTimer, Signal
 
 from gradviz.graph.delta import DeltaMismatch, StateDecoder
+from gradviz.graph.gcpause import paused_gc
 from gradviz.protocol import (
     Continue,
     Debug,
@@ -704,7 +705,10 @@ class KernelClient(QObject):
             state = reply.state
             if isinstance(state, dict):
                 try:
-                    state, changes = self._decoder.decode(state)
+                    # the step after a run rebuilds every node's dict: no cyclic
+                    # collector passes over them meanwhile (see gradviz.graph.gcpause)
+                    with paused_gc():
+                        state, changes = self._decoder.decode(state)
                 except (DeltaMismatch, KeyError, TypeError) as exc:
                     # out of step with the kernel: ask for the whole state, and let
                     # that reply answer this request

@@ -587,7 +587,7 @@ class _NodeTile(QGraphicsItem):
         self.update()
 
     def recolour(self) -> None:
-        """The theme changed: drawn again, same bounds."""
+        """The theme or many members' looks changed: drawn again whole, same bounds."""
         self._flat = None
         self.update()
 

@@ -210,7 +210,7 @@ class InspectorPanel(QWidget):
         for source, target in changes.removed_edges:
             drop(source, target)
         attrs = changes.edge_attrs
-        for key in changes.edge_list:
+        for key in changes.edge_list:  # the renewed ones changed only their glow
             edge = attrs.get(key)
             source, target = key
             if edge is not None and Edge(edge).kind is EdgeKind.SAVED:
@@ -222,9 +222,7 @@ class InspectorPanel(QWidget):
             else:
                 drop(source, target)
         renewed = changes.renewed
-        for node_id in changes.nodes:
-            if node_id in renewed:
-                continue
+        for node_id in changes.nodes if not renewed else changes.nodes - renewed:
             if node_id in saved_of:
                 touched.add(node_id)
             owner = owner_of.get(node_id)
