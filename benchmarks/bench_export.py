@@ -13,7 +13,8 @@ The models are benchmarks/bench_peers.py's (``--graphs``). What is timed, per tr
 - snapshot: ``gradviz.snapshot(root, names=params)``, no recorder (as bench_peers);
 - svg: ``snap.to_svg()``; html: ``snap.to_html()`` (and the page's size);
 - notebook: what IPython calls to display the snapshot: ``_repr_mimebundle_`` where
-  the tree has one, else ``_repr_html_`` and ``_repr_svg_`` (IPython calls both);
+  the tree has one, else ``_repr_html_`` and ``_repr_svg_`` (IPython calls both), and
+  the size of what it hands the notebook (nb MB: the framed page and the SVG);
 - torchviz: ``make_dot(root, params=params)`` + ``dot -Tsvg`` (and the SVG's size).
 
 ``--cli`` adds ``gradviz export SCRIPT -o out.svg`` and ``-o out.html`` of a GPT-2
@@ -178,8 +179,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print()
     head = (f"{'graph':<10}{'nodes':>6}{'tree':>6}{'snapshot':>10}{'to_svg':>9}{'to_html':>9}"
-            f"{'html/svg':>9}{'page MB':>9}{'notebook':>10}{'nb/svg':>8}{'torchviz':>10}"
-            f"{'tv MB':>7}")
+            f"{'html/svg':>9}{'page MB':>9}{'notebook':>10}{'nb/svg':>8}{'nb MB':>7}"
+            f"{'torchviz':>10}{'tv MB':>7}")
     print(head)
     print("-" * len(head))
     for g in graphs:
@@ -192,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{fmt(page):>9}{(f'{page / svg:.2f}x' if page and svg else '-'):>9}"
                   f"{fmt(med(rs, 'html_bytes'), 'MB'):>9}{fmt(nb):>10}"
                   f"{(f'{nb / svg:.2f}x' if nb and svg else '-'):>8}"
+                  f"{fmt(med(rs, 'notebook_bytes'), 'MB'):>7}"
                   f"{fmt(med(tv, 'torchviz')):>10}{fmt(med(tv, 'torchviz_bytes'), 'MB'):>7}")
         if "ref" in trees:
             a, b = runs[g]["ref"], runs[g]["new"]
@@ -203,6 +205,16 @@ def main(argv: list[str] | None = None) -> int:
                     parts.append(f"{name} {x / y:.1f}x smaller" if key.endswith("bytes")
                                  else f"{name} {x / y:.1f}x faster")
             print(f"{'':<10}ref -> new: " + ", ".join(parts))
+
+    # issue 25's target: to_html() within 2x of to_svg() on every model (same run, medians)
+    for tree in trees:
+        ratios = {g: (med(runs[g][tree], "html"), med(runs[g][tree], "svg")) for g in graphs}
+        over = [g for g, (h, s) in ratios.items() if h and s and h > 2 * s]
+        worst = max(((h / s, g) for g, (h, s) in ratios.items() if h and s), default=None)
+        if worst is not None:
+            print(f"{tree}: to_html within 2x of to_svg on {len(graphs) - len(over)} of "
+                  f"{len(graphs)} models (largest ratio {worst[0]:.2f}x, {worst[1]})"
+                  + (f"; over 2x: {', '.join(over)}" if over else ""))
 
     cli: dict[str, dict[str, list[dict[str, Any]]]] = {}
     if args.cli:
