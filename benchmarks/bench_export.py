@@ -13,12 +13,20 @@ The models are benchmarks/bench_peers.py's (``--graphs``). What is timed, per tr
 - snapshot: ``gradviz.snapshot(root, names=params)``, no recorder (as bench_peers);
 - svg: ``snap.to_svg()``; html: ``snap.to_html()`` (and the page's size);
 - notebook: what IPython calls to display the snapshot: ``_repr_mimebundle_`` where
-  the tree has one, else ``_repr_html_`` and ``_repr_svg_`` (IPython calls both);
+  the tree has one, else ``_repr_html_`` and ``_repr_svg_`` (IPython calls both), and
+  the size of what it hands the notebook (nb MB: the framed page and the SVG);
 - torchviz: ``make_dot(root, params=params)`` + ``dot -Tsvg`` (and the SVG's size).
 
 ``--cli`` adds ``gradviz export SCRIPT -o out.svg`` and ``-o out.html`` of a GPT-2
 script (the model of bench_peers' ``gpt2``, written to a temporary folder), beside
 ``python SCRIPT`` itself, one process each, run by each tree's own gradviz.
+
+``--browser`` opens this checkout's page of each model in headless Chromium (chromium,
+chromedriver and selenium; skipped with a line when missing) and times, in the page,
+what to_html() left to it: its script up to the first picture drawn (that picture's
+edges routed there), then each picture of its list when first picked (routed then), and
+an "open" picture (a block expanded in the collapsed one, made then). The minimum of
+``--repeat`` loads, beside the same model's to_svg (Python lays out and routes it all).
 """
 
 from __future__ import annotations
@@ -82,6 +90,123 @@ svg = subprocess.run(["dot", "-Tsvg"], input=source, capture_output=True, text=T
 out = {{"torchviz": time.perf_counter() - t, "torchviz_bytes": len(svg.encode())}}
 print({mark!r} + json.dumps(out), flush=True)
 """
+
+
+PAGE = r"""
+import sys
+sys.path.insert(0, {bench!r})
+import bench_peers
+sys.path.insert(0, {tree!r})
+import gradviz
+case = bench_peers.GRAPHS[{graph!r}][1]()
+snap = gradviz.snapshot(case.root(), names=case.names())
+open({path!r}, "w", encoding="utf-8").write(snap.to_html(language="en"))
+print({mark!r} + "{{}}", flush=True)
+"""
+
+# in the page: pick each picture of its list (not a pass's own: picking one moves the
+# cursor), then the first block's "open" picture; each picked once, its edges routed then
+PICK = r"""
+const api = window.gradviz, sel = document.querySelector('.gvz-view');
+const out = {};
+const pick = (key, name) => {
+  const t = performance.now();
+  sel.value = key;
+  sel.dispatchEvent(new Event('change'));
+  const ms = performance.now() - t;
+  out[name] = { ms, nodes: api.ids().length, straight: api.picture().straight };
+};
+const keys = Array.from(sel.options).map((o) => o.value);
+for (const key of keys) {
+  if (key.startsWith('pass:') || key.startsWith('open:') || key === api.view()) continue;
+  pick(key, key);
+}
+const open = keys.find((k) => k.startsWith('open:'));
+if (open) pick(open, 'open');
+return out;
+"""
+
+
+def chromium_driver() -> tuple[Any, str]:
+    """A headless Chromium (as tests/test_html_view.py starts it), or None and why not."""
+    import shutil
+
+    browser = next((p for p in map(shutil.which, ("chromium", "chromium-browser",
+                                                  "google-chrome")) if p), None)
+    driver = shutil.which("chromedriver")
+    if not browser or not driver:
+        return None, "no chromium + chromedriver here"
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        return None, "selenium is not installed"
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1400,900", "--force-device-scale-factor=1"):
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service(driver), options=options), ""
+
+
+def time_page(driver: Any, path: Path, timeout: float) -> dict[str, Any]:
+    """One load of the page at ``path``: its script's time to the first picture drawn
+    (``ready.scriptMs``), the default picture, and :data:`PICK`'s figures."""
+    driver.get(path.as_uri())
+    deadline = time.perf_counter() + timeout
+    ready = None
+    while ready is None and time.perf_counter() < deadline:
+        ready = driver.execute_script("return window.gradviz && window.gradviz.ready")
+        if not ready:
+            ready = None
+            time.sleep(0.02)
+    if ready is None:
+        return {"error": f"the page did not draw within {timeout:g} s"}
+    first = driver.execute_script("return window.gradviz.view()")
+    return {"first_ms": ready["scriptMs"], "first": first, "picks": driver.execute_script(PICK)}
+
+
+def browser_table(graphs: list[str], svg_s: dict[str, float | None], repeat: int,
+                  timeout: float) -> dict[str, list[dict[str, Any]]]:
+    driver, why = chromium_driver()
+    if driver is None:
+        print(f"\n--browser: skipped ({why})")
+        return {}
+    results: dict[str, list[dict[str, Any]]] = {}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for g in graphs:
+                path = Path(tmp) / f"{g}.html"
+                made = run_child(PAGE.format(bench=str(HERE), tree=str(REPO), graph=g,
+                                             path=str(path), mark=MARK), timeout)
+                if "error" in made:
+                    results[g] = [made]
+                    continue
+                results[g] = [time_page(driver, path, timeout) for _ in range(repeat)]
+    finally:
+        driver.quit()
+    print("\nthe page in headless Chromium (this checkout), ms, minimum of "
+          f"{repeat} loads; to_svg in Python (s, median above) for scale:")
+    head = (f"{'graph':<10}{'to_svg s':>9}{'first picture':>20}{'first ms':>10}"
+            f"{'picked later: ms (nodes)':>45}")
+    print(head)
+    print("-" * len(head))
+    for g in graphs:
+        runs = [r for r in results[g] if "error" not in r]
+        if not runs:
+            print(f"{g:<10}{'':>9}  {results[g][0].get('error')}")
+            continue
+        first = min(r["first_ms"] for r in runs)
+        picks = []
+        for key in runs[0]["picks"]:
+            ms = min(r["picks"][key]["ms"] for r in runs if key in r["picks"])
+            one = runs[0]["picks"][key]
+            picks.append(f"{key} {ms:.0f} ({one['nodes']}"
+                         + (", unrouted" if one["straight"] else "") + ")")
+        svg = svg_s.get(g)
+        print(f"{g:<10}{(f'{svg:.3f}' if svg else '-'):>9}{runs[0]['first']:>20}{first:>10.0f}"
+              f"   {', '.join(picks)}")
+    return results
 
 
 def run_child(code: str, timeout: float) -> dict[str, Any]:
@@ -151,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--cli", action="store_true", help="also time `gradviz export` of GPT-2")
     parser.add_argument("--no-torchviz", action="store_true")
+    parser.add_argument("--browser", action="store_true",
+                        help="also time this checkout's pages in headless Chromium")
     parser.add_argument("--json", help="write every raw figure here")
     args = parser.parse_args(argv)
 
@@ -178,8 +305,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print()
     head = (f"{'graph':<10}{'nodes':>6}{'tree':>6}{'snapshot':>10}{'to_svg':>9}{'to_html':>9}"
-            f"{'html/svg':>9}{'page MB':>9}{'notebook':>10}{'nb/svg':>8}{'torchviz':>10}"
-            f"{'tv MB':>7}")
+            f"{'html/svg':>9}{'page MB':>9}{'notebook':>10}{'nb/svg':>8}{'nb MB':>7}"
+            f"{'torchviz':>10}{'tv MB':>7}")
     print(head)
     print("-" * len(head))
     for g in graphs:
@@ -192,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{fmt(page):>9}{(f'{page / svg:.2f}x' if page and svg else '-'):>9}"
                   f"{fmt(med(rs, 'html_bytes'), 'MB'):>9}{fmt(nb):>10}"
                   f"{(f'{nb / svg:.2f}x' if nb and svg else '-'):>8}"
+                  f"{fmt(med(rs, 'notebook_bytes'), 'MB'):>7}"
                   f"{fmt(med(tv, 'torchviz')):>10}{fmt(med(tv, 'torchviz_bytes'), 'MB'):>7}")
         if "ref" in trees:
             a, b = runs[g]["ref"], runs[g]["new"]
@@ -203,6 +331,16 @@ def main(argv: list[str] | None = None) -> int:
                     parts.append(f"{name} {x / y:.1f}x smaller" if key.endswith("bytes")
                                  else f"{name} {x / y:.1f}x faster")
             print(f"{'':<10}ref -> new: " + ", ".join(parts))
+
+    # issue 25's target: to_html() within 2x of to_svg() on every model (same run, medians)
+    for tree in trees:
+        ratios = {g: (med(runs[g][tree], "html"), med(runs[g][tree], "svg")) for g in graphs}
+        over = [g for g, (h, s) in ratios.items() if h and s and h > 2 * s]
+        worst = max(((h / s, g) for g, (h, s) in ratios.items() if h and s), default=None)
+        if worst is not None:
+            print(f"{tree}: to_html within 2x of to_svg on {len(graphs) - len(over)} of "
+                  f"{len(graphs)} models (largest ratio {worst[0]:.2f}x, {worst[1]})"
+                  + (f"; over 2x: {', '.join(over)}" if over else ""))
 
     cli: dict[str, dict[str, list[dict[str, Any]]]] = {}
     if args.cli:
@@ -231,10 +369,15 @@ def main(argv: list[str] | None = None) -> int:
                 m = med(cli[name]["runs"], "seconds")
                 ratio = f"  ({m / base:.2f}x the script alone)" if m and base and name != "python" else ""
                 print(f"  {name:<12} median {fmt(m)} s{ratio}")
+    pages: dict[str, list[dict[str, Any]]] = {}
+    if args.browser:
+        pages = browser_table(graphs, {g: med(runs[g]["new"], "svg") for g in graphs},
+                              args.repeat, args.timeout)
     print(f"\nload average at the end {os.getloadavg()[0]:.2f}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"trees": trees, "runs": runs, "cli": cli}, indent=1),
-                                   encoding="utf-8")
+        Path(args.json).write_text(
+            json.dumps({"trees": trees, "runs": runs, "cli": cli, "browser": pages}, indent=1),
+            encoding="utf-8")
     return 0
 
 

@@ -92,11 +92,18 @@ class Snapshot(dict):  # type: ignore[type-arg]
 
         return render_html(self.to_dict(), language=language)
 
-    def _repr_html_(self) -> str:
-        """The interactive view inside a notebook (its own frame: Jupyter, VS Code, Colab)."""
-        from gradviz.html_view import notebook_html
+    def _repr_html_(self) -> str | None:
+        """The interactive view inside a notebook (its own frame: Jupyter, VS Code, Colab).
 
-        return notebook_html(self.to_dict())
+        None for a graph too big for a page (``PageTooBig``): IPython then shows the SVG
+        alone, as :meth:`_repr_mimebundle_` does. IPython calls this after the bundle when
+        the bundle has no page, and a raise here printed a traceback under the picture."""
+        from gradviz.html_view import PageTooBig, notebook_html
+
+        try:
+            return notebook_html(self.to_dict())
+        except PageTooBig:
+            return None
 
     def _repr_svg_(self) -> str:
         return _svg_element(self.to_svg())

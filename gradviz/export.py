@@ -290,11 +290,20 @@ def _write_html(
     graph: nx.DiGraph, path: Path, positions: Any, sp: LayoutSpacing, language: str | None = None
 ) -> None:
     """The interactive page of the graph alone (a whole snapshot's page also replays its
-    passes), its words in ``language`` (see :func:`gradviz.html_view.render_html`)."""
+    passes), its words in ``language`` (see :func:`gradviz.html_view.render_html`).
+
+    ``positions`` place its expanded picture, as they place every other format's
+    drawing, when they cover every node (the page then lays out only its grouped
+    pictures); else the page lays the graph out itself."""
     from gradviz.graph.graphdata import graph_to_json
     from gradviz.html_view import render_html
 
-    page = render_html({"graph": graph_to_json(graph)}, language=language)
+    snapshot: dict[str, Any] = {"graph": graph_to_json(graph)}
+    if positions is not None and all(v in positions for v in graph.nodes):
+        snapshot["positions"] = {
+            str(v): [float(positions[v][0]), float(positions[v][1])] for v in graph.nodes
+        }
+    page = render_html(snapshot, language=language)
     path.write_text(page, encoding="utf-8")
 
 

@@ -390,6 +390,35 @@ def test_notebook_display_lays_the_graph_out_once(model_and_loss, monkeypatch):
     assert "text/html" not in snap._repr_mimebundle_(exclude={"text/html"})
 
 
+def test_a_graph_too_big_for_a_page_shows_its_svg_in_a_notebook_without_a_traceback(
+    monkeypatch, capsys
+):
+    """Past the page's limit the bundle holds the SVG alone; IPython then asks
+    _repr_html_ for the missing text/html, which raised PageTooBig and printed its
+    traceback in the output. It says "no HTML" (None) instead."""
+    interactiveshell = pytest.importorskip("IPython.core.interactiveshell")
+    import gradviz.html_view
+    from gradviz.html_view import PageLimits
+
+    x = torch.ones(3, requires_grad=True)
+    snap = gradviz.snapshot((x * 2).sin().sum(), names={"x": x})
+    elements = len(snap["graph"]["nodes"]) + len(snap["graph"]["edges"])
+    monkeypatch.setattr(gradviz.html_view, "DEFAULT_LIMITS", PageLimits(max_elements=elements - 1))
+    shell = interactiveshell.InteractiveShell.instance()
+    capsys.readouterr()
+    data, _ = shell.display_formatter.format(snap)
+    printed = capsys.readouterr()
+    assert set(data) == {"text/plain", "image/svg+xml"}
+    assert data["image/svg+xml"] == snap._repr_svg_()
+    assert "PageTooBig" not in printed.out + printed.err
+    assert "Traceback" not in printed.out + printed.err
+    assert snap._repr_html_() is None
+
+    monkeypatch.setattr(gradviz.html_view, "DEFAULT_LIMITS", PageLimits(max_elements=elements))
+    data, _ = shell.display_formatter.format(snap)  # at the limit: the page as before
+    assert data["text/html"] == snap._repr_html_() and "<iframe srcdoc=" in data["text/html"]
+
+
 def test_a_recorded_pass_summarizes_its_gradients_within_a_budget(monkeypatch):
     import gradviz.api
 

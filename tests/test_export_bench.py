@@ -53,3 +53,25 @@ def test_bench_export_prints_its_table(capsys, peers):
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("lstm") and " new " in line)
     assert "x" in row and "-" not in row.split()[3]  # html/svg figures present
+
+
+def test_bench_export_times_the_page_in_a_browser_or_says_why_not(capsys, peers):
+    import shutil
+
+    bench = _load("bench_export")
+    try:
+        assert bench.main(["--graphs", "lstm", "--repeat", "1", "--no-torchviz", "--browser"]) == 0
+    finally:
+        sys.modules.pop("bench_export", None)
+    out = capsys.readouterr().out
+    have = all(map(shutil.which, ("chromedriver",))) and any(
+        map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))
+    ) and importlib.util.find_spec("selenium") is not None
+    if not have:
+        assert "--browser: skipped (" in out
+        return
+    table = out.split("the page in headless Chromium", 1)[1]
+    row = next(line for line in table.splitlines() if line.startswith("lstm"))
+    fields = row.split()
+    assert fields[2] in ("all", "modules", "chains") and float(fields[3]) >= 0  # first picture, ms
+    assert "modules" in row and "open" in row  # the pictures picked later, each timed

@@ -173,3 +173,44 @@ def test_positions_a_snapshot_carries_place_the_expanded_picture(monkeypatch):
         calls.clear()
         page_model({**snap, "positions": bad})
         assert whole in calls
+
+
+def test_export_graph_draws_the_page_at_the_positions_it_is_given(tmp_path, monkeypatch):
+    """``export_graph(graph, 'x.html', positions)`` draws the expanded picture where the
+    caller drew the graph, as the SVG, DOT, GraphML and JSON writers do (it laid the
+    graph out again and ignored them); without positions the page lays it out."""
+    import json
+    import re
+
+    import gradviz.html_view as html_view
+    from gradviz.export import export_graph
+    from gradviz.graph.layout import layout
+
+    snap = parameters_only_snapshot()
+    graph = graph_from_json(snap["graph"])
+    placed = {k: (x + 1000.0, y + 7.0) for k, (x, y) in layout(snap["graph"]).items()}
+    calls = []
+    real = html_view.layout_with_routes
+
+    def counted(g, *args, **kwargs):
+        calls.append(g.number_of_nodes())
+        return real(g, *args, **kwargs)
+
+    def expanded(path) -> dict:
+        text = path.read_text(encoding="utf-8")
+        block = re.search(r'class="gvz-data">(.*?)</script>', text, re.S)
+        assert block
+        return json.loads(block.group(1))["views"][0]
+
+    monkeypatch.setattr(html_view, "layout_with_routes", counted)
+    export_graph(graph, tmp_path / "at.html", placed)
+    everything = expanded(tmp_path / "at.html")
+    assert graph.number_of_nodes() not in calls
+    assert everything["x"] == [round(placed[v][0], 1) for v in everything["ids"]]
+    assert everything["y"] == [round(placed[v][1], 1) for v in everything["ids"]]
+
+    calls.clear()
+    missing = dict(list(placed.items())[1:])  # one node left out: laid out afresh
+    export_graph(graph, tmp_path / "fresh.html", missing)
+    assert graph.number_of_nodes() in calls
+    assert expanded(tmp_path / "fresh.html")["x"] != everything["x"]
