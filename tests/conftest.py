@@ -40,26 +40,53 @@ def _rss_bytes() -> tuple[int, int]:
     return now, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-#: past this resident size a test's leftovers are collected before the next test runs
-COLLECT_ABOVE_BYTES = 1536 * 1024 * 1024
+#: a test's leftovers are collected before the next test runs once the process holds
+#: this much more than after the last collection (relative, so the garbage carried from
+#: test to test stays this small wherever the process's own size is)
+COLLECT_GROWTH_BYTES = 512 * 1024 * 1024
+#: a test that raises the process's peak by this much is named in GRADVIZ_TEST_RSS_LOG
+LOG_PEAK_STEP_BYTES = 64 * 1024 * 1024
+
+#: resident memory after the last collection
+_floor = [0]
+
+
+def _collect_and_note_floor() -> None:
+    _give_memory_back()
+    _floor[0] = _rss_bytes()[0]
 
 
 @pytest.fixture(autouse=True)
-def _memory_between_tests():
+def _memory_between_tests(request):
     """A test that made big tensors inside a session (whose frames and namespaces hold
-    cycles) leaves them to the cyclic collector: test_sandbox's refusal tests piled up
-    to 7.3 GB before a collection came. Past COLLECT_ABOVE_BYTES resident they are
-    collected at once (reading the size costs microseconds; collecting, only then)."""
+    cycles) leaves them to the cyclic collector, whose full collections come rarely in
+    a process that holds as many objects as the suite's: test_sandbox's MAC refusals
+    (each builds its 0.2-1.8 GB operands first) carried 1.4 GB into linear-macs, which
+    peaked at 3.12 GB in the whole suite. Past COLLECT_GROWTH_BYTES above the last
+    collection they are collected at once (reading the size costs microseconds;
+    collecting, only then)."""
+    log = os.environ.get("GRADVIZ_TEST_RSS_LOG")
+    before = _rss_bytes() if log or not _floor[0] else None
+    if not _floor[0] and before is not None:
+        _floor[0] = before[0]
     yield
-    if _rss_bytes()[0] > COLLECT_ABOVE_BYTES:
-        _give_memory_back()
+    now = _rss_bytes()[0]
+    if log and before is not None and now:
+        peak = _rss_bytes()[1]
+        if peak >= before[1] + LOG_PEAK_STEP_BYTES:
+            # which test set the suite's peak: its id, resident before and after, peak
+            with open(log, "a", encoding="utf-8") as f:
+                f.write(f"{request.node.nodeid}\t{before[0] >> 20}\t{now >> 20}"
+                        f"\t{peak >> 20}\n")
+    if now > _floor[0] + COLLECT_GROWTH_BYTES:
+        _collect_and_note_floor()
 
 
 @pytest.fixture(autouse=True, scope="module")
 def _memory_between_modules(request):
     before = _rss_bytes() if os.environ.get("GRADVIZ_TEST_RSS_LOG") else None
     yield
-    _give_memory_back()
+    _collect_and_note_floor()
     log = os.environ.get("GRADVIZ_TEST_RSS_LOG")
     if log and before is not None:
         # where the suite's memory goes, module by module (README's test memory figure)
