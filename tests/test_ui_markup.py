@@ -238,8 +238,13 @@ def _tip_labels() -> list[QLabel]:
 
 
 def hover(qtbot, widget: QWidget, pos: QPoint) -> str:
-    """Rest the mouse on ``pos`` of ``widget`` (a tooltip event); the tooltip shown, if any."""
+    """Rest the mouse on ``pos`` of ``widget`` (a tooltip event); the tooltip shown, if any.
+
+    The last tooltip is hidden first, and waited for: Qt hides it on a timer, and one
+    left showing (a widget's tooltip still up when the mouse moved to the canvas) would
+    be read as this one's."""
     QToolTip.hideText()
+    qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=2000)
     qtbot.mouseMove(widget, pos)
     event = QHelpEvent(QEvent.Type.ToolTip, pos, widget.mapToGlobal(pos))
     QApplication.sendEvent(widget, event)
@@ -621,6 +626,8 @@ def test_hostile_names_from_a_snapshot_file_are_shown_as_text(
     for item in edge_labels:
         read, problems = _render(item.toolTip())
         assert not problems and IMG in read
+        window.canvas.centerOn(item)
+        qtbot.wait(100)  # the docks settle after the step (the view may move): as hover_node
         window.canvas.centerOn(item)
         pos = window.canvas.mapFromScene(item.scenePos())
         check_tooltip(hover(qtbot, window.canvas.viewport(), pos), IMG)

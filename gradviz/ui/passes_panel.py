@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QScrollArea,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -163,6 +164,9 @@ class PassesPanel(QWidget):
         self.detail_area.setStyleSheet(
             "QScrollArea#passDetailArea { border-top: 1px solid palette(midlight); }"
         )
+        # nor for their width: the dock keeps the width the user gave it when a pass is
+        # picked (a wider dock would narrow and re-fit the canvas under the pointer)
+        self.detail_area.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)
         self.detail_area.hide()
         layout.addWidget(self.hint)
         layout.addWidget(self.list, 2)
