@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHeaderView, QTableWidgetItem, QVBoxLayout, QWidget
 
@@ -83,6 +84,7 @@ class TensorsPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
+        self._needs = {}
         self._fitter = _FittedTable(self.table, self._fit_columns)
         self._previous: Mapping[str, TensorInfo] = {}
         self._rows: dict[str, int] = {}
@@ -168,6 +170,7 @@ class TensorsPanel(QWidget):
         if rebuild:
             self.table.setUpdatesEnabled(False)
             self.table.setRowCount(len(names))
+            self._needs = {}
         shown = self._cells
         texts_changed = len(cells) != len(shown)
         for row, new_cells in enumerate(cells):
@@ -178,6 +181,7 @@ class TensorsPanel(QWidget):
                     continue
                 texts_changed = texts_changed or col >= len(was) or was[col].text != cell.text
                 self.table.setItem(row, col, self._cell_item(cell))
+                self._needs.pop(col, None)
         self._cells = cells
         if rebuild:
             self.table.setUpdatesEnabled(True)
@@ -198,6 +202,8 @@ class TensorsPanel(QWidget):
 
     _has_previous = False
     _sized_for: list[str] = []
+    #: each column's content_width while none of its cells was set since (__init__)
+    _needs: dict[int, int]
     #: what each cell shows (row by row), so a step sets only the cells that changed
     _cells: list[tuple[_Cell, ...]] = []
     #: each tensor's texts and the TensorInfo (and storage sharers) they were made from
@@ -236,7 +242,7 @@ class TensorsPanel(QWidget):
         grad share what name and shape leave; the rest take their content's width."""
         table = self.table
         col = {key: i for i, key in enumerate(TENSOR_COLUMNS)}
-        need = {key: content_width(table, i) for key, i in col.items()}
+        need = {key: self._column_need(i) for key, i in col.items()}
         widths = {
             key: min(need[key], TENSOR_CAPS.get(key, OTHER_CAP)) for key in TENSOR_COLUMNS
         }
@@ -246,6 +252,19 @@ class TensorsPanel(QWidget):
         )
         for key, width in widths.items():
             table.setColumnWidth(col[key], width)
+
+    def _column_need(self, col: int) -> int:
+        """content_width of column ``col``, measured again only after one of its cells
+        was set (shaping text is the most of a refit; a step changes a few columns)."""
+        need = self._needs.get(col)
+        if need is None:
+            need = self._needs[col] = content_width(self.table, col)
+        return need
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._needs = {}  # the texts measure differently now
+        super().changeEvent(event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
