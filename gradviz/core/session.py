@@ -19,6 +19,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -152,6 +153,11 @@ class GradEvent:
     pass_index: int | None = None
 
 
+def _memory_row(result: StatementResult) -> dict[str, Any]:
+    """A statement's row of the Memory panel."""
+    return {"index": result.index, "line": result.line, **asdict(result.memory)}
+
+
 class Emitter:
     """A tiny callback registry: the core's events, bridged to Qt signals by the UI."""
 
@@ -245,6 +251,8 @@ class Session:
         self._unsent: GraphDelta | None = None
         #: id(pass) -> (pass, its JSON): see _pass_json
         self._passes_json: dict[int, tuple[BackwardPass, dict[str, Any]]] = {}
+        #: id -> (result, grad event or memory figures, its JSON) as the last snapshot made it
+        self._json_made: dict[int, tuple[Any, Any]] = {}
         self.grad_events: dict[str, list[GradEvent]] = {}
         self._grad_enabled = True
         #: --trace: one entry per executed statement at any depth, in order
@@ -1070,13 +1078,14 @@ class Session:
             totals["cuda_allocated"] = torch.cuda.memory_allocated()
             totals["cuda_max_allocated"] = torch.cuda.max_memory_allocated()
             totals["cuda_reserved"] = torch.cuda.memory_reserved()
-        return {
+        kept, made = self._json_maker()
+        snap = {
             "version": SNAPSHOT_VERSION,
             "device": str(self.device),
             "cursor": self.cursor,
             "parse_error": asdict(self.parse_error) if self.parse_error else None,
             "statements": statements,
-            "results": [r.to_json() for r in self.results],
+            "results": [made(r, r.to_json) for r in self.results],
             "tensors": {name: info.to_json() for name, info in cap.tensors.items()},
             "graph": self._graph_json(cap),
             "backward_passes": [self._pass_json(p) for p in self.passes],
@@ -1085,15 +1094,32 @@ class Session:
             "frame_locals": sorted(self.frame_locals()),
             "grad_history": self.grad_history(),
             "grad_events": {
-                name: [asdict(e) for e in events] for name, events in self.grad_events.items()
+                name: [made(e, partial(asdict, e)) for e in events]
+                for name, events in self.grad_events.items()
             },
             "memory": {
-                "statements": [
-                    {"index": r.index, "line": r.line, **asdict(r.memory)} for r in self.results
-                ],
+                "statements": [made(r.memory, partial(_memory_row, r)) for r in self.results],
                 "totals": totals,
             },
         }
+        self._json_made = kept
+        return snap
+
+    def _json_maker(self) -> tuple[dict[int, tuple[Any, Any]], Callable[[Any, Callable[[], Any]], Any]]:
+        """A result's, a grad event's or a memory row's JSON, made once: they never
+        change once made (asdict deep-copies the values, the most of a lesson step's
+        snapshot). What the snapshot uses is kept for the next one, the rest let go."""
+        before = self._json_made
+        kept: dict[int, tuple[Any, Any]] = {}
+
+        def made(obj: Any, make: Callable[[], Any]) -> Any:
+            known = before.get(id(obj))
+            if known is None or known[0] is not obj:
+                known = (obj, make())
+            kept[id(obj)] = known
+            return known[1]
+
+        return kept, made
 
     def _graph_json(self, cap: Any) -> dict[str, Any]:
         """The graph as JSON lists, kept between snapshots: after captures that updated

@@ -172,6 +172,9 @@ class PassesPanel(QWidget):
         layout.addWidget(self.list, 2)
         layout.addWidget(self.detail_area, 1)
 
+    #: the passes, their titles and the current one the list shows (see set_passes)
+    _shown_key: Any = None
+
     def set_passes(
         self,
         passes: Sequence[PassLike],
@@ -180,10 +183,18 @@ class PassesPanel(QWidget):
     ) -> None:
         """The passes (typed or wire dicts) and the one being replayed (None: none)."""
         passes = [as_pass(p) for p in passes]
+        titles = [pass_title(index, bpass, statements) for index, bpass in enumerate(passes)]
+        # the same passes under the same titles: the list (and its scroll, its
+        # selection) stands (tuples compare their items by identity first: a
+        # delta-decoded state shares the passes a step left alone)
+        key = (tuple(passes), tuple(titles), current)
+        if key == self._shown_key:
+            return
+        self._shown_key = key
         self.list.blockSignals(True)
         self.list.clear()
         for index, bpass in enumerate(passes):
-            item = QListWidgetItem(pass_title(index, bpass, statements))
+            item = QListWidgetItem(titles[index])
             item.setToolTip(
                 translate(
                     "Passes",

@@ -153,10 +153,28 @@ class SafeTextBrowser(QTextBrowser):
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
 
+    #: the HTML last set, while the document still holds just that (see setHtml)
+    _shown: str | None = None
+
+    def setHtml(self, text: str) -> None:  # noqa: N802 - Qt override
+        """Set ``text``, unless it is what the browser shows already (the same HTML, the
+        document not changed since): a panel that renders every step then lays out and
+        repaints nothing when its words did not change."""
+        if text == self._shown:
+            return
+        super().setHtml(text)
+        self._shown = text
+
+    def _forget_shown(self) -> None:
+        self._shown = None
+
     def setDocument(self, document: QTextDocument) -> None:  # noqa: N802 - Qt override
         if not isinstance(document, SafeTextDocument):
             raise TypeError("SafeTextBrowser only shows a SafeTextDocument")
+        self._shown = None
         super().setDocument(document)
+        # any other change (setPlainText, clear, an edit) ends what setHtml set
+        document.contentsChanged.connect(self._forget_shown)
 
     def loadResource(self, type: int, name: QUrl) -> Any:  # noqa: A002, N802 - Qt override
         # The document refuses (and records) everything but data: URLs, which Qt decodes.

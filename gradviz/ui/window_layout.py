@@ -36,6 +36,7 @@ from .panels import (
     OutputPanel,
     TensorsPanel,
 )
+from .panels._common import StateWhenShown
 from .passes_panel import PassesPanel
 from .text import ElidedLabel, plain_label
 from .timeline import TimelineBar
@@ -124,6 +125,13 @@ def _dock(w: Any, title: str, name: str, widget: QWidget, area: Qt.DockWidgetAre
         | QDockWidget.DockWidgetFeature.DockWidgetFloatable
     )
     w.addDockWidget(area, dock)
+    if isinstance(widget, StateWhenShown):
+        # a panel that waits while its tab is behind another draws when it comes forward
+        def came_forward(visible: bool, panel: StateWhenShown = widget) -> None:
+            if visible:
+                panel.shown_now()
+
+        dock.visibilityChanged.connect(came_forward)
     return dock
 
 

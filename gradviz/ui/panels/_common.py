@@ -8,7 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QTableWidget, QTableWidgetItem
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QTableWidget, QTableWidgetItem, QWidget
 
 from ...app.models import AppState
 from .. import theme
@@ -177,6 +177,43 @@ class _FittedTable:
     def _on_section_resized(self, index: int, old: int, new: int) -> None:
         if not self._fitting and self.table.isVisible():
             self.user_sized = True
+
+
+def hidden_in_shown_window(widget: QWidget) -> bool:
+    """True while ``widget``'s window is on screen but the widget is not (a dock tab
+    behind another: Qt keeps it "visible" with nothing of it showing; a closed dock):
+    what it would draw now nobody sees."""
+    return widget.window().isVisible() and (
+        not widget.isVisible() or widget.visibleRegion().isEmpty()
+    )
+
+
+class StateWhenShown:
+    """A panel's ``set_state`` that waits while the panel is hidden in a shown window
+    (a dock tab behind another): the last state is kept and drawn when the panel
+    shows, or when something reads the panel (:meth:`shown_now`; its dock's
+    visibilityChanged calls it, see gradviz.ui.window_layout). A panel outside a
+    shown window (tests, a window not shown yet) draws at once, as before."""
+
+    _waiting: Any = None
+    _has_waiting = False
+
+    def set_state(self, state: Any) -> None:
+        if hidden_in_shown_window(self):  # type: ignore[arg-type]
+            self._waiting, self._has_waiting = state, True
+            return
+        self._waiting, self._has_waiting = None, False
+        self._draw_state(state)
+
+    def _draw_state(self, state: Any) -> None:
+        raise NotImplementedError
+
+    def shown_now(self) -> None:
+        """Draw the state that waited (the panel shows, or something reads it)."""
+        if self._has_waiting:
+            state = self._waiting
+            self._waiting, self._has_waiting = None, False
+            self._draw_state(state)
 
 
 # --- tensors ------------------------------------------------------------------------------

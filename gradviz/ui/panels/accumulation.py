@@ -34,6 +34,10 @@ class AccumulationPanel(QWidget):
 
     #: what the table and plot show now (a state that changes none of it redraws nothing)
     _shown_key: Any = None
+    #: each cell's (text, tooltip, zeroed) as shown, row by row
+    _cells: list[tuple[tuple[str, str | None, bool], ...]] = []
+    #: id -> (a .grad value, its cell text, its tooltip) for the values shown
+    _values: dict[int, tuple[Any, str, str]] = {}
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -81,8 +85,9 @@ class AccumulationPanel(QWidget):
         self._shown_key = key
         rows = [(name, event) for name, items in events.items() for event in items]
         self._rows = []
-        self.table.setRowCount(len(rows))
-        for row, (name, event) in enumerate(rows):
+        cells: list[tuple[tuple[str, str | None, bool], ...]] = []
+        values: dict[int, tuple[Any, str, str]] = {}
+        for name, event in rows:
             kind = event.kind
             after = translate("Panels", GRAD_EVENT_TEXT.get(kind, kind))
             line = st.statement_line(event.statement)
@@ -96,21 +101,39 @@ class AccumulationPanel(QWidget):
                         after += translate("Panels", " (iteration {n})").format(
                             n=bpass.iteration
                         )
-            value = fmt_value(event.value, 200)
-            items = [
-                _item(name, f"{name}.grad"),
-                _item(after),
-                _item(str(line) if line else "", st.statement_source(event.statement)),
-                _item(value, fmt_value(event.value, 2000)),
-            ]
-            for col, item in enumerate(items):
-                if kind == "zero":
+            # a value formatted once (the rows before a new event keep theirs)
+            known = self._values.get(id(event.value))
+            if known is None or known[0] is not event.value:
+                known = (event.value, fmt_value(event.value, 200), fmt_value(event.value, 2000))
+            values[id(event.value)] = known
+            value = known[1]
+            zero = kind == "zero"
+            cells.append((
+                (name, f"{name}.grad", zero),
+                (after, None, zero),
+                (str(line) if line else "", st.statement_source(event.statement), zero),
+                (value, known[2], zero),
+            ))  # fmt: skip
+            self._rows.append((name, after, value))
+        self._values = values
+        # only the cells that changed are set (a backward pass adds rows below the others)
+        if self.table.rowCount() != len(rows):
+            self.table.setRowCount(len(rows))
+        shown = self._cells
+        for row, new_cells in enumerate(cells):
+            was = shown[row] if row < len(shown) else ()
+            for col, cell in enumerate(new_cells):
+                if col < len(was) and was[col] == cell and self.table.item(row, col) is not None:
+                    continue
+                text, tip, zero = cell
+                item = _item(text, tip)
+                if zero:
                     item.setBackground(QColor(ZERO_ROW))
                     font = item.font()
                     font.setItalic(True)
                     item.setFont(font)
                 self.table.setItem(row, col, item)
-            self._rows.append((name, after, value))
+        self._cells = cells
         self.table.resizeColumnsToContents()
         self.hint.setVisible(not rows)
         self._plot(st)

@@ -13,7 +13,7 @@ from ...app.models import AppState
 from ...graph.fmt import fmt_bytes, short_bytes
 from ...i18n import QT_TRANSLATE_NOOP
 from ..i18n import translate
-from ._common import TOTAL_ROW, _FittedTable, _item, _table, content_width
+from ._common import TOTAL_ROW, StateWhenShown, _FittedTable, _item, _table, content_width
 from .plot import MiniPlot, Series
 
 MEMORY_TIPS = {
@@ -31,12 +31,13 @@ MEMORY_TIPS = {
 }
 
 
-class MemoryPanel(QWidget):
+class MemoryPanel(StateWhenShown, QWidget):
     """Bytes per statement: allocated by it, held by the graph, alive in variables.
 
     Cells read the short form (``3.8 MiB``); the tooltip and :meth:`row_texts` give the
     exact count (``4,000,000 B (3.8 MiB)``). The plot beside the table gives up its
     width first: in a narrow dock it folds away (drag the splitter handle to open it).
+    Behind another dock's tab it draws a new state when it shows (StateWhenShown).
     """
 
     #: what the table shows now (the same figures again redraw nothing)
@@ -83,6 +84,9 @@ class MemoryPanel(QWidget):
         self._user_split = False
 
     def set_state(self, state: AppState | Mapping[str, Any] | None) -> None:
+        super().set_state(state)
+
+    def _draw_state(self, state: AppState | Mapping[str, Any] | None) -> None:
         st = AppState.of(state)
         memory = st.memory
         key = (memory, st.device, st.read_only, tuple((s.line, s.source) for s in st.statements))
@@ -222,16 +226,19 @@ class MemoryPanel(QWidget):
         self._fitter.refit()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        self.shown_now()
         super().showEvent(event)
         self._place_plot()
 
     def row_texts(self) -> list[list[str]]:
         """Each row's texts with every byte count exact (``4,000,000 B (3.8 MiB)``): what
         the cells show in short form and their tooltips in full."""
+        self.shown_now()
         return [list(row) for row in self._full]
 
     def shown_texts(self) -> list[list[str]]:
         """Each row's texts as the cells show them (byte counts short: ``3.8 MiB``)."""
+        self.shown_now()
         out = []
         for r in range(self.table.rowCount()):
             out.append(

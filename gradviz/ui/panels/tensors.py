@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QColor, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QHeaderView, QTableWidgetItem, QVBoxLayout, QWidget
 
@@ -52,6 +53,20 @@ TENSOR_CAPS = {"name": 220, "shape": 110, "grad_fn": 170, "storage": 200}
 OTHER_CAP = 150
 
 
+class _Cell(NamedTuple):
+    """What one cell shows: its text, tooltip and marks (equal cells: nothing to set)."""
+
+    text: str
+    tip: str | None
+    #: the name column (bold); ``frame``: the paused frame it is a local of
+    name: bool
+    frame: str | None
+    #: tinted: it changed since the last state
+    changed: bool
+    #: the storage group it shares with another tensor (coloured)
+    storage: str | None
+
+
 class TensorsPanel(QWidget):
     """One row per script variable holding a tensor; leaves first; changes in yellow."""
 
@@ -69,6 +84,7 @@ class TensorsPanel(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
+        self._needs = {}
         self._fitter = _FittedTable(self.table, self._fit_columns)
         self._previous: Mapping[str, TensorInfo] = {}
         self._rows: dict[str, int] = {}
@@ -110,51 +126,72 @@ class TensorsPanel(QWidget):
                 groups.setdefault(group, []).append(name)
         self._changed = set()
         self._rows = {}
-        self.table.setUpdatesEnabled(False)
-        self.table.setRowCount(len(names))
+        cells: list[tuple[_Cell, ...]] = []
+        texts_of: dict[str, tuple[TensorInfo, tuple[str, ...], dict[str, tuple[str, str]]]] = {}
         for row, name in enumerate(names):
             info = tensors[name]
             before = self._previous.get(name)
             self._rows[name] = row
-            texts = self._texts(info, groups)
-            for col, key in enumerate(TENSOR_COLUMNS):
+            sharing = tuple(groups.get(info.storage or "", ())) if info.storage else ()
+            # a tensor the step left alone (the delta-decoded state shares its
+            # TensorInfo) keeps its texts: formatting values is most of a rebuild
+            known = self._texts_of.get(name)
+            if known is not None and known[1] == sharing and (
+                known[0] is info or known[0] == info
+            ):
+                texts = known[2]
+            else:
+                texts = self._texts(info, groups)
+            texts_of[name] = (info, sharing, texts)
+            frame = (
+                next(f for f in frame_locals if name == f or name.startswith(f + "."))
+                if name in self._locals else None
+            )
+            row_cells: list[_Cell] = []
+            for key in TENSOR_COLUMNS:
                 text, tip = texts[key]
-                item = _item(text, tip or (text if len(text) > 30 else None))
-                if key == "name":
-                    font = item.font()
-                    font.setBold(True)
-                    item.setFont(font)
-                    if name in self._locals:
-                        # the table's style sheet paints cell backgrounds itself: mark by text
-                        frame = next(f for f in frame_locals if name == f or name.startswith(f + "."))
-                        item.setForeground(QColor(LOCAL_TEXT))
-                        font.setItalic(True)
-                        item.setFont(font)
-                        item.setToolTip(plain_tooltip(
-                            translate(
-                                "Panels",
-                                "{name}: a local variable of the paused frame ({frame}), "
-                                "listed before the script's globals",
-                            ).format(name=name, frame=frame.rsplit(".", 1)[0])
-                        ))  # fmt: skip
-                changed = before is None or self._cell_changed(key, before, info)
+                changed = before is None or (
+                    before is not info and self._cell_changed(key, before, info)
+                )
                 if changed and self._has_previous:
-                    item.setBackground(QColor(CHANGED))
                     self._changed.add((name, key))
-                if key == "storage" and len(groups.get(info.storage or "", [])) > 1:
-                    item.setForeground(QColor(theme.storage_colour(info.storage or "")))
-                    font = item.font()
-                    font.setBold(True)
-                    item.setFont(font)
-                self.table.setItem(row, col, item)
-        self.table.setUpdatesEnabled(True)
+                shared = key == "storage" and len(groups.get(info.storage or "", [])) > 1
+                row_cells.append(_Cell(
+                    text, tip or (text if len(text) > 30 else None),
+                    name=key == "name", frame=frame,
+                    changed=changed and self._has_previous,
+                    storage=info.storage or "" if shared else None,
+                ))  # fmt: skip
+            cells.append(tuple(row_cells))
+        self._texts_of = texts_of
+        # a rebuild waits to be drawn whole; a few changed cells are each redrawn (turning
+        # updates back on would redraw the whole table)
+        rebuild = self.table.rowCount() != len(names)
+        if rebuild:
+            self.table.setUpdatesEnabled(False)
+            self.table.setRowCount(len(names))
+            self._needs = {}
+        shown = self._cells
+        texts_changed = len(cells) != len(shown)
+        for row, new_cells in enumerate(cells):
+            was: tuple[_Cell, ...] = shown[row] if row < len(shown) else ()
+            for col, cell in enumerate(new_cells):
+                # a cell whose text and marks are what it shows keeps its item
+                if col < len(was) and was[col] == cell and self.table.item(row, col) is not None:
+                    continue
+                texts_changed = texts_changed or col >= len(was) or was[col].text != cell.text
+                self.table.setItem(row, col, self._cell_item(cell))
+                self._needs.pop(col, None)
+        self._cells = cells
+        if rebuild:
+            self.table.setUpdatesEnabled(True)
         if names and not set(names) & set(self._sized_for):
             # another script's tensors: start at the name column (a scroll to the right
             # kept from the last script hid it)
             self.table.horizontalScrollBar().setValue(0)
-        if names:
+        if names and (texts_changed or names != self._sized_for):
             # refit when rows come or go or a value grows (a user's own widths survive
-            # value changes until the rows change)
+            # value changes until the rows change); the same texts fit as they did
             self._fitter.refit(rows_changed=names != self._sized_for)
             self._sized_for = list(names)
         if not names:
@@ -165,13 +202,47 @@ class TensorsPanel(QWidget):
 
     _has_previous = False
     _sized_for: list[str] = []
+    #: each column's content_width while none of its cells was set since (__init__)
+    _needs: dict[int, int]
+    #: what each cell shows (row by row), so a step sets only the cells that changed
+    _cells: list[tuple[_Cell, ...]] = []
+    #: each tensor's texts and the TensorInfo (and storage sharers) they were made from
+    _texts_of: dict[str, tuple[TensorInfo, tuple[str, ...], dict[str, tuple[str, str]]]] = {}
+
+    @staticmethod
+    def _cell_item(cell: _Cell) -> QTableWidgetItem:
+        item = _item(cell.text, cell.tip)
+        if cell.name:
+            font = item.font()
+            font.setBold(True)
+            item.setFont(font)
+            if cell.frame is not None:
+                # the table's style sheet paints cell backgrounds itself: mark by text
+                item.setForeground(QColor(LOCAL_TEXT))
+                font.setItalic(True)
+                item.setFont(font)
+                item.setToolTip(plain_tooltip(
+                    translate(
+                        "Panels",
+                        "{name}: a local variable of the paused frame ({frame}), "
+                        "listed before the script's globals",
+                    ).format(name=cell.text, frame=cell.frame.rsplit(".", 1)[0])
+                ))  # fmt: skip
+        if cell.changed:
+            item.setBackground(QColor(CHANGED))
+        if cell.storage is not None:
+            item.setForeground(QColor(theme.storage_colour(cell.storage)))
+            font = item.font()
+            font.setBold(True)
+            item.setFont(font)
+        return item
 
     def _fit_columns(self) -> None:
         """Name, value, grad and shape in the viewport's width when they can be: value and
         grad share what name and shape leave; the rest take their content's width."""
         table = self.table
         col = {key: i for i, key in enumerate(TENSOR_COLUMNS)}
-        need = {key: content_width(table, i) for key, i in col.items()}
+        need = {key: self._column_need(i) for key, i in col.items()}
         widths = {
             key: min(need[key], TENSOR_CAPS.get(key, OTHER_CAP)) for key in TENSOR_COLUMNS
         }
@@ -181,6 +252,19 @@ class TensorsPanel(QWidget):
         )
         for key, width in widths.items():
             table.setColumnWidth(col[key], width)
+
+    def _column_need(self, col: int) -> int:
+        """content_width of column ``col``, measured again only after one of its cells
+        was set (shaping text is the most of a refit; a step changes a few columns)."""
+        need = self._needs.get(col)
+        if need is None:
+            need = self._needs[col] = content_width(self.table, col)
+        return need
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._needs = {}  # the texts measure differently now
+        super().changeEvent(event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
