@@ -12,6 +12,31 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # picks Korean otherwise); tests/test_i18n.py sets Korean where it checks it.
 os.environ.setdefault("GRADVIZ_LANG", "en")
 
+def _slow_tests() -> frozenset[str]:
+    """The node ids tests/slow_tests.txt lists (scripts/slow_tests.py writes it)."""
+    from pathlib import Path
+
+    path = Path(__file__).with_name("slow_tests.txt")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return frozenset()
+    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """The fast lane (``pytest -m "not slow"``, a few minutes on 2 cores) leaves out the
+    tests that took a second or more in a whole run, as listed in tests/slow_tests.txt,
+    besides those marked ``@pytest.mark.slow`` by hand. CI runs every test."""
+    listed = _slow_tests()
+    if not listed:
+        return
+    slow = pytest.mark.slow
+    for item in items:
+        if item.nodeid in listed:
+            item.add_marker(slow)
+
+
 def _give_memory_back() -> None:
     """Collect what the module's tests left, and hand freed heap back to the OS (glibc
     keeps it otherwise: the suite's resident memory only ever grew, to 12 GB)."""
