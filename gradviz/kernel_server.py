@@ -165,9 +165,8 @@ class Kernel:
             params = {k: v for k, v in request.items() if k not in ("id", "cmd")}
             request = request_of(request.get("cmd"), **params)
         self._stop = None
-        s = self.session
-        if s.paused is not None and not isinstance(request, _KEEP_PAUSE):
-            s.stop_debugging()  # any other command ends the paused statement first
+        if self.session.paused is not None and not isinstance(request, _KEEP_PAUSE):
+            self.session.stop_debugging()  # any other command ends the paused statement first
         handler = getattr(self, f"_on_{request.CMD}")
         return handler(request)
 
@@ -487,6 +486,11 @@ class Kernel:
         # gives its nodes the same ids: they keep the places they were shown at. A new
         # script's ids name other things: its picture starts afresh.
         same = old is not None and old.source == self.session.source
+        # The last run's objects (cycles through its frames and namespaces) go now, before
+        # this run starts, not after it: loading a script again held both runs' tensors
+        # at once (the in-place demo: 1.6 GB for its 0.8 GB)
+        old = None
+        self._collect_pending()
         self.layout.reset(remember=same)
         self._positions_json = None
         # A reset (step back, device switch, replay) starts a new picture, which keeps
