@@ -838,10 +838,6 @@ def _node_index(graph: Mapping[str, Any]) -> Mapping[str, Mapping[str, Any]]:
     return MappingProxyType({str(n["id"]): n for n in node_dicts(graph)})
 
 
-def _record_index(graph: Mapping[str, Any]) -> Mapping[str, Node]:
-    return MappingProxyType({str(n["id"]): Node(n) for n in node_dicts(graph)})
-
-
 def _edge_records(graph: Mapping[str, Any]) -> Sequence[Edge]:
     return tuple(Edge(e) for e in edge_dicts(graph))
 
@@ -989,14 +985,10 @@ class AppState:
     def node(self, node_id: str) -> Mapping[str, Any] | None:
         return self.nodes_by_id.get(node_id)
 
-    @property
-    def records(self) -> Mapping[str, Node]:
-        """The graph's nodes as typed records by id (built once per graph)."""
-        return _memo("part", self.graph_data, _record_index, "record_index")
-
     def record(self, node_id: str) -> Node | None:
-        """The node ``node_id`` as a typed record, or None."""
-        return self.records.get(node_id)
+        """The node ``node_id`` as a typed record (a face over its dict), or None."""
+        attrs = self.nodes_by_id.get(node_id)
+        return None if attrs is None else Node(attrs, node_id)
 
     @property
     def edge_records(self) -> Sequence[Edge]:

@@ -17,7 +17,7 @@ their strings.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from enum import Enum
 from typing import Any
 
@@ -242,16 +242,6 @@ class Edge:
         return bool(self.attrs.get("new"))
 
 
-def nodes_of(data: Mapping[str, Any] | None) -> list[Node]:
-    """The nodes of a graph's JSON data (``{"nodes": [...], "edges": [...]}``)."""
-    return [Node(n) for n in _items(data, "nodes")]
-
-
-def edges_of(data: Mapping[str, Any] | None) -> list[Edge]:
-    """The edges of a graph's JSON data."""
-    return [Edge(e) for e in _items(data, "edges")]
-
-
 def node_dicts(data: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """The raw node objects of a graph's JSON data ([] where it has none)."""
     return _items(data, "nodes")
@@ -267,8 +257,3 @@ def _items(data: Mapping[str, Any] | None, key: str) -> list[dict[str, Any]]:
         return []
     value = data.get(key)
     return value if isinstance(value, list) else []
-
-
-def by_id(nodes: Iterable[Mapping[str, Any]]) -> dict[str, Node]:
-    """Nodes keyed by their id."""
-    return {str(n.get("id", "")): Node(n) for n in nodes}

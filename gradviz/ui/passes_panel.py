@@ -194,13 +194,14 @@ class PassesPanel(QWidget):
         self.list.blockSignals(True)
         self.list.clear()
         for index, bpass in enumerate(passes):
+            info = as_pass(bpass)
             item = QListWidgetItem(titles[index])
             item.setToolTip(
                 translate(
                     "Passes",
                     "{steps} engine steps over {nodes} nodes; click to replay this pass "
                     "(F7 steps it)",
-                ).format(steps=len(as_pass(bpass).steps), nodes=len(set(as_pass(bpass).nodes)))
+                ).format(steps=len(info.steps), nodes=len(set(info.nodes)))
             )
             self.list.addItem(item)
         if current is not None and 0 <= current < len(passes):

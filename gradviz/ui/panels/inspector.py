@@ -253,8 +253,7 @@ class InspectorPanel(QWidget):
         if attrs is None:
             self._empty()
             return
-        edges = [Edge(e) for e in self.state.graph_edges]
-        self.browser.setHtml(self._html(Node(attrs, node_id), nodes, edges))
+        self.browser.setHtml(self._html(Node(attrs, node_id), nodes, self.state.edge_records))
 
     # --- building the page ---------------------------------------------------------------
 
