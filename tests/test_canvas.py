@@ -11,7 +11,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt  # noqa: E402
-from PySide6.QtGui import QHelpEvent, QImage, QWheelEvent  # noqa: E402
+from PySide6.QtGui import QHelpEvent, QImage, QPainter, QWheelEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from gradviz.core.capture import graph_from_json  # noqa: E402
@@ -150,6 +150,43 @@ def test_detach_shares_storage_link(canvas):
     assert canvas.storage_links() == [("S7", "t1", "t2")]
     assert canvas.node_item("t1").storage_badge == "S7"
     assert canvas.node_item("t3").storage_badge is None
+
+
+@pytest.mark.parametrize("zoom", [0.5, 1.0, 2.0])
+def test_storage_links_ink_at_every_zoom(canvas, zoom):
+    """The dotted links are drawn by three pens as the zoom grows (one device pixel,
+    flat dashes, round dots): each of them inks the way between the two boxes."""
+    from gradviz.ui.canvas.storage import _StorageLinks
+
+    graph = {"nodes": [
+        {"id": "t1", "kind": "tensor", "label": "A", "vars": ["A"], "shape": [2],
+         "is_leaf": True, "requires_grad": True, "storage": "S7", "new": False},
+        {"id": "t2", "kind": "tensor", "label": "B", "vars": ["B"], "shape": [2],
+         "is_leaf": True, "requires_grad": False, "storage": "S7", "new": False},
+    ], "edges": []}
+    canvas.set_graph(graph, {"t1": [0.0, 0.0], "t2": [300.0, 160.0]})
+    canvas.set_zoom(zoom)
+    canvas.centerOn(150.0, 80.0)
+    links = [i for i in canvas.scene().items() if isinstance(i, _StorageLinks)]
+    assert len(links) == 1
+
+    def picture() -> QImage:
+        image = QImage(canvas.viewport().size(), QImage.Format.Format_ARGB32)
+        image.fill(0xFFFFFFFF)
+        painter = QPainter(image)
+        canvas.render(painter)
+        painter.end()
+        return image
+
+    with_links = picture()
+    links[0].setVisible(False)
+    without = picture()
+    links[0].setVisible(True)
+    inked = sum(
+        with_links.pixel(x, y) != without.pixel(x, y)
+        for x in range(0, with_links.width(), 2) for y in range(0, with_links.height(), 2)
+    )
+    assert inked > 20 * zoom, f"the link drew {inked} sampled pixels at zoom {zoom}"
 
 
 def test_new_nodes_glow_until_next_graph(canvas, snapshot):
