@@ -59,7 +59,11 @@ class TensorInfo:
     def to_json(self) -> dict[str, Any]:
         # Shallow on purpose: values are fresh lists already, and asdict's deep
         # copy was a third of snapshot time on big models.
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: getattr(self, name) for name in _TENSOR_INFO_FIELDS}
+
+
+#: TensorInfo's field names, read once (``fields()`` builds its tuple on every call)
+_TENSOR_INFO_FIELDS = tuple(f.name for f in fields(TensorInfo))
 
 
 @dataclass
