@@ -58,6 +58,7 @@ from gradviz.graph.grouping import (
     module_tree,
 )
 from gradviz.graph.layout import DEFAULT_SPACING, layout_with_routes, node_lines, node_size
+from gradviz.graph.records import int_or_none
 from gradviz.graph.style import LIGHT, NODE_KINDS, corner_radius, style_key
 from gradviz.graph.wire import sanitize
 from gradviz.i18n import catalog, resolve_language
@@ -163,10 +164,6 @@ def _as_dict(value: Any, where: str) -> dict[str, Any]:
     return dict(value)
 
 
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _names(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -223,11 +220,11 @@ def _decode_passes(snapshot: Mapping[str, Any]) -> list[_Pass]:
                 retain_graph=bool(raw.get("retain_graph")),
                 kind=str(raw.get("kind") or "backward"),
                 error=None if error is None else str(error),
-                statement=_int_or_none(raw.get("statement")),
+                statement=int_or_none(raw.get("statement")),
                 steps=steps,
                 leaf_grads=_as_dict(raw.get("leaf_grads"), f"{where}['leaf_grads']"),
-                line=_int_or_none(raw.get("line")),
-                iteration=_int_or_none(raw.get("iteration")),
+                line=int_or_none(raw.get("line")),
+                iteration=int_or_none(raw.get("iteration")),
             )
         )
     return passes
@@ -682,7 +679,7 @@ def _leaves(
                 if not isinstance(e, Mapping):
                     continue
                 kind = str(e.get("kind") or "")
-                index = _int_or_none(e.get("pass_index"))
+                index = int_or_none(e.get("pass_index"))
                 if kind == "backward" and index is not None and 0 <= index < len(passes):
                     changes.append((after_pass(index, name), e.get("value"), index))
                 elif kind != "backward":
@@ -733,7 +730,7 @@ def _statement_texts(snapshot: Mapping[str, Any]) -> dict[Any, dict[str, Any]]:
                 index = s.get("index")
                 if isinstance(index, int | float | str) and index not in out:
                     out[index] = {
-                        "line": _int_or_none(s.get("line")),
+                        "line": int_or_none(s.get("line")),
                         "source": str(s.get("source") or ""),
                     }
     return out

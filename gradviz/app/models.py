@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, TypeVar
 
-from gradviz.graph.records import Edge, Node, edge_dicts, node_dicts
+from gradviz.graph.records import Edge, Node, edge_dicts, int_or_none, node_dicts
 from gradviz.graph.results import ErrorInfo, MemoryFigures
 
 __all__ = [
@@ -1023,10 +1023,6 @@ _EMPTY_STATE = AppState(raw=MappingProxyType({}))
 # --- the kernel client's answers --------------------------------------------------------
 
 
-def _loose_int(value: Any) -> int | None:
-    return value if type(value) is int else None
-
-
 def _loose_text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
@@ -1104,9 +1100,9 @@ class PhaseInfo:
         limit = phase.get("limit_s")
         seconds = float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None
         return cls(
-            index=_loose_int(phase.get("index")),
+            index=int_or_none(phase.get("index")),
             limit_s=seconds if seconds is not None and 0 <= seconds < 1e9 else None,
-            line=_loose_int(phase.get("line")),
+            line=int_or_none(phase.get("line")),
         )
 
 

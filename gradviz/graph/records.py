@@ -63,7 +63,9 @@ _EDGE_KINDS: dict[str, EdgeKind] = {k.value: k for k in EdgeKind}
 TENSOR_KINDS = frozenset({NodeKind.TENSOR, NodeKind.SAVED})
 
 
-def _int_or_none(value: Any) -> int | None:
+def int_or_none(value: Any) -> int | None:
+    """``value`` when it is a plain int (not a bool, not a float), else None: how the
+    readers of decoded JSON take an optional count, index or line."""
     return value if type(value) is int else None
 
 
@@ -160,12 +162,12 @@ class Node:
     @property
     def statement(self) -> int | None:
         """The index of the statement that made the node, or None."""
-        return _int_or_none(self.attrs.get("statement"))
+        return int_or_none(self.attrs.get("statement"))
 
     @property
     def line(self) -> int | None:
         """The source line that made it (the inner line of a loop or a call)."""
-        return _int_or_none(self.attrs.get("line"))
+        return int_or_none(self.attrs.get("line"))
 
     @property
     def new(self) -> bool:
@@ -211,7 +213,7 @@ class Node:
 
     @property
     def count(self) -> int | None:
-        return _int_or_none(self.attrs.get("count"))
+        return int_or_none(self.attrs.get("count"))
 
 
 class Edge:
