@@ -718,12 +718,7 @@ def _assign_x(
     # per node, its pull in a sweep as (neighbours, weights, total weight): the total
     # (gravity plus every weight) summed once here, in the order the sweeps added it
     def totals(refs: list[tuple[list[int], list[float], float]]) -> list[tuple[list[int], list[float], float]]:
-        out = []
-        for ns, ws, total in refs:
-            for w in ws:
-                total += w
-            out.append((ns, ws, total))
-        return out
+        return [(ns, ws, sum(ws, total)) for ns, ws, total in refs]
 
     down_refs, up_refs, both_refs = totals(down_refs), totals(up_refs), totals(both_refs)
     x_at = x.__getitem__
