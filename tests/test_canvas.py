@@ -576,6 +576,42 @@ def test_a_fitted_graph_is_fitted_again_when_the_view_shrinks(qtbot):
     assert canvas.zoom_level() == pytest.approx(2.0)
 
 
+def test_fit_after_a_run_ending_on_backward_shows_the_graph_not_loose_tensors(qtbot):
+    """A transformer script built from a template layer (deep-copied by
+    nn.TransformerEncoder: its parameters are loose tensors beside the graph) and run
+    to its end on ``loss.backward()``, which makes no node: nothing glows, and the
+    fitted view used to open on the template's parameters. It opens on the latest
+    statement's nodes (the loss), not on a box with no edge."""
+    data, positions = _session_graph(
+        "import torch.nn as nn\n"
+        "torch.manual_seed(0)\n"
+        "layer = nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32,"
+        " batch_first=True)\n"
+        "model = nn.TransformerEncoder(layer, num_layers=2)\n"
+        "x = torch.randn(1, 4, 16)\n"
+        "out = model(x)\n"
+        "loss = out.pow(2).mean()\n"
+        "loss.backward()\n"
+    )
+    assert not any(n.get("new") for n in data["nodes"])
+    canvas = GraphCanvas()
+    qtbot.addWidget(canvas)
+    canvas.resize(600, 450)
+    canvas.show()
+    qtbot.waitExposed(canvas)
+    canvas.set_graph(data, positions)
+    canvas.fit_to_view()
+    visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    assert not visible.contains(canvas.graph_rect())  # too big to read whole
+    loss = [n["id"] for n in data["nodes"] if n["label"] == "loss"]
+    assert len(loss) == 1
+    assert visible.intersects(canvas.node_item(loss[0]).sceneBoundingRect())
+    connected = {e["source"] for e in data["edges"]} | {e["target"] for e in data["edges"]}
+    shown = [n for n in canvas.node_ids()
+             if visible.intersects(canvas.node_item(n).sceneBoundingRect())]
+    assert sum(n in connected for n in shown) > len(shown) / 2
+
+
 def test_fit_keeps_node_text_readable(qtbot):
     """Fitting never shrinks node text below about 7 px: a tall graph is shown at a
     readable zoom around its newest nodes (the rest is a drag away), W shows it whole,

@@ -8,13 +8,13 @@ reach it through the canvas's Qt events.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QTransform
 from PySide6.QtWidgets import QGraphicsView
 
-from ._common import FIT_MAX_ZOOM, MAX_ZOOM, MIN_ZOOM, READABLE_ZOOM, ZOOM_STEP
+from ._common import FIT_MAX_ZOOM, MAX_ZOOM, MIN_ZOOM, READABLE_ZOOM, ZOOM_STEP, _nodes_union
 
 
 class Navigation(QGraphicsView):
@@ -24,6 +24,7 @@ class Navigation(QGraphicsView):
     if TYPE_CHECKING:  # kept by the canvas (view.py)
         _node_bounds: QRectF  # every node's box, kept by set_graph
         _newest: QRectF  # the boxes the last step added
+        _nodes: dict[str, Any]  # node id -> the canvas's node (rec, cx, cy, width, height)
         _fitted: bool
         _fit_whole: bool
 
@@ -69,6 +70,8 @@ class Navigation(QGraphicsView):
             scale = READABLE_ZOOM
             newest = self._newest
             if newest.isEmpty() or not rect.intersects(newest):
+                newest = self._latest_statement_rect()
+            if newest.isEmpty():
                 focus = QPointF(rect.center().x(), rect.top())  # the roots sit at the top
             else:
                 focus = newest.center()
@@ -86,6 +89,23 @@ class Navigation(QGraphicsView):
         self._fitted = True
         self._fit_whole = whole
         self._view_changed()
+
+    def _latest_statement_rect(self) -> QRectF:
+        """The boxes of the latest statement that made nodes (a run's loss and its op),
+        for a big graph whose last step made none (a run ending on ``backward()``).
+        Without it the view went to the top of the middle of the picture, which on a
+        transformer script was the grid of a template layer's unused parameters beside
+        the graph, not the graph (None when no node knows its statement)."""
+        latest: int | None = None
+        made: list[Any] = []
+        for node in self._nodes.values():
+            statement = node.rec.statement
+            if statement is None or (latest is not None and statement < latest):
+                continue
+            if statement != latest:
+                latest, made = statement, []
+            made.append(node)
+        return _nodes_union(made, 0.0)
 
     def fit_whole(self) -> None:
         """Zoom out until the whole graph is in view, however small (key W)."""
