@@ -436,7 +436,11 @@ class GraphView(QObject):
                 translate("GraphView", "{n} of {total}").format(n=self._search_index + 1, total=n)
             )
         colour = theme.BACKWARD if text and not n else theme.MUTED_TEXT
-        self.w.search_label.setStyleSheet(f"color: {colour}; padding: 0 6px;")
+        sheet = f"color: {colour}; padding: 0 6px;"
+        if self.w.search_label.styleSheet() != sheet:
+            # set only when it changes: every call repolishes the label and lays out
+            # the toolbar again (each step refreshes the search)
+            self.w.search_label.setStyleSheet(sheet)
         self.w.search_label_action.setVisible(bool(text))
 
     def search_next(self, step: int = 1) -> None:

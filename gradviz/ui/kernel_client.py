@@ -162,6 +162,8 @@ class KernelClient(QObject):
         self._inflight: KernelRequest | None = None
         self._next_id = 1
         self._busy = False
+        #: True while _send_now writes (what the process signals meanwhile waits a turn)
+        self._sending = False
         self._started = False
         self._closing = False
         self._dead = False
@@ -501,11 +503,36 @@ class KernelClient(QObject):
         req.sent_at = time.monotonic()
         if req.request.RESETS:
             req.extra["limit_s"] = self._limit_for(getattr(req.request, "time_limit_s", None))
-        proc.write(req.line())
+        self._send_now(proc, req.line())
         # the watchdog runs from the moment a request is sent, phase message or not
         self._phase = {"phase": "start", "id": req.id}
         self._arm_watchdog(req, FIRST_PHASE_S)
         self._update_busy()
+
+    def _send_now(self, proc: QProcess, line: bytes) -> None:
+        """Write ``line`` to the kernel's stdin now, not at the event loop's next turn.
+
+        QProcess.write only buffers: the pipe is written when the loop next polls, after
+        the events already posted (the repaint of the busy look the press caused: 1-10
+        ms at lesson size), so the kernel started that much later on every step.
+        ``waitForBytesWritten(0)`` writes what the pipe takes at once (all of it: the
+        kernel reads its stdin whenever it is idle, and one request is sent at a time);
+        if the pipe cannot take anything it may read the kernel's output first, so what
+        it emits meanwhile is handled at the loop's next turn (see :meth:`_deferred`)."""
+        proc.write(line)
+        self._sending = True
+        try:
+            proc.waitForBytesWritten(0)
+        finally:
+            self._sending = False
+
+    def _deferred(self, slot: Callable[..., None], *args: Any) -> bool:
+        """True (and ``slot(*args)`` queued for the loop's next turn) when the process
+        signalled while :meth:`_send_now` wrote: no reply is handled inside a send."""
+        if not self._sending:
+            return False
+        QTimer.singleShot(0, lambda: slot(*args))
+        return True
 
     def _limit_for(self, configured: Any) -> float:
         """This side's statement limit: none in trusted mode unless one is configured
@@ -570,7 +597,7 @@ class KernelClient(QObject):
 
     def _on_process_stdout(self) -> None:
         proc = self._process
-        if proc is None:
+        if proc is None or self._deferred(self._on_process_stdout):
             return
         data = bytes(proc.readAllStandardOutput().data())
         if proc is self._refused:
@@ -762,7 +789,7 @@ class KernelClient(QObject):
 
     def _on_process_finished(self, code: int, status: QProcess.ExitStatus) -> None:
         proc = self._process
-        if self._closing or proc is None:
+        if self._closing or proc is None or self._deferred(self._on_process_finished, code, status):
             return
         self._on_process_stderr()
         self._disconnect(proc)

@@ -55,20 +55,44 @@ class TimelineBar(QWidget):
         layout.addWidget(self.list, 1)
 
     def set_steps(self, steps: list[TimelineStep], current: int) -> None:
-        self.list.blockSignals(True)
-        self.list.clear()
-        for number, step in enumerate(steps, start=1):
-            item = QListWidgetItem(f"{number}  {step.label}")
-            tip = step.tip if step.state is not None else step.tip + translate("Timeline", " (not kept: replays)")
-            item.setToolTip(tip)
-            item.setSizeHint(QSize(item.sizeHint().width(), 30))
-            if step.paused:
-                item.setForeground(Qt.GlobalColor.darkYellow)
-            self.list.addItem(item)
+        """Show ``steps`` with step ``current`` picked. Only the rows that differ from what
+        the list shows are written (a step adds one row: rebuilding every row each step
+        cost more the longer the session, and redrew the whole strip)."""
+        rows = [
+            (
+                f"{number}  {step.label}",
+                step.tip if step.state is not None
+                else step.tip + translate("Timeline", " (not kept: replays)"),
+                step.paused,
+            )
+            for number, step in enumerate(steps, start=1)
+        ]
+        lst = self.list
+        lst.blockSignals(True)
+        while lst.count() > len(rows):
+            lst.takeItem(lst.count() - 1)
+        shown = self._rows
+        for index, row in enumerate(rows):
+            if index < len(shown) and index < lst.count() and shown[index] == row:
+                continue
+            item = lst.item(index) if index < lst.count() else None
+            if item is None:
+                item = QListWidgetItem()
+                _fill(item, *row)
+                lst.addItem(item)
+            else:
+                _fill(item, *row)
+        self._rows = rows
         if 0 <= current < len(steps):
-            self.list.setCurrentRow(current)
-            self.list.scrollToItem(self.list.item(current))
-        self.list.blockSignals(False)
+            if lst.currentRow() != current:
+                lst.setCurrentRow(current)
+            lst.scrollToItem(lst.item(current))
+        elif lst.currentRow() != -1:
+            lst.setCurrentRow(-1)
+        lst.blockSignals(False)
+
+    #: what each row shows: (text, tooltip, paused)
+    _rows: list[tuple[str, str, bool]] = []
 
     def labels(self) -> list[str]:
         return [self.list.item(i).text() for i in range(self.list.count())]
@@ -82,3 +106,14 @@ class TimelineBar(QWidget):
 
     def _on_list_item_clicked(self, item: QListWidgetItem) -> None:
         self.step_picked.emit(self.list.row(item))
+
+
+def _fill(item: QListWidgetItem, text: str, tip: str, paused: bool) -> None:
+    """Write one timeline row (a new item or one reused for another step)."""
+    item.setText(text)
+    item.setToolTip(tip)
+    item.setSizeHint(QSize(-1, 30))
+    if paused:
+        item.setForeground(Qt.GlobalColor.darkYellow)
+    else:
+        item.setData(Qt.ItemDataRole.ForegroundRole, None)

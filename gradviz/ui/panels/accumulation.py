@@ -36,8 +36,8 @@ class AccumulationPanel(QWidget):
     _shown_key: Any = None
     #: each cell's (text, tooltip, zeroed) as shown, row by row
     _cells: list[tuple[tuple[str, str | None, bool], ...]] = []
-    #: id -> (a .grad value, its cell text, its tooltip) for the values shown
-    _values: dict[int, tuple[Any, str, str]] = {}
+    #: (leaf, its n-th event) -> (a .grad value, its cell text, its tooltip), as shown
+    _values: dict[tuple[str, int], tuple[Any, str, str]] = {}
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -86,7 +86,8 @@ class AccumulationPanel(QWidget):
         rows = [(name, event) for name, items in events.items() for event in items]
         self._rows = []
         cells: list[tuple[tuple[str, str | None, bool], ...]] = []
-        values: dict[int, tuple[Any, str, str]] = {}
+        values: dict[tuple[str, int], tuple[Any, str, str]] = {}
+        seen: dict[str, int] = {}
         for name, event in rows:
             kind = event.kind
             after = translate("Panels", GRAD_EVENT_TEXT.get(kind, kind))
@@ -102,10 +103,14 @@ class AccumulationPanel(QWidget):
                             n=bpass.iteration
                         )
             # a value formatted once (the rows before a new event keep theirs)
-            known = self._values.get(id(event.value))
-            if known is None or known[0] is not event.value:
+            # by the leaf's n-th event, compared by value: each state decodes its events'
+            # values afresh, so an identity check formatted every row again each step
+            slot = (name, seen.get(name, 0))
+            seen[name] = slot[1] + 1
+            known = self._values.get(slot)
+            if known is None or (known[0] is not event.value and known[0] != event.value):
                 known = (event.value, fmt_value(event.value, 200), fmt_value(event.value, 2000))
-            values[id(event.value)] = known
+            values[slot] = known
             value = known[1]
             zero = kind == "zero"
             cells.append((
