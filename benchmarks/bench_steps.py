@@ -103,12 +103,53 @@ def _status_mb(pid: int | str) -> dict[str, float]:
         return {}
 
 
+class _PaintWatch:
+    """Notes when any widget of the application is about to paint (an application-wide
+    event filter): the settled figure ends when the last paint a step caused is over."""
+
+    def __init__(self, app) -> None:
+        from PySide6.QtCore import QEvent, QObject
+
+        paint = QEvent.Type.Paint
+        watch = self
+
+        class Filter(QObject):
+            def eventFilter(self, obj, event):  # noqa: N802 - Qt API
+                if event.type() == paint:
+                    watch.painted = True
+                return False
+
+        self.painted = False
+        self._filter = Filter()
+        app.installEventFilter(self._filter)
+
+
+def settle(app, watch: _PaintWatch, quiet_s: float = 0.03) -> float:
+    """Run the event loop until nothing has painted for ``quiet_s``; the perf_counter
+    time at which the last paint was over (the window shows all the step did)."""
+    last = time.perf_counter()
+    while time.perf_counter() - last < quiet_s:
+        watch.painted = False
+        app.processEvents()
+        if watch.painted:
+            last = time.perf_counter()  # the processEvents that painted is over
+        else:
+            time.sleep(0.0005)
+    return last
+
+
 def window_steps(
     app, setup: str, step: list[str], count: int, memory: dict | None = None,
-    trusted: bool = True,
+    trusted: bool = True, settled: list[float] | None = None,
 ) -> tuple[list[float], int]:
     """Step-to-repaint times (ms) for ``count`` steps in the real window; ``memory``
-    (when given) gets the window's and its kernel's resident MB after the last step."""
+    (when given) gets the window's and its kernel's resident MB after the last step.
+
+    ``settled`` (when given) asks for steps from an idle window, as a user presses F10
+    (the window settled after the step before: nothing painted for 30 ms), and gets for
+    each step the time from the press to the end of the last paint the step caused in
+    any widget (the panels, the timeline, the guide, the status bar: what the canvas
+    repaint leaves to the next turns of the event loop)."""
     from PySide6.QtCore import QSettings
 
     from gradviz.ui.main_window import MainWindow
@@ -138,14 +179,19 @@ def window_steps(
          and w.state["statements"][w.state["cursor"]]["line"] == setup_lines + 1)
     gc.collect()
     gc.freeze()
+    watch = _PaintWatch(app) if settled is not None else None
     times = []
     for _ in range(count):
+        if watch is not None:
+            settle(app, watch)
         cursor = w.state["cursor"]
         t = time.perf_counter()
         w.step()
         wait(lambda cursor=cursor: w.state["cursor"] == cursor + 1 and not w.busy)
         w.canvas.viewport().repaint()
         times.append((time.perf_counter() - t) * 1000)
+        if watch is not None and settled is not None:
+            settled.append((settle(app, watch) - t) * 1000)
         failed = [r for r in w.state.get("new_results") or [] if not r.get("ok")]
         if failed:
             raise RuntimeError(f"a stepped statement failed: {failed[-1].get('error')}")
@@ -171,6 +217,9 @@ def main() -> None:
     parser.add_argument("--engines", nargs="*", default=["trusted", "restricted"],
                         choices=["trusted", "restricted"],
                         help="which engine runs the statements (both by default)")
+    parser.add_argument("--settled", action="store_true",
+                        help="also time each step from an idle window to the end of the "
+                             "last paint it caused in any widget (two more columns)")
     args = parser.parse_args()
 
     from PySide6 import __version__ as qt_version
@@ -181,30 +230,40 @@ def main() -> None:
           f"{platform.python_version()}, torch {torch.__version__}, PySide6 {qt_version}, "
           "Qt offscreen, window 1400x900")
     head = (f"{'engine':<11}{'graph':<8}{'nodes':>7}{'steps':>7}{'first ms':>10}{'median ms':>11}{'p90 ms':>9}"
-            f"{'max ms':>9}{'plain Python ms':>17}{'window MB':>11}{'kernel MB':>11}")
+            f"{'max ms':>9}{'plain Python ms':>17}{'window MB':>11}{'kernel MB':>11}"
+            + (f"{'settled median':>16}{'settled p90':>13}" if args.settled else ""))
     print(head)
     print("-" * len(head))
     for size in args.sizes:
         for engine in args.engines:
             setup, step = SIZES[size]
             memory: dict = {}
+            settled: list[float] | None = [] if args.settled else None
             times, nodes = window_steps(
-                app, setup, step, args.steps + 1, memory, trusted=engine == "trusted"
+                app, setup, step, args.steps + 1, memory, trusted=engine == "trusted",
+                settled=settled,
             )
+            tail = ""
+            if settled:
+                calm = settled[1:]
+                tail = f"{statistics.median(calm):>16.1f}{p90(calm):>13.1f}"
             first, rest = times[0], times[1:]
             plain = plain_python_ms(setup, step, args.steps)
             mb = [f"{memory[k]:>11.0f}" if memory.get(k) is not None else f"{'-':>11}"
                   for k in ("window_mb", "kernel_mb")]
             print(f"{engine:<11}{size:<8}{nodes:>7,}{len(rest):>7}{first:>10.1f}"
                   f"{statistics.median(rest):>11.1f}{p90(rest):>9.1f}{max(rest):>9.1f}"
-                  f"{plain:>17.3f}{mb[0]}{mb[1]}", flush=True)
+                  f"{plain:>17.3f}{mb[0]}{mb[1]}{tail}", flush=True)
     print("\nStep to repaint: press Step, the kernel runs the statement and sends what "
           "changed, the window applies it and the canvas repaints. First: the step right "
           "after the run to the stepped statements (every node's glow goes off); the "
           "median, p90 and max are of the steps after it. Plain Python: the same "
           "statements by exec, without gradviz. Memory: resident MB after the last step, "
           "of the window process (this one: all sizes so far) and of that window's kernel "
-          "process.")
+          "process."
+          + (" Settled (--settled): each step pressed in an idle window (nothing painted "
+             "for 30 ms), timed to the end of the last paint it caused in any widget; the "
+             "other columns then come from idle steps too." if args.settled else ""))
 
 
 if __name__ == "__main__":
