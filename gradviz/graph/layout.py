@@ -635,7 +635,8 @@ def _references(
     dummy: list[bool],
     m: int,
 ) -> list[tuple[list[int], list[float], float]]:
-    """Neighbours each node aligns with in one sweep, their weights, and the gravity.
+    """Neighbours each node aligns with in one sweep, their weights, and the total pull
+    (the gravity plus every weight, summed once here for the sweeps).
 
     Normally a node follows its ``primary`` neighbours (the layer just placed),
     ignoring those that merely hang off it when it has others (``mass`` below
@@ -650,14 +651,17 @@ def _references(
     for v in range(m):
         if own[v] < cap and anchors[v]:
             ns = anchors[v]
-            refs.append((ns, [1.0] * len(ns), 0.0))  # exactly under/over its anchor
+            ws = [1.0] * len(ns)
+            refs.append((ns, ws, sum(ws, 0.0)))  # exactly under/over its anchor
             continue
         ns = primary[v]
         solid = [u for u in ns if mass[u] >= cap]
         if solid:
-            refs.append((solid, [0.05 if dummy[u] else 1.0 for u in solid], _GRAVITY))
+            ws = [0.05 if dummy[u] else 1.0 for u in solid]
+            refs.append((solid, ws, sum(ws, _GRAVITY)))
         else:
-            refs.append((ns, [mass[u] for u in ns], _GRAVITY))
+            ws = [mass[u] for u in ns]
+            refs.append((ns, ws, sum(ws, _GRAVITY)))
     return refs
 
 
@@ -715,12 +719,6 @@ def _assign_x(
         both_mass[v] * 1e-5 if both_mass[v] < cap else (0.02 if dummy[v] else 1.0) for v in range(m)
     ]
 
-    # per node, its pull in a sweep as (neighbours, weights, total weight): the total
-    # (gravity plus every weight) summed once here, in the order the sweeps added it
-    def totals(refs: list[tuple[list[int], list[float], float]]) -> list[tuple[list[int], list[float], float]]:
-        return [(ns, ws, sum(ws, total)) for ns, ws, total in refs]
-
-    down_refs, up_refs, both_refs = totals(down_refs), totals(up_refs), totals(both_refs)
     x_at = x.__getitem__
 
     def balance(li: int, refs: list[tuple[list[int], list[float], float]]) -> None:
