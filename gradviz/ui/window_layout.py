@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QDockWidget,
+    QHBoxLayout,
     QLabel,
     QProgressBar,
     QSplitter,
@@ -28,6 +29,7 @@ from .debug_strip import DebugStrip
 from .editor import CodeEditor
 from .guide_strip import GuideStrip
 from .i18n import translate
+from .layout_firewall import LayoutFirewall
 from .panels import (
     AccumulationPanel,
     InspectorPanel,
@@ -79,7 +81,8 @@ def build_central(w: Any) -> None:
     canvas_layout = QVBoxLayout(canvas_box)
     canvas_layout.setContentsMargins(0, 0, 0, 0)
     canvas_layout.setSpacing(0)
-    canvas_layout.addWidget(w.guide)
+    # its note changes every step: only a change of its height lays the window out
+    canvas_layout.addWidget(LayoutFirewall(w.guide))
     canvas_layout.addWidget(w.debug_strip)
     canvas_layout.addWidget(w.canvas, 1)
     canvas_layout.addWidget(w.timeline_bar)
@@ -199,11 +202,17 @@ def build_status(w: Any) -> None:
     w.layout_label.hide()
     for label in (w.position_label, w.device_label, w.layout_label):
         label.setContentsMargins(8, 0, 8, 0)
-    bar.addWidget(w.status_label, 1)
-    bar.addPermanentWidget(w.layout_label)
-    bar.addPermanentWidget(w.progress)
-    bar.addPermanentWidget(w.position_label)
-    bar.addPermanentWidget(w.device_label)
+    # one row behind a layout firewall: the status and position texts change every step,
+    # and only a change of the row's height (or a text wider than the window) lays the
+    # window out again
+    row = QWidget()
+    row_layout = QHBoxLayout(row)
+    row_layout.setContentsMargins(0, 0, 0, 0)
+    row_layout.setSpacing(0)
+    row_layout.addWidget(w.status_label, 1)
+    for widget in (w.layout_label, w.progress, w.position_label, w.device_label):
+        row_layout.addWidget(widget)
+    bar.addWidget(LayoutFirewall(row), 1)
 
 
 def apply_default_sizes(w: Any) -> None:
