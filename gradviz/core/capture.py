@@ -104,9 +104,7 @@ class GraphDelta:
             self.removed.pop(n, None)
             self.renewed.pop(n, None)
             self.nodes[n] = None
-        for n in later.renewed:
-            if n not in self.nodes:
-                self.renewed[n] = None
+        _fold_renewed(self.renewed, later.renewed, self.nodes)
         for e in later.removed_edges:
             self.edges.pop(e, None)
             self.renewed_edges.pop(e, None)
@@ -115,9 +113,20 @@ class GraphDelta:
             self.removed_edges.pop(e, None)
             self.renewed_edges.pop(e, None)
             self.edges[e] = None
-        for e in later.renewed_edges:
-            if e not in self.edges:
-                self.renewed_edges[e] = None
+        _fold_renewed(self.renewed_edges, later.renewed_edges, self.edges)
+
+
+def _fold_renewed(renewed: dict[Any, None], later: dict[Any, None], changed: dict[Any, None]) -> None:
+    """Add ``later``'s renewals to ``renewed``, but for the keys ``changed`` (a change
+    wins over a renewal); the step after a run folds 10,000 of them, at C speed."""
+    if len(later) > len(changed):
+        renewed.update(later)
+        for key in changed:
+            renewed.pop(key, None)
+    else:
+        for key in later:
+            if key not in changed:
+                renewed[key] = None
 
 
 class IdRegistry:
@@ -1227,19 +1236,32 @@ def _capture_in_place(
                 set_attrs(sid, {"vars": names})
 
     # "new" marks: last step's go off, this step's are on (set above)
-    changed_nodes, renewed = delta.nodes, delta.renewed
-    for node in last.new_nodes:
-        if node in node_data and node not in added and node_data[node].get("new"):
-            node_data[node]["new"] = False
-            if node not in changed_nodes:
-                renewed[node] = None
-    changed_edges, renewed_edges = delta.edges, delta.renewed_edges
-    for u, v in last.new_edges:
-        data = succ.get(u, {}).get(v)
-        if data is not None and (u, v) not in added_edges and data.get("new"):
+    # (the step after a run: every node and edge, so the loops only turn the flags and
+    # the rest is set operations)
+    off = last.new_nodes - added
+    gone: list[Any] = []
+    for node in off:
+        data = node_data.get(node)
+        if data is None:
+            gone.append(node)
+        else:
             data["new"] = False
-            if (u, v) not in changed_edges:
-                renewed_edges[(u, v)] = None
+    off.difference_update(gone)
+    off.difference_update(delta.nodes)
+    delta.renewed.update(dict.fromkeys(off))
+    off_edges = last.new_edges - added_edges
+    gone = []
+    for edge in off_edges:
+        nbrs = succ.get(edge[0])
+        edge_data = nbrs.get(edge[1]) if nbrs is not None else None
+        if edge_data is None:
+            gone.append(edge)
+        else:
+            edge_data["new"] = False
+    off_edges.difference_update(gone)
+    off_edges.difference_update(delta.edges)
+    renewed_edges = delta.renewed_edges
+    renewed_edges.update(dict.fromkeys(off_edges))
     for node in delta.nodes:
         node_data[node].setdefault("new", False)
     for u, v in delta.edges:

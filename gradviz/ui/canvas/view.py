@@ -406,6 +406,42 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
             else:
                 tiles.add(tile)
 
+    def _renew_many(
+        self, keys: Iterable[str], index: Mapping[str, Mapping[str, Any]],
+        tiles: set[_NodeTile],
+    ) -> list[str]:
+        """:meth:`_renew` for each of ``keys`` (the decoder says only their "new" flag
+        changed), in one lean loop: the step after a run turns 10,000 glows off. Their
+        tiles are collected in ``tiles``. Returns the keys whose dicts say more changed
+        (for the general path)."""
+        nodes, fresh = self._nodes, self._fresh
+        others: list[str] = []
+        lit = 0
+        for node_id in keys:
+            node = nodes.get(node_id)
+            attrs = index.get(node_id)
+            if node is None or attrs is None:
+                continue
+            old = node.rec.attrs
+            if old is attrs:
+                continue
+            if len(old) != len(attrs):
+                others.append(node_id)
+                continue
+            now = bool(attrs.get("new"))
+            lit += now - bool(old.get("new"))
+            node.rec = Node(attrs, node_id)
+            if now:
+                fresh.append(node)
+            item = node.item
+            if item is not None:
+                item.refresh(tooltip=False)
+            tile = node.tile
+            if tile is not None:
+                tiles.add(tile)
+        self._counts["new"] += lit
+        return others
+
     @staticmethod
     def _restyle_tiles(tiles: set[_NodeTile]) -> None:
         """Tiles whose members' looks changed (not their places or sizes): drawn again
@@ -565,14 +601,15 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
             storage = storage or node.kind in ("tensor", "saved")
         renewed = changes.renewed
         renewed_tiles: set[_NodeTile] = set()
-        for node_id in changes.nodes:
+        changed = changes.nodes
+        if renewed:
+            # the decoder says: only "new" changed (the step after a run: every node)
+            changed = changed - renewed
+            changed.update(self._renew_many(renewed, index, renewed_tiles))
+        for node_id in changed:
             node = nodes.get(node_id)
             attrs = index.get(node_id)
             if node is None or attrs is None or node.attrs is attrs:
-                continue
-            if node_id in renewed and len(node.attrs) == len(attrs):
-                # the decoder says: only "new" changed
-                self._renew(node, attrs, renewed_tiles)
                 continue
             if node.attrs == attrs:
                 continue
@@ -982,11 +1019,14 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
         bands = self._bands_dirty
         for key in keys:
             edge, e = edges.get(key), attrs.get(key)
-            rec = Edge(e) if e is not None else None
-            if edge is None or rec is None or edge.kind != rec.kind.value:
+            if edge is None or e is None:
                 others.append(key)
                 continue
-            new = rec.new
+            kind = e.get("kind")
+            if kind != edge.kind and Edge(e).kind.value != edge.kind:
+                others.append(key)
+                continue
+            new = bool(e.get("new"))  # Edge(e).new, without a record per edge
             if edge.new == new:
                 continue
             edge.new = new
