@@ -233,11 +233,26 @@ def _unglow(
 ) -> None:
     """The delta's ``unglow``: every item in ``glowing`` turns its glow off (a new dict:
     the state before keeps its own), and is named changed and renewed."""
-    for key in glowing:
-        old = items.get(key)
-        if old is None:
-            raise DeltaMismatch(f"{key!r} stopped glowing, but the window does not hold it")
-        items[key] = {**old, "new": False}
+    if len(glowing) * 4 > len(items):
+        # most of them (the step after a run): read in the state's order, which is the
+        # order their dicts were made in (a third faster than in the set's order)
+        found = 0
+        for key, old in items.items():
+            if key in glowing:
+                new = old.copy()
+                new["new"] = False
+                items[key] = new
+                found += 1
+        if found != len(glowing):
+            raise DeltaMismatch("a node stopped glowing, but the window does not hold it")
+    else:
+        for key in glowing:
+            held = items.get(key)
+            if held is None:
+                raise DeltaMismatch(f"{key!r} stopped glowing, but the window does not hold it")
+            new = held.copy()
+            new["new"] = False
+            items[key] = new
     changed.update(glowing)
     renewed.update(glowing)
     glowing.clear()

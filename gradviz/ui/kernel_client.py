@@ -502,6 +502,11 @@ class KernelClient(QObject):
         if req.request.RESETS:
             req.extra["limit_s"] = self._limit_for(getattr(req.request, "time_limit_s", None))
         proc.write(req.line())
+        # onto the pipe now, not when the event loop next runs: the kernel starts while
+        # the window paints what it was showing (the step after a run waited 15 ms for
+        # the run's first paint). A request is sent only to an idle kernel, whose stdin
+        # has room: this does not block
+        proc.waitForBytesWritten(0)
         # the watchdog runs from the moment a request is sent, phase message or not
         self._phase = {"phase": "start", "id": req.id}
         self._arm_watchdog(req, FIRST_PHASE_S)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, Signal
@@ -407,7 +407,7 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
                 tiles.add(tile)
 
     def _renew_many(
-        self, keys: Iterable[str], index: Mapping[str, Mapping[str, Any]],
+        self, keys: Collection[str], index: Mapping[str, Mapping[str, Any]],
         tiles: set[_NodeTile],
     ) -> list[str]:
         """:meth:`_renew` for each of ``keys`` (the decoder says only their "new" flag
@@ -417,8 +417,16 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
         nodes, fresh = self._nodes, self._fresh
         others: list[str] = []
         lit = 0
-        for node_id in keys:
-            node = nodes.get(node_id)
+        if len(keys) * 4 > len(nodes):
+            # most nodes (the step after a run): in the canvas's order, the order their
+            # records were made in, not the set's
+            wanted = keys if isinstance(keys, (set, frozenset, dict)) else set(keys)
+            pairs: Iterable[tuple[str, _Node | None]] = (
+                (n, node) for n, node in nodes.items() if n in wanted
+            )
+        else:
+            pairs = ((n, nodes.get(n)) for n in keys)
+        for node_id, node in pairs:
             attrs = index.get(node_id)
             if node is None or attrs is None:
                 continue
@@ -1009,7 +1017,7 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
                 edge.item.setZValue(Z_EDGE_NEW if edge.new else Z_EDGE)
 
     def _renew_edges(
-        self, keys: Iterable[EdgeKey], attrs: Mapping[EdgeKey, Mapping[str, Any]]
+        self, keys: Collection[EdgeKey], attrs: Mapping[EdgeKey, Mapping[str, Any]]
     ) -> list[EdgeKey]:
         """Edges whose only change is their "new" flag (the decoder says so): their glow
         set, their band or item drawn again; no route to look at. Returns those the
@@ -1017,8 +1025,17 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
         edges, bulk = self._edges, self._bulk
         others: list[EdgeKey] = []
         bands = self._bands_dirty
-        for key in keys:
-            edge, e = edges.get(key), attrs.get(key)
+        pairs: Iterable[tuple[EdgeKey, _Edge | None]]
+        if len(keys) * 4 > len(edges):
+            # most edges (the step after a run): in the canvas's order (see _renew_many)
+            wanted = keys if isinstance(keys, (set, frozenset, dict)) else set(keys)
+            pairs = [(k, edge) for k, edge in edges.items() if k in wanted]
+            if len(pairs) < len(wanted):
+                others.extend(k for k in wanted if k not in edges)
+        else:
+            pairs = ((k, edges.get(k)) for k in keys)
+        for key, edge in pairs:
+            e = attrs.get(key)
             if edge is None or e is None:
                 others.append(key)
                 continue
