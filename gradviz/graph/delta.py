@@ -164,14 +164,18 @@ def _renew(
     flag, which ``glowing`` tracks (the session may have turned it in the same dict)."""
     if not renewed:
         return
+    went_off = glowing.intersection(renewed)
+    if len(went_off) == len(renewed):
+        off.extend(went_off)  # all of them glowed, so all were sent (every step's case)
+        return
     unknown = set(renewed).difference(index)
     for key in unknown:
         item = now.get(key)
         if item is not None:
             index[key] = item
             whole.append(item)
-    off.extend(glowing.intersection(renewed))
-    if len(off) + len(unknown) < len(renewed):
+    off.extend(went_off)
+    if len(went_off) + len(unknown) < len(renewed):
         # sent dark and renewed: its glow came on (read, not assumed: none is expected)
         on.extend(
             k for k in renewed

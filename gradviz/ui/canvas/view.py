@@ -417,6 +417,7 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
         nodes, fresh = self._nodes, self._fresh
         others: list[str] = []
         lit = 0
+        last: _NodeTile | None = None
         if len(keys) * 4 > len(nodes):
             # most nodes (the step after a run): in the canvas's order, the order their
             # records were made in, not the set's
@@ -430,7 +431,8 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
             attrs = index.get(node_id)
             if node is None or attrs is None:
                 continue
-            old = node.rec.attrs
+            rec = node.rec
+            old = rec.attrs
             if old is attrs:
                 continue
             if len(old) != len(attrs):
@@ -438,15 +440,16 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
                 continue
             now = bool(attrs.get("new"))
             lit += now - bool(old.get("new"))
-            node.rec = Node(attrs, node_id)
+            rec.attrs = attrs  # the canvas's own record (node.attrs = attrs, no new one)
             if now:
                 fresh.append(node)
             item = node.item
             if item is not None:
                 item.refresh(tooltip=False)
             tile = node.tile
-            if tile is not None:
-                tiles.add(tile)
+            if tile is not None and tile is not last:
+                tiles.add(tile)  # neighbours in the graph's order share a tile
+                last = tile
         self._counts["new"] += lit
         return others
 
