@@ -124,7 +124,8 @@ class Kernel:
             return self._state(results)
 
     def _state(self, results: list[Any] | None) -> dict[str, Any]:
-        snap = self.session.snapshot()
+        # live: sent at once, so the next step may turn its glows off in place
+        snap = self.session.snapshot(live=True)
         graph = self.session.graph  # the captured networkx graph itself: no JSON round trip
         self.phase("layout", {"nodes": graph.number_of_nodes()})
         started = time.perf_counter()
@@ -330,7 +331,7 @@ class Kernel:
             raise BadRequest(str(exc)) from None
         if isinstance(outcome, Pause):
             self._debug_path.append((mode, tuple(sorted(breakpoints))))
-            self.session.pause_snapshot()
+            self.session.pause_snapshot(live=True)
             reason = "breakpoint" if outcome.line in breakpoints else "paused"
             if mode == "backward" and outcome.line not in breakpoints:
                 reason = "backward"

@@ -388,10 +388,11 @@ RUN_THEN_STEP = (
 
 
 @pytest.mark.parametrize(("hinted", "big"), [(True, False), (False, False), (True, True)])
-def test_the_step_after_a_run_sends_the_new_flags_turned_off_as_ids(qtbot, monkeypatch, hinted, big):
+def test_the_step_after_a_run_turns_every_glow_off_in_one_field(qtbot, monkeypatch, hinted, big):
     """The first step after running to a line turns every node's "new" glow off: the
-    delta names those nodes and edges instead of sending their dicts again, the window
-    rebuilds exactly the whole state, and the canvas shows what a whole update shows
+    delta says so in one field (``unglow``) instead of sending their dicts or ids, the
+    window rebuilds exactly the whole state, and the canvas shows what a whole update
+    shows, its glowing nodes and edges exactly those the kernel's state calls new
     (``big``: drawn as a big graph is, by tiles and bands)."""
     from gradviz.kernel_server import Kernel
     from gradviz.ui.canvas import GraphCanvas
@@ -419,16 +420,24 @@ def test_the_step_after_a_run_sends_the_new_flags_turned_off_as_ids(qtbot, monke
         fresh.clear()
         fresh.set_graph(decoded["graph"], decoded["positions"])
         assert _canvas_picture(stepped) == _canvas_picture(fresh)
+        # what glows on the canvas is what the kernel calls new, nodes and edges
+        assert {n for n in stepped.node_ids() if "new" in stepped.node_item(n).state} == {
+            n["id"] for n in whole["graph"]["nodes"] if n["new"]
+        }
+        assert {k for k, e in stepped._edges.items() if e.new} == {
+            (e["source"], e["target"]) for e in whole["graph"]["edges"] if e["new"]
+        }
     first, step = wires[0]["graph"], wires[1]["delta"]
     glowing = [n["id"] for n in first["nodes"] if n["new"]]
     assert len(glowing) > 100  # the run made them all
-    # every old node went dark; the delta carries their ids, not their dicts
-    assert sorted(step["renew_off"]) == sorted(glowing)
+    # every old node went dark; the delta says so once, with no id of them
+    assert step["unglow"] is True and step["unglow_edges"] is True
+    assert "renew_off" not in step and "renew_edges_off" not in step
     assert not {n["id"] for n in step["nodes"]} & set(glowing)
-    assert step["renew_edges_off"] and not any(e["new"] is False for e in step["edges"])
+    assert not any(e["new"] is False for e in step["edges"])
     assert changes is not None and changes.renewed == set(glowing)
     assert not any("new" in stepped.node_item(n).state for n in glowing)
-    assert len(json.dumps(wires[1])) < len(json.dumps(wires[0])) / 5
+    assert len(json.dumps(wires[1])) < len(json.dumps(wires[0])) / 10
     assert stepped.bulk_edges == big and stepped._lazy == big
 
 
@@ -449,3 +458,49 @@ def test_a_glow_turned_off_stays_a_renewal_until_a_later_change_says_more():
     first.merge(GraphDelta(renewed={"d": None}, removed_edges={edge: None}))
     assert first.renewed == {"c": None, "d": None}
     assert not first.edges and first.removed_edges == {edge: None}
+
+
+def test_unglow_only_when_every_glow_held_goes_off():
+    """``unglow`` says "every glow the window holds goes off": sent only when that is
+    what happened (a glowing node sent whole or removed does not count against it);
+    when some glow stays on, the ones turned off are listed. Either way the window
+    rebuilds the whole state, and keeps which nodes glow."""
+
+    def state(nodes, edges=()):
+        return {"cursor": 0, "graph": {
+            "nodes": [{"id": n, "kind": "grad_fn", "new": new} for n, new in nodes],
+            "edges": [{"source": u, "target": v, "kind": "grad", "new": new}
+                      for u, v, new in edges],
+        }}
+
+    states = [
+        state([("a", True), ("b", True), ("c", False)], [("a", "b", True), ("b", "c", False)]),
+        # a's glow goes off, b's stays on: listed, not unglow
+        state([("a", False), ("b", True), ("c", False)], [("a", "b", False), ("b", "c", False)]),
+        # b goes off, d is new: every glow held went off
+        state([("a", False), ("b", False), ("c", False), ("d", True)],
+              [("a", "b", False), ("b", "c", False), ("c", "d", True)]),
+        # d (glowing) goes, e and g come: d's removal is no glow left on
+        state([("a", False), ("b", False), ("c", False), ("e", True), ("g", True)],
+              [("a", "b", False), ("b", "c", False), ("c", "e", True)]),
+        # e sent whole (its label changed) with its glow off, g's glow off, f new: unglow
+        state([("a", False), ("b", False), ("c", False), ("e", False), ("g", False),
+               ("f", True)], [("a", "b", False), ("b", "c", False), ("c", "e", False)]),
+    ]
+    states[4]["graph"]["nodes"][3]["label"] = "x"
+    encoder, decoder = StateEncoder(), StateDecoder()
+    bodies = []
+    for s in states:
+        wire = json.loads(json.dumps(encoder.encode(s, delta=True)))
+        decoded, changes = decoder.decode(wire)
+        assert decoded == s
+        bodies.append(wire.get("delta"))
+        if changes is not None:
+            glowing_now = {n["id"] for n in s["graph"]["nodes"] if n["new"]}
+            assert decoder._glowing == glowing_now == encoder._glowing
+    assert bodies[1]["renew_off"] == ["a"] and "unglow" not in bodies[1]
+    assert bodies[1]["unglow_edges"] is True  # the one glowing edge went dark
+    assert bodies[2]["unglow"] is True and "renew_off" not in bodies[2]
+    assert "unglow_edges" not in bodies[2]  # no edge glowed
+    assert "unglow" not in bodies[3] and bodies[3]["removed"] == ["d"]
+    assert bodies[4]["unglow"] is True and [n["id"] for n in bodies[4]["nodes"]] == ["e", "f"]

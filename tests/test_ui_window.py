@@ -444,3 +444,41 @@ def test_f7_before_any_backward_says_why_it_does_nothing(qtbot, main_window):
     window.editor.setFocus()
     qtbot.keyClick(window.editor, Qt.Key.Key_F7)
     assert "No backward pass to step through yet" in window.status_text()
+
+
+@pytest.mark.parametrize("trusted", [True, False], ids=["trusted", "restricted"])
+def test_the_step_after_a_run_to_glows_exactly_what_the_kernel_calls_new(
+    qtbot, main_window, trusted
+):
+    """Run to a line through a loop that makes ~1,800 nodes (a big graph: tiles and
+    bands), then step: the delta turns every glow of the run off in one field, and the
+    canvas glows exactly the nodes and edges the kernel's state calls new, those the
+    stepped statement made; so again after one more step."""
+    source = (
+        "x = torch.tensor(1., requires_grad=True)\ny = x\n"
+        "for i in range(900):\n    y = y * 1.0001\n"
+        "y = (y * 1.0001).sin()\nz = y.exp()\n"
+    )
+    window = main_window(source=source)
+    window.client.set_mode(trusted)
+    window.stepper._run_to_line(4)
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 3)
+    canvas = window.canvas
+    glowing = {n["id"] for n in window.state["graph"]["nodes"] if n["new"]}
+    assert len(glowing) > 1500 and canvas._lazy  # the run made them, drawn by tiles
+
+    def shown() -> tuple[set, set]:
+        nodes = {n for n, node in canvas._nodes.items() if "new" in node.state()}
+        edges = {k for k in canvas._edges if "new" in canvas.edge_state(*k)}
+        return nodes, edges
+
+    for cursor in (4, 5):
+        press(qtbot, window, Qt.Key.Key_F10)
+        wait_idle(qtbot, window, lambda cursor=cursor: window.state["cursor"] == cursor)
+        graph = window.state["graph"]
+        new_nodes = {n["id"] for n in graph["nodes"] if n["new"]}
+        new_edges = {(e["source"], e["target"]) for e in graph["edges"] if e["new"]}
+        assert new_nodes and len(new_nodes) < 10
+        assert {n["statement"] for n in graph["nodes"] if n["id"] in new_nodes} <= {cursor - 1}
+        assert shown() == (new_nodes, new_edges)
+        assert canvas._counts["new"] == len(new_nodes)

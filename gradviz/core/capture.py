@@ -108,9 +108,7 @@ class GraphDelta:
             self.removed.pop(n, None)
             self.renewed.pop(n, None)
             self.nodes[n] = None
-        for n in later.renewed:
-            if n not in self.nodes:
-                self.renewed[n] = None
+        _fold_renewed(self.renewed, later.renewed, self.nodes)
         for e in later.removed_edges:
             self.edges.pop(e, None)
             self.renewed_edges.pop(e, None)
@@ -119,9 +117,20 @@ class GraphDelta:
             self.removed_edges.pop(e, None)
             self.renewed_edges.pop(e, None)
             self.edges[e] = None
-        for e in later.renewed_edges:
-            if e not in self.edges:
-                self.renewed_edges[e] = None
+        _fold_renewed(self.renewed_edges, later.renewed_edges, self.edges)
+
+
+def _fold_renewed(renewed: dict[Any, None], later: dict[Any, None], changed: dict[Any, None]) -> None:
+    """Add ``later``'s renewals to ``renewed``, but for the keys ``changed`` (a change
+    wins over a renewal); the step after a run folds 10,000 of them, at C speed."""
+    if len(later) > len(changed):
+        renewed.update(later)
+        for key in changed:
+            renewed.pop(key, None)
+    else:
+        for key in later:
+            if key not in changed:
+                renewed[key] = None
 
 
 class IdRegistry:
@@ -657,8 +666,10 @@ class _LastCapture:
     roots: set[str]
     names_by_fn: dict[int, list[str]]
     names_by_tensor: dict[int, list[str]]
-    new_nodes: set[str]
-    new_edges: set[tuple[str, str]]
+    #: the nodes and edges the last capture added (their glow is on), in the graph's
+    #: order: the next capture turns them off in the order their dicts were made
+    new_nodes: dict[str, None]
+    new_edges: dict[tuple[str, str], None]
     saved_storages: dict[int, int]
 
 
@@ -1026,8 +1037,8 @@ def _capture(
             saved_by_tensor=saved_by_tensor,
             roots={fn_ids[id(t.grad_fn)] for t in tensors.values() if t.grad_fn is not None},
             names_by_fn=names_by_fn, names_by_tensor=names_by_tensor,
-            new_nodes={n for n, d in nodes.items() if d["new"]},
-            new_edges={(u, v) for u, v, d in edges if d["new"]},
+            new_nodes=dict.fromkeys(n for n, d in nodes.items() if d["new"]),
+            new_edges=dict.fromkeys((u, v) for u, v, d in edges if d["new"]),
             saved_storages=saved_storages,
         )
     return GraphCapture(
@@ -1231,19 +1242,25 @@ def _capture_in_place(
                 set_attrs(sid, {"vars": names})
 
     # "new" marks: last step's go off, this step's are on (set above)
+    # (the step after a run: every node and edge, so the loops only turn the flags and
+    # the rest is set operations)
     changed_nodes, renewed = delta.nodes, delta.renewed
     for node in last.new_nodes:
-        if node in node_data and node not in added and node_data[node].get("new"):
-            node_data[node]["new"] = False
-            if node not in changed_nodes:
-                renewed[node] = None
+        if node not in added:
+            data = node_data.get(node)
+            if data is not None:
+                data["new"] = False
+                if node not in changed_nodes:
+                    renewed[node] = None
     changed_edges, renewed_edges = delta.edges, delta.renewed_edges
-    for u, v in last.new_edges:
-        data = succ.get(u, {}).get(v)
-        if data is not None and (u, v) not in added_edges and data.get("new"):
-            data["new"] = False
-            if (u, v) not in changed_edges:
-                renewed_edges[(u, v)] = None
+    for edge in last.new_edges:
+        if edge not in added_edges:
+            nbrs = succ.get(edge[0])
+            edge_data = nbrs.get(edge[1]) if nbrs is not None else None
+            if edge_data is not None:
+                edge_data["new"] = False
+                if edge not in changed_edges:
+                    renewed_edges[edge] = None
     for node in delta.nodes:
         node_data[node].setdefault("new", False)
     for u, v in delta.edges:
@@ -1258,8 +1275,15 @@ def _capture_in_place(
     last.tensor_nodes = tensor_nodes
     last.roots = roots | {fn_ids[id(t.grad_fn)] for t in tensors.values() if t.grad_fn is not None}
     last.names_by_fn, last.names_by_tensor = names_by_fn, names_by_tensor
-    last.new_nodes = {n for n in added if n in node_data}
-    last.new_edges = {e for e in added_edges if e[1] in succ.get(e[0], {})}
+    # in the graph's order (delta's), then any added that did not change (none expected)
+    new_nodes = dict.fromkeys(n for n in delta.nodes if n in added)
+    if len(new_nodes) < len(added):
+        new_nodes.update(dict.fromkeys(n for n in added if n in node_data))
+    last.new_nodes = new_nodes
+    new_edges = dict.fromkeys(e for e in delta.edges if e in added_edges)
+    if len(new_edges) < len(added_edges):
+        new_edges.update(dict.fromkeys(e for e in added_edges if e[1] in succ.get(e[0], {})))
+    last.new_edges = new_edges
     return GraphCapture(
         graph=graph,
         tensors=infos,

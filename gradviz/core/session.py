@@ -247,6 +247,9 @@ class Session:
         #: (graph, node id -> JSON, edge -> JSON) as the last snapshot sent them, the
         #: changes captured since (None: rebuild), and what the last snapshot changed
         self._json_store: tuple[Any, dict[str, Any], dict[Any, Any]] | None = None
+        #: a snapshot that is not ``live`` handed out the store's dicts: they are never
+        #: changed again (a glow going off copies the dict), until the store is rebuilt
+        self._json_lent = False
         self._pending_changes: GraphDelta | None = None
         self._unsent: GraphDelta | None = None
         #: id(pass) -> (pass, its JSON): see _pass_json
@@ -850,11 +853,11 @@ class Session:
         self.debugger = None
         self._update_statement_hook()
 
-    def pause_snapshot(self) -> dict[str, Any]:
+    def pause_snapshot(self, live: bool = False) -> dict[str, Any]:
         """The state at a pause: the graph and tensors of this moment, with the paused
-        frame's locals beside the globals."""
+        frame's locals beside the globals (``live``: see :meth:`snapshot`)."""
         self._capture_graph(self._current_index)
-        return self.snapshot()
+        return self.snapshot(live=live)
 
     @property
     def paused(self) -> Pause | None:
@@ -1052,8 +1055,14 @@ class Session:
             if any(e.kind == "backward" for e in events)
         }
 
-    def snapshot(self) -> dict[str, Any]:
-        """Everything the panels show, as JSON-able data (no torch objects)."""
+    def snapshot(self, live: bool = False) -> dict[str, Any]:
+        """Everything the panels show, as JSON-able data (no torch objects).
+
+        ``live``: for a caller that is done with the snapshot before the session runs
+        on (the kernel sends it at once): its graph's node and edge dicts are the
+        session's own, and a later step turns their "new" glow off in place (the step
+        after a run: 20,000 flags flipped, not 20,000 dicts copied). Otherwise the
+        snapshot never changes after it is made."""
         cap = self._capture if self._capture is not None else self._capture_graph(None)
         executed = {r.index: r for r in self.results}
         dot_graphs = [self._dot_json(d) for d in self.dot_graphs]
@@ -1087,7 +1096,7 @@ class Session:
             "statements": statements,
             "results": [made(r, r.to_json) for r in self.results],
             "tensors": {name: info.to_json() for name, info in cap.tensors.items()},
-            "graph": self._graph_json(cap),
+            "graph": self._graph_json(cap, live),
             "backward_passes": [self._pass_json(p) for p in self.passes],
             "make_dot": dot_graphs,
             "paused": self.paused.to_json() if self.paused is not None else None,
@@ -1121,11 +1130,12 @@ class Session:
 
         return kept, made
 
-    def _graph_json(self, cap: Any) -> dict[str, Any]:
+    def _graph_json(self, cap: Any, live: bool = False) -> dict[str, Any]:
         """The graph as JSON lists, kept between snapshots: after captures that updated
-        the graph in place only their changed nodes and edges are rewritten; what they
-        added comes last, in the order it came (:meth:`take_graph_changes` says what
-        changed since the kernel last asked)."""
+        the graph in place only their changed nodes and edges are rewritten (those whose
+        glow alone went off: their flag, in place, unless a snapshot lent them out); what
+        they added comes last, in the order it came (:meth:`take_graph_changes` says
+        what changed since the kernel last asked)."""
         store = self._json_store
         pending = self._pending_changes
         if store is None or store[0] is not cap.graph or pending is None:
@@ -1133,6 +1143,7 @@ class Session:
             nodes = {n["id"]: n for n in data["nodes"]}
             edges = {(e["source"], e["target"]): e for e in data["edges"]}
             self._json_store = (cap.graph, nodes, edges)
+            self._json_lent = False
             self._unsent = None
         else:
             _, nodes, edges = store
@@ -1141,16 +1152,33 @@ class Session:
                 nodes.pop(n, None)
             for n in pending.nodes:
                 nodes[n] = {"id": n, **node_data[n]}
-            for n in pending.renewed:
-                nodes[n] = {"id": n, **node_data[n]}
             for key in pending.removed_edges:
                 edges.pop(key, None)
             for u, v in pending.edges:
                 edges[(u, v)] = {"source": u, "target": v, **succ[u][v]}
-            for u, v in pending.renewed_edges:
-                edges[(u, v)] = {"source": u, "target": v, **succ[u][v]}
+            if self._json_lent:
+                for n in pending.renewed:
+                    nodes[n] = {"id": n, **node_data[n]}
+                for u, v in pending.renewed_edges:
+                    edges[(u, v)] = {"source": u, "target": v, **succ[u][v]}
+            else:
+                # a renewal is a glow turned off (GraphDelta.renewed): the flag alone
+                for n in pending.renewed:
+                    node = nodes.get(n)
+                    if node is None:
+                        nodes[n] = {"id": n, **node_data[n]}
+                    else:
+                        node["new"] = False
+                for key in pending.renewed_edges:
+                    edge = edges.get(key)
+                    if edge is None:
+                        u, v = key
+                        edges[key] = {"source": u, "target": v, **succ[u][v]}
+                    else:
+                        edge["new"] = False
             if self._unsent is not None:
                 self._unsent.merge(pending)
+        self._json_lent = self._json_lent or not live
         self._pending_changes = GraphDelta()
         return {"nodes": list(nodes.values()), "edges": list(edges.values())}
 

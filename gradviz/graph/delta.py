@@ -5,10 +5,12 @@ that adds ten nodes changes a few kilobytes of it. The kernel's
 :class:`StateEncoder` remembers the last state it sent and, for a client that
 asks (``"delta": true`` on a request), sends only the top-level fields that
 changed, the nodes and edges added, changed or removed, and the positions that
-moved. A node or edge whose only change is its "new" flag (the step after a run
-turns every glow off) travels as its id in ``renew_off`` / ``renew_on`` (edges:
-``renew_edges_off`` / ``renew_edges_on``), not as its dict: 10,000 ids instead of
-10,000 dicts. The window's :class:`StateDecoder` rebuilds the whole state from its
+moved. A node or edge whose only change is its "new" flag travels as its id in
+``renew_off`` / ``renew_on`` (edges: ``renew_edges_off`` / ``renew_edges_on``), not
+as its dict. When the glows turned off are exactly those the window holds glowing
+(every step turns the last step's glows off; the step after a run, every node's),
+the delta says so in one field, ``unglow`` (edges: ``unglow_edges``), instead of
+listing them: the step after a run at 10,000 nodes sends no id of them. The window's :class:`StateDecoder` rebuilds the whole state from its
 copy of the previous one (unchanged node dicts are shared between the two, so
 keeping every step on the timeline costs little) and says what changed, so the
 canvas updates those items only.
@@ -123,10 +125,12 @@ def _node_key(node: dict[str, Any]) -> str:
 
 
 def _follow(
-    index: dict[Any, Any], removed: Any, changed: Any, now: Mapping[Any, Any]
+    index: dict[Any, Any], removed: Any, changed: Any, now: Mapping[Any, Any],
+    glowing: set[Any],
 ) -> tuple[list[Any], list[Any], list[Any]]:
     """Bring ``index`` (what was sent) up to ``now`` for the keys named; the items that
-    really differ, to send, split as :func:`_split` does."""
+    really differ, to send, split as :func:`_split` does (an item changed in place can
+    only have turned its glow over: ``glowing`` says how it was sent)."""
     for key in removed:
         index.pop(key, None)
     whole: list[Any] = []
@@ -136,7 +140,10 @@ def _follow(
         item = now[key]
         old = index.get(key)
         index[key] = item
+        lit = bool(item.get("new"))
         if old is item:
+            if lit is not (key in glowing):
+                (on if lit else off).append(key)
             continue
         if old is not None and old.get("new") is not item.get("new") and _renewal(old, item):
             (on if item["new"] else off).append(key)
@@ -146,29 +153,113 @@ def _follow(
 
 
 def _renew(
-    index: dict[Any, Any], renewed: Any, now: Mapping[Any, Any], whole: list[Any],
-    on: list[Any], off: list[Any],
+    index: dict[Any, Any], renewed: Collection[Any], now: Mapping[Any, Any],
+    whole: list[Any], on: list[Any], off: list[Any], glowing: set[Any],
 ) -> None:
-    """Bring ``index`` up to ``now`` for keys whose only change is their "new" flag (the
-    caller knows it: nothing is compared); one the window was not sent goes whole."""
-    for key in renewed:
+    """The keys whose only change is their "new" flag turned over since the state sent
+    last (the caller knows it: nothing is compared, nothing read per key): those
+    ``glowing`` (sent with their glow on) are off now, the others on. Set operations
+    only: the step after a run turns 10,000 of them off. One the window was not sent
+    goes whole. ``index`` keeps the dicts it had for them: they differ at most in the
+    flag, which ``glowing`` tracks (the session may have turned it in the same dict)."""
+    if not renewed:
+        return
+    went_off = glowing.intersection(renewed)
+    if len(went_off) == len(renewed):
+        off.extend(went_off)  # all of them glowed, so all were sent (every step's case)
+        return
+    unknown = set(renewed).difference(index)
+    for key in unknown:
         item = now.get(key)
-        if item is None:
-            continue
-        old = index.get(key)
-        index[key] = item
-        if old is None:
+        if item is not None:
+            index[key] = item
             whole.append(item)
-        elif old is not item:
-            (on if item.get("new") else off).append(key)
+    off.extend(went_off)
+    if len(went_off) + len(unknown) < len(renewed):
+        # sent dark and renewed: its glow came on (read, not assumed: none is expected)
+        on.extend(
+            k for k in renewed
+            if k not in glowing and k not in unknown and (now.get(k) or {}).get("new")
+        )
 
 
-def _renewed_into(body: dict[str, Any], name: str, on: list[Any], off: list[Any]) -> None:
-    """Put the renewed keys in the delta (as lists: JSON has no tuples)."""
-    if on:
-        body[f"{name}_on"] = [list(k) if isinstance(k, tuple) else k for k in on]
+def _flipped(
+    items: Mapping[Any, Mapping[str, Any]], index: Mapping[Any, Any], glowing: set[Any],
+    whole: list[Any], key: Any, on: list[Any], off: list[Any],
+) -> None:
+    """The items whose glow differs from how it was sent though their dicts compare
+    equal (their flag was turned in place): renewals too."""
+    lit = {k for k, item in items.items() if item.get("new")}
+    flipped = lit.symmetric_difference(glowing)
+    if not flipped:
+        return
+    flipped.difference_update(key(item) for item in whole)
+    flipped.difference_update(on)
+    flipped.difference_update(off)
+    for k in flipped:
+        if k in items and k in index:
+            (on if k in lit else off).append(k)
+
+
+def _renewed_into(
+    body: dict[str, Any], name: str, on: list[Any], off: list[Any], unglow: str,
+    glowing: set[Any], whole: list[Any], key: Any, removed: Collection[Any],
+) -> None:
+    """Put the renewed keys in the delta (as lists: JSON has no tuples), and bring
+    ``glowing`` (the keys the window holds with their glow on) up to it.
+
+    When ``off`` is every key that glowed and neither went nor is sent whole, the
+    delta says ``unglow`` instead of listing them (the decoder turns off the glows it
+    holds): the step after a run turns off 10,000 of them."""
     if off:
-        body[f"{name}_off"] = [list(k) if isinstance(k, tuple) else k for k in off]
+        rest = glowing.difference(off)
+        if len(rest) == len(glowing) - len(off) and (
+            not rest or rest <= ({key(item) for item in whole} | set(removed))
+        ):
+            body[unglow] = True
+            glowing.clear()
+        else:
+            glowing.difference_update(off)
+            body[f"{name}_off"] = [list(k) if isinstance(k, tuple) else k for k in off]
+    glowing.difference_update(removed)
+    for item in whole:
+        if item.get("new"):
+            glowing.add(key(item))
+        else:
+            glowing.discard(key(item))
+    if on:
+        glowing.update(on)
+        body[f"{name}_on"] = [list(k) if isinstance(k, tuple) else k for k in on]
+
+
+def _unglow(
+    items: dict[Any, dict[str, Any]], glowing: set[Any], changed: set[Any], renewed: set[Any]
+) -> None:
+    """The delta's ``unglow``: every item in ``glowing`` turns its glow off (a new dict:
+    the state before keeps its own), and is named changed and renewed."""
+    if len(glowing) * 4 > len(items):
+        # most of them (the step after a run): read in the state's order, which is the
+        # order their dicts were made in (a third faster than in the set's order)
+        found = 0
+        for key, old in items.items():
+            if key in glowing:
+                new = old.copy()
+                new["new"] = False
+                items[key] = new
+                found += 1
+        if found != len(glowing):
+            raise DeltaMismatch("a node stopped glowing, but the window does not hold it")
+    else:
+        for key in glowing:
+            held = items.get(key)
+            if held is None:
+                raise DeltaMismatch(f"{key!r} stopped glowing, but the window does not hold it")
+            new = held.copy()
+            new["new"] = False
+            items[key] = new
+    changed.update(glowing)
+    renewed.update(glowing)
+    glowing.clear()
 
 
 @dataclass
@@ -199,11 +290,15 @@ class StateEncoder:
         self._nodes: dict[str, dict[str, Any]] = {}
         self._edges: dict[EdgeKey, dict[str, Any]] = {}
         self._positions: dict[str, Any] = {}
+        #: the nodes and edges whose glow is on as the window holds them (see unglow)
+        self._glowing: set[str] = set()
+        self._glowing_edges: set[EdgeKey] = set()
 
     def reset(self) -> None:
         """Forget what was sent: the next state goes whole."""
         self._last = None
         self._nodes, self._edges, self._positions = {}, {}, {}
+        self._glowing, self._glowing_edges = set(), set()
 
     def encode(
         self, state: dict[str, Any], delta: bool, hint: StateHint | None = None
@@ -224,6 +319,8 @@ class StateEncoder:
         if not delta or last is None:
             out = dict(state)
             out["seq"] = self.seq
+            self._glowing = {k for k, n in nodes.items() if n.get("new")}
+            self._glowing_edges = {k for k, e in edges.items() if e.get("new")}
         else:
             old_nodes, old_edges, old_pos = self._nodes, self._edges, self._positions
             removed = [n for n in old_nodes if n not in nodes]
@@ -238,6 +335,10 @@ class StateEncoder:
             changed_edges, edges_on, edges_off = _split(
                 [e for k, e in edges.items() if old_edges.get(k) != e], old_edges, _edge_key
             )
+            _flipped(nodes, old_nodes, self._glowing, changed_nodes, _node_key, nodes_on,
+                     nodes_off)
+            _flipped(edges, old_edges, self._glowing_edges, changed_edges, _edge_key,
+                     edges_on, edges_off)
             body: dict[str, Any] = {
                 **self._fields(state, last),
                 "nodes": changed_nodes,
@@ -249,8 +350,11 @@ class StateEncoder:
                 },
                 "removed_positions": [k for k in old_pos if k not in positions],
             }
-            _renewed_into(body, "renew", nodes_on, nodes_off)
-            _renewed_into(body, "renew_edges", edges_on, edges_off)
+            _renewed_into(body, "renew", nodes_on, nodes_off, "unglow", self._glowing,
+                          changed_nodes, _node_key, removed)
+            _renewed_into(body, "renew_edges", edges_on, edges_off, "unglow_edges",
+                          self._glowing_edges, changed_edges, _edge_key,
+                          [tuple(k) for k in body["removed_edges"]])
             if added_order != list(nodes):
                 body["order"] = list(nodes)
             arranged = _kept_then_added(
@@ -273,15 +377,20 @@ class StateEncoder:
         old_nodes, old_edges, old_pos = self._nodes, self._edges, self._positions
         body = self._fields(state, last)
         body["removed"] = list(hint.removed)
-        body["nodes"], on, off = _follow(old_nodes, hint.removed, hint.changed, hint.nodes)
-        _renew(old_nodes, hint.renewed, hint.nodes, body["nodes"], on, off)
-        _renewed_into(body, "renew", on, off)
+        body["nodes"], on, off = _follow(
+            old_nodes, hint.removed, hint.changed, hint.nodes, self._glowing
+        )
+        _renew(old_nodes, hint.renewed, hint.nodes, body["nodes"], on, off, self._glowing)
+        _renewed_into(body, "renew", on, off, "unglow", self._glowing, body["nodes"],
+                      _node_key, hint.removed)
         body["removed_edges"] = [list(k) for k in hint.removed_edges]
         body["edges"], on, off = _follow(
-            old_edges, hint.removed_edges, hint.changed_edges, hint.edges
+            old_edges, hint.removed_edges, hint.changed_edges, hint.edges, self._glowing_edges
         )
-        _renew(old_edges, hint.renewed_edges, hint.edges, body["edges"], on, off)
-        _renewed_into(body, "renew_edges", on, off)
+        _renew(old_edges, hint.renewed_edges, hint.edges, body["edges"], on, off,
+               self._glowing_edges)
+        _renewed_into(body, "renew_edges", on, off, "unglow_edges", self._glowing_edges,
+                      body["edges"], _edge_key, hint.removed_edges)
         positions = state.get("positions") or {}
         if hint.moved is None:
             body["positions"] = {k: v for k, v in positions.items() if old_pos.get(k) != v}
@@ -326,6 +435,9 @@ class StateDecoder:
         self._state: dict[str, Any] | None = None
         self._nodes: dict[str, dict[str, Any]] = {}
         self._edges: dict[EdgeKey, dict[str, Any]] = {}
+        #: the nodes and edges of the state held whose glow is on (what ``unglow`` means)
+        self._glowing: set[str] = set()
+        self._glowing_edges: set[EdgeKey] = set()
 
     def decode(self, wire: dict[str, Any]) -> tuple[dict[str, Any], GraphChanges | None]:
         """The whole state ``wire`` stands for, and what changed when it was a delta."""
@@ -348,10 +460,15 @@ class StateDecoder:
             state[k] = state[k] + items
         changes = GraphChanges(base=int(wire["base"]), seq=int(wire["seq"]))
         nodes = dict(self._nodes)
+        glowing = set(self._glowing)
         for n in body.get("removed") or ():
             old_node = nodes.pop(n, None)
+            glowing.discard(n)
             changes.removed.add(n)
             changes.modules_changed |= bool(old_node and old_node.get("module"))
+        if body.get("unglow"):
+            _unglow(nodes, glowing, changes.nodes, changes.renewed)
+        renewed = changes.renewed
         for n in body.get("nodes") or ():
             key = str(n["id"])
             old_node = nodes.get(key)
@@ -360,6 +477,11 @@ class StateDecoder:
             changes.modules_changed |= (old_node or {}).get("module") != n.get("module")
             nodes[key] = n
             changes.nodes.add(key)
+            renewed.discard(key)
+            if n.get("new"):
+                glowing.add(key)
+            else:
+                glowing.discard(key)
         for flag in (True, False):
             for n in body.get("renew_on" if flag else "renew_off") or ():
                 old_node = nodes.get(n)
@@ -367,7 +489,11 @@ class StateDecoder:
                     raise DeltaMismatch(f"node {n!r} changed, but the window does not hold it")
                 nodes[n] = {**old_node, "new": flag}
                 changes.nodes.add(n)
-                changes.renewed.add(n)
+                renewed.add(n)
+                if flag:
+                    glowing.add(n)
+                else:
+                    glowing.discard(n)
         if "order" in body:
             missing = [n for n in body["order"] if n not in nodes]
             if missing or len(body["order"]) != len(nodes):
@@ -379,7 +505,20 @@ class StateDecoder:
         changed_edges = list(body.get("edges") or ())
         changes.edge_list = [_edge_key(e) for e in changed_edges]
         changes.edges.update(changes.edge_list)
-        edges = _kept_then_added(self._edges, changed_edges, removed_edges)
+        edges = dict(self._edges)
+        glowing_edges = set(self._glowing_edges)
+        for edge_key in removed_edges:
+            edges.pop(edge_key, None)
+            glowing_edges.discard(edge_key)
+        if body.get("unglow_edges"):
+            _unglow(edges, glowing_edges, changes.edges, changes.renewed_edges)
+            changes.renewed_edges.difference_update(changes.edge_list)
+        for edge_key, e in zip(changes.edge_list, changed_edges):
+            edges[edge_key] = e
+            if e.get("new"):
+                glowing_edges.add(edge_key)
+            else:
+                glowing_edges.discard(edge_key)
         for flag in (True, False):
             for p in body.get("renew_edges_on" if flag else "renew_edges_off") or ():
                 edge_key = (str(p[0]), str(p[1]))
@@ -391,6 +530,10 @@ class StateDecoder:
                 edges[edge_key] = {**old_edge, "new": flag}
                 changes.edges.add(edge_key)
                 changes.renewed_edges.add(edge_key)
+                if flag:
+                    glowing_edges.add(edge_key)
+                else:
+                    glowing_edges.discard(edge_key)
         if "edge_order" in body:
             order = [(str(p[0]), str(p[1])) for p in body["edge_order"]]
             if len(order) != len(edges) or any(k not in edges for k in order):
@@ -411,6 +554,7 @@ class StateDecoder:
         if "positions" in old or moved:
             state["positions"] = positions
         self._remember(state, wire.get("seq"), nodes, edges)
+        self._glowing, self._glowing_edges = glowing, glowing_edges
         changes.node_attrs, changes.edge_attrs = nodes, edges
         return state, changes
 
@@ -431,3 +575,7 @@ class StateDecoder:
         self._edges = (
             edges if edges is not None else {_edge_key(e): e for e in graph.get("edges") or []}
         )
+        if nodes is None:
+            self._glowing = {k for k, n in self._nodes.items() if n.get("new")}
+        if edges is None:
+            self._glowing_edges = {k for k, e in self._edges.items() if e.get("new")}

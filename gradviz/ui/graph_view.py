@@ -273,8 +273,11 @@ class GraphView(QObject):
         given = None if self.w.read_only else (self.w.model.positions or None)
         count = len(nodes)
         if delta is not None and given:
-            # the kernel sent a position with every node it added
-            placed = len(given) == len(nodes) and all(n in given for n in delta.nodes)
+            # the kernel sent a position with every node it added (a node whose glow
+            # alone changed had one: the step after a run names every node so)
+            placed = len(given) == len(nodes) and all(
+                n in given for n in (delta.nodes - delta.renewed if delta.renewed else delta.nodes)
+            )
         else:
             placed = bool(given) and all(n["id"] in given for n in nodes)
         if not collapsed and not chains and placed:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt, Signal
@@ -406,6 +406,53 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
             else:
                 tiles.add(tile)
 
+    def _renew_many(
+        self, keys: Collection[str], index: Mapping[str, Mapping[str, Any]],
+        tiles: set[_NodeTile],
+    ) -> list[str]:
+        """:meth:`_renew` for each of ``keys`` (the decoder says only their "new" flag
+        changed), in one lean loop: the step after a run turns 10,000 glows off. Their
+        tiles are collected in ``tiles``. Returns the keys whose dicts say more changed
+        (for the general path)."""
+        nodes, fresh = self._nodes, self._fresh
+        others: list[str] = []
+        lit = 0
+        last: _NodeTile | None = None
+        if len(keys) * 4 > len(nodes):
+            # most nodes (the step after a run): in the canvas's order, the order their
+            # records were made in, not the set's
+            wanted = keys if isinstance(keys, (set, frozenset, dict)) else set(keys)
+            pairs: Iterable[tuple[str, _Node | None]] = (
+                (n, node) for n, node in nodes.items() if n in wanted
+            )
+        else:
+            pairs = ((n, nodes.get(n)) for n in keys)
+        for node_id, node in pairs:
+            attrs = index.get(node_id)
+            if node is None or attrs is None:
+                continue
+            rec = node.rec
+            old = rec.attrs
+            if old is attrs:
+                continue
+            if len(old) != len(attrs):
+                others.append(node_id)
+                continue
+            now = bool(attrs.get("new"))
+            lit += now - bool(old.get("new"))
+            rec.attrs = attrs  # the canvas's own record (node.attrs = attrs, no new one)
+            if now:
+                fresh.append(node)
+            item = node.item
+            if item is not None:
+                item.refresh(tooltip=False)
+            tile = node.tile
+            if tile is not None and tile is not last:
+                tiles.add(tile)  # neighbours in the graph's order share a tile
+                last = tile
+        self._counts["new"] += lit
+        return others
+
     @staticmethod
     def _restyle_tiles(tiles: set[_NodeTile]) -> None:
         """Tiles whose members' looks changed (not their places or sizes): drawn again
@@ -565,14 +612,15 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
             storage = storage or node.kind in ("tensor", "saved")
         renewed = changes.renewed
         renewed_tiles: set[_NodeTile] = set()
-        for node_id in changes.nodes:
+        changed = changes.nodes
+        if renewed:
+            # the decoder says: only "new" changed (the step after a run: every node)
+            changed = changed - renewed
+            changed.update(self._renew_many(renewed, index, renewed_tiles))
+        for node_id in changed:
             node = nodes.get(node_id)
             attrs = index.get(node_id)
             if node is None or attrs is None or node.attrs is attrs:
-                continue
-            if node_id in renewed and len(node.attrs) == len(attrs):
-                # the decoder says: only "new" changed
-                self._renew(node, attrs, renewed_tiles)
                 continue
             if node.attrs == attrs:
                 continue
@@ -972,7 +1020,7 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
                 edge.item.setZValue(Z_EDGE_NEW if edge.new else Z_EDGE)
 
     def _renew_edges(
-        self, keys: Iterable[EdgeKey], attrs: Mapping[EdgeKey, Mapping[str, Any]]
+        self, keys: Collection[EdgeKey], attrs: Mapping[EdgeKey, Mapping[str, Any]]
     ) -> list[EdgeKey]:
         """Edges whose only change is their "new" flag (the decoder says so): their glow
         set, their band or item drawn again; no route to look at. Returns those the
@@ -980,13 +1028,25 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
         edges, bulk = self._edges, self._bulk
         others: list[EdgeKey] = []
         bands = self._bands_dirty
-        for key in keys:
-            edge, e = edges.get(key), attrs.get(key)
-            rec = Edge(e) if e is not None else None
-            if edge is None or rec is None or edge.kind != rec.kind.value:
+        pairs: Iterable[tuple[EdgeKey, _Edge | None]]
+        if len(keys) * 4 > len(edges):
+            # most edges (the step after a run): in the canvas's order (see _renew_many)
+            wanted = keys if isinstance(keys, (set, frozenset, dict)) else set(keys)
+            pairs = [(k, edge) for k, edge in edges.items() if k in wanted]
+            if len(pairs) < len(wanted):
+                others.extend(k for k in wanted if k not in edges)
+        else:
+            pairs = ((k, edges.get(k)) for k in keys)
+        for key, edge in pairs:
+            e = attrs.get(key)
+            if edge is None or e is None:
                 others.append(key)
                 continue
-            new = rec.new
+            kind = e.get("kind")
+            if kind != edge.kind and Edge(e).kind.value != edge.kind:
+                others.append(key)
+                continue
+            new = bool(e.get("new"))  # Edge(e).new, without a record per edge
             if edge.new == new:
                 continue
             edge.new = new
