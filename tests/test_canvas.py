@@ -61,14 +61,19 @@ def snapshot() -> dict:
     return json.loads(EXAMPLE.read_text())
 
 
-@pytest.fixture
-def canvas(qtbot) -> GraphCanvas:
+def _shown_canvas(qtbot, width: int = 900, height: int = 650) -> GraphCanvas:
+    """An empty canvas of this size, shown and exposed."""
     view = GraphCanvas()
     qtbot.addWidget(view)
-    view.resize(900, 650)
+    view.resize(width, height)
     view.show()
     qtbot.waitExposed(view)
     return view
+
+
+@pytest.fixture
+def canvas(qtbot) -> GraphCanvas:
+    return _shown_canvas(qtbot)
 
 
 def _node_items(view: GraphCanvas) -> list[NodeItem]:
@@ -553,11 +558,7 @@ def test_a_fitted_graph_is_fitted_again_when_the_view_shrinks(qtbot):
     view had fitted stays whole; one the user zoomed into is left as they set it.
     (A graph this small stays whole: a bigger one is fitted to a readable zoom, below.)"""
     data, positions = _session_graph("x = torch.ones(3, requires_grad=True)\nx = x.sin() * 2\n")
-    canvas = GraphCanvas()
-    qtbot.addWidget(canvas)
-    canvas.resize(900, 700)
-    canvas.show()
-    qtbot.waitExposed(canvas)
+    canvas = _shown_canvas(qtbot, 900, 700)
     canvas.set_graph(data, positions)
     canvas.fit_to_view()
 
@@ -594,11 +595,7 @@ def test_fit_after_a_run_ending_on_backward_shows_the_graph_not_loose_tensors(qt
         "loss.backward()\n"
     )
     assert not any(n.get("new") for n in data["nodes"])
-    canvas = GraphCanvas()
-    qtbot.addWidget(canvas)
-    canvas.resize(600, 450)
-    canvas.show()
-    qtbot.waitExposed(canvas)
+    canvas = _shown_canvas(qtbot, 600, 450)
     canvas.set_graph(data, positions)
     canvas.fit_to_view()
     visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
@@ -619,11 +616,7 @@ def test_fit_keeps_node_text_readable(qtbot):
     data, positions = _session_graph(
         "x = torch.ones(3, requires_grad=True)\n" + "x = x.sin() * 2\n" * 12
     )
-    canvas = GraphCanvas()
-    qtbot.addWidget(canvas)
-    canvas.resize(600, 450)  # what the window gives the canvas at 1024x700
-    canvas.show()
-    qtbot.waitExposed(canvas)
+    canvas = _shown_canvas(qtbot, 600, 450)  # what the window gives the canvas at 1024x700
     canvas.set_graph(data, positions)
     canvas.fit_to_view()
     assert canvas.zoom_level() >= READABLE_ZOOM
@@ -655,11 +648,7 @@ def test_fit_keeps_node_text_readable(qtbot):
 
 @pytest.mark.parametrize("size", [(600, 450), (900, 650)])  # the canvas at 1024x700, 1400x900
 def test_legend_is_shown_under_the_graph_and_never_covers_it(qtbot, snapshot, size):
-    canvas = GraphCanvas()
-    qtbot.addWidget(canvas)
-    canvas.resize(*size)
-    canvas.show()
-    qtbot.waitExposed(canvas)
+    canvas = _shown_canvas(qtbot, *size)
     canvas.set_graph(snapshot["graph"], snapshot["positions"])
     assert canvas.legend_visible()  # by default
     strip = canvas.legend_rect()
