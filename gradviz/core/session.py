@@ -252,9 +252,8 @@ class Session:
         self._json_lent = False
         self._pending_changes: GraphDelta | None = None
         self._unsent: GraphDelta | None = None
-        #: id(pass) -> (pass, its JSON): see _pass_json
-        self._passes_json: dict[int, tuple[BackwardPass, dict[str, Any]]] = {}
-        #: id -> (result, grad event or memory figures, its JSON) as the last snapshot made it
+        #: id -> (result, backward pass, grad event or memory figures, its JSON) as the
+        #: last snapshot made it
         self._json_made: dict[int, tuple[Any, Any]] = {}
         self.grad_events: dict[str, list[GradEvent]] = {}
         self._grad_enabled = True
@@ -1097,7 +1096,8 @@ class Session:
             "results": [made(r, r.to_json) for r in self.results],
             "tensors": {name: info.to_json() for name, info in cap.tensors.items()},
             "graph": self._graph_json(cap, live),
-            "backward_passes": [self._pass_json(p) for p in self.passes],
+            # a pass is complete when it joins self.passes: its JSON is made once
+            "backward_passes": [made(p, p.to_json) for p in self.passes],
             "make_dot": dot_graphs,
             "paused": self.paused.to_json() if self.paused is not None else None,
             "frame_locals": sorted(self.frame_locals()),
@@ -1115,9 +1115,10 @@ class Session:
         return snap
 
     def _json_maker(self) -> tuple[dict[int, tuple[Any, Any]], Callable[[Any, Callable[[], Any]], Any]]:
-        """A result's, a grad event's or a memory row's JSON, made once: they never
-        change once made (asdict deep-copies the values, the most of a lesson step's
-        snapshot). What the snapshot uses is kept for the next one, the rest let go."""
+        """A result's, a backward pass's, a grad event's or a memory row's JSON, made
+        once: they never change once made (asdict deep-copies the values, the most of a
+        lesson step's snapshot). What the snapshot uses is kept for the next one, the
+        rest let go."""
         before = self._json_made
         kept: dict[int, tuple[Any, Any]] = {}
 
@@ -1196,13 +1197,6 @@ class Session:
             self._pending_changes = None  # built whole: the next snapshot rebuilds too
             return
         pending.merge(delta)
-
-    def _pass_json(self, trace: BackwardPass) -> dict[str, Any]:
-        """A pass's JSON, made once: a pass is complete when it joins self.passes."""
-        kept = self._passes_json.get(id(trace))
-        if kept is None or kept[0] is not trace:
-            kept = self._passes_json[id(trace)] = (trace, trace.to_json())
-        return kept[1]
 
     @property
     def graph(self) -> Any:
