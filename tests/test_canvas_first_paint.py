@@ -55,3 +55,43 @@ def test_node_items_are_cached_from_their_second_paint(view, qtbot):
         i.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache for i in items
     ))
     assert not view._uncached
+
+
+@pytest.mark.parametrize("lod", [0.4, 0.583, 0.8, 1.3])
+@pytest.mark.parametrize("running", [False, True])
+def test_glow_rings_in_thin_strokes_look_like_one_wide_stroke(view, monkeypatch, lod, running):
+    """The rings round a new (or running) node are drawn as 1-3 strokes a device pixel
+    wide where one wide translucent stroke would take Qt's slow path: the picture must
+    be the one the wide stroke draws."""
+    from PySide6.QtGui import QColor, QImage, QPainter
+
+    from gradviz.ui.canvas import nodes
+
+    node_id = next(n for n in view.node_ids() if view.node_item(n).kind == "grad_fn")
+    node = view.node_item(node_id)._node
+    node.set_attrs({**node.attrs, "new": True})
+    if running:
+        node.flags |= nodes._EXECUTING
+    theme = view.current_theme()
+
+    def picture() -> QImage:
+        image = QImage(260, 120, QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(QColor(theme.background))
+        painter = QPainter(image)
+        painter.translate(130.3, 60.6)
+        painter.scale(lod, lod)
+        nodes._paint_node(painter, node, theme, lod)
+        painter.end()
+        return image
+
+    thin = picture()
+    monkeypatch.setattr(nodes, "_FAST_STROKE_PX", 1e9)  # one stroke a ring, as before
+    wide = picture()
+    worst = max(
+        max(abs(a.red() - b.red()), abs(a.green() - b.green()), abs(a.blue() - b.blue()))
+        for a, b in (
+            (thin.pixelColor(x, y), wide.pixelColor(x, y))
+            for y in range(thin.height()) for x in range(thin.width())
+        )
+    )
+    assert worst <= 32

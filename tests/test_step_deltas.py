@@ -504,3 +504,39 @@ def test_unglow_only_when_every_glow_held_goes_off():
     assert "unglow_edges" not in bodies[2]  # no edge glowed
     assert "unglow" not in bodies[3] and bodies[3]["removed"] == ["d"]
     assert bodies[4]["unglow"] is True and [n["id"] for n in bodies[4]["nodes"]] == ["e", "f"]
+
+
+@pytest.mark.parametrize("width", [500, 700])  # widths where the strip wraps its rows
+def test_the_legend_keeps_its_height_while_stepping(qtbot, width):
+    """A row of the legend that comes and goes with a step (the "new" glow, freed or
+    stale boxes) must not resize the viewport: that refitted the view (the graph
+    jumped) and repainted all of it every other step. A new graph fits the strip to
+    its rows again, as a fresh canvas does."""
+    from gradviz.ui.canvas import GraphCanvas
+
+    stepped, fresh = GraphCanvas(), GraphCanvas()
+    for canvas in (stepped, fresh):
+        qtbot.addWidget(canvas)
+        canvas.resize(width, 450)
+        canvas.show()
+    encoder, decoder = StateEncoder(), StateDecoder()
+    heights, rows, applied = [], [], 0
+    for state in _states(SCRIPTS["training"]):
+        decoded, changes = decoder.decode(encoder.encode(state, delta=True))
+        stepped.set_graph(decoded["graph"], decoded["positions"], changes)
+        if changes is None or not decoded["graph"]["nodes"]:
+            heights, rows = [], []  # a whole graph: the strip is fitted again
+            continue
+        applied += 1
+        heights.append(stepped.viewport().height())
+        rows.append(len(stepped.legend_items()))
+    assert applied > 5
+    assert heights == sorted(heights, reverse=True)  # it may grow (less room), never shrink
+    assert any(b < a for a, b in zip(rows, rows[1:]))  # and rows did go in between
+    # a new graph: the strip fits its rows, as on a canvas that only ever saw this graph
+    last = decoded
+    stepped.clear()
+    stepped.set_graph(last["graph"], last["positions"])
+    fresh.set_graph(last["graph"], last["positions"])
+    assert stepped.legend_rect() == fresh.legend_rect()
+    assert stepped.viewport().height() == fresh.viewport().height()

@@ -225,12 +225,14 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
     ) -> None:
         self._graph_data = graph
         self._fresh = []  # nodes this update made or restyled (for _newest)
-        if (
+        stepped = (
             changes is not None
             and self._graph_seq is not None
             and changes.base == self._graph_seq
-            and self._nodes
-        ):
+            and bool(self._nodes)
+        )
+        if stepped:
+            assert changes is not None
             grown = self._apply_changes(graph, positions, changes)
             if grown:
                 # a node that went may leave the rectangle a little larger than needed
@@ -257,7 +259,8 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
         self._update_scene_rect()
         self._apply_backward()
         self._update_legend()
-        self._update_overlays()
+        # a step keeps the legend's height (see _update_overlays); a new graph fits it
+        self._update_overlays(shrink=not stepped)
         self._synced = None
         if self._nodes and not self._fitted_once:
             # The first graph is fitted to the view, once the view has its real size.
@@ -760,7 +763,7 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
         if self._groups:
             present.add("storage")
         if self._legend.set_rows(_legend_rows(self._theme, present), self._theme):
-            self._update_overlays()
+            self._update_overlays(shrink=False)
 
     # --- public API: theme ----------------------------------------------------------------
 
@@ -1432,9 +1435,18 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
 
     # --- internals: overlays -------------------------------------------------------
 
-    def _update_overlays(self) -> None:
+    def _update_overlays(self, shrink: bool = True) -> None:
+        """Place the legend strip and the empty-graph hint.
+
+        ``shrink=False`` (a row of the legend came or went while the graph stays, as
+        the "new" row does every other step) lets the strip grow but not shrink: a
+        strip that changed its height each step resized the viewport, which refitted
+        the view (the graph jumped) and repainted all of it. A new graph, a resize or
+        the legend's toggle fit the strip to its rows again."""
         legend = self._legend
         h = legend.height_for(self.width()) if self._legend_on and self._nodes else 0
+        if not shrink and 0 < h < self._legend_h:
+            h = self._legend_h
         if h != self._legend_h:
             # the strip takes its room from the viewport: it never covers the graph
             self._legend_h = h
