@@ -462,7 +462,7 @@ def _paint_node(painter: QPainter, node: _Node, t: Theme, lod: float) -> None:
         radius = rr.height() / 2 if pill else r + grow
         painter.drawRoundedRect(rr, radius, radius)
 
-    def ring(colour: str, alpha: int, grow: float) -> None:
+    def glow_ring(colour: str, alpha: int, grow: float) -> None:
         """A translucent band RING_WIDTH wide, ``grow`` out from the box.
 
         Qt's raster engine strokes a translucent pen wider than a device pixel through
@@ -484,10 +484,10 @@ def _paint_node(painter: QPainter, node: _Node, t: Theme, lod: float) -> None:
     painter.setBrush(Qt.BrushStyle.NoBrush)
     if flags & _EXECUTING:
         for grow, alpha in ((6.0, 45), (3.5, 90)):
-            ring(t.backward, alpha, grow)
+            glow_ring(t.backward, alpha, grow)
     elif new:
         for grow, alpha in ((6.0, 40), (3.5, 85)):
-            ring(t.new, alpha, grow)
+            glow_ring(t.new, alpha, grow)
     if flags & _SELECTED:
         painter.setPen(_pen(t.selection, 255, 2.5))
         rounded(4.5)
