@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
 import torch
 
 from gradviz.core import capture as capture_module
@@ -64,3 +67,27 @@ def test_a_summary_reads_its_first_values_through_numpy_as_torch_gives_them(monk
     monkeypatch.setattr(capture_module, "_head_values", lambda t: None)
     assert texts == [summarize(t.detach() if i < 7 else t) for i, t in enumerate(cases)]
     assert texts[2].startswith("[0, 1, 2, 3, 4, 5, ...] (100 values")
+
+
+@pytest.mark.parametrize(
+    "t",
+    [
+        torch.tensor([1.0, float("nan"), float("inf")]),
+        torch.tensor([[float("-inf"), 2.0], [3.0, float("nan")]]),
+        torch.tensor([1e308, 1e308], dtype=torch.float64),  # finite, but their sum is not
+        torch.tensor([float("inf"), float("-inf")]),  # a sum of nan
+        torch.tensor(2.5),
+        torch.tensor([[1, 2], [3, 4]]),
+        torch.tensor([True, False]),
+        torch.zeros(0),
+        torch.randn(3, 4, dtype=torch.float16),
+    ],
+)
+def test_small_tensor_values_are_json_whatever_their_floats(t):
+    """nan and inf become strings (JSON has neither); every other value is the list
+    torch gives: the one-sum check finds exactly what the per-element walk found."""
+    from gradviz.core.capture import _clean, tensor_value
+
+    value = tensor_value(t)
+    assert value == _clean(t.tolist())
+    json.dumps(value, allow_nan=False)

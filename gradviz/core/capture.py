@@ -385,7 +385,12 @@ def tensor_value(t: torch.Tensor | None, limit: int = MAX_VALUE_ELEMENTS) -> Any
             data = t.cpu()
             if data.is_complex():
                 return str(data.tolist())
-            return _clean(data.tolist())
+            values = data.tolist()
+            # only a float can be nan or inf (JSON has neither): one sum in C says whether
+            # any is, instead of a Python call per element (a fifth of a lesson's capture)
+            if not data.is_floating_point() or math.isfinite(sum(data.reshape(-1).tolist())):
+                return values
+            return _clean(values)
         return summarize(t)
     except RuntimeError as exc:
         # a tensor whose values cannot be read here (a functorch wrapper, a dual
