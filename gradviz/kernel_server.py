@@ -331,7 +331,7 @@ class Kernel:
             raise BadRequest(str(exc)) from None
         if isinstance(outcome, Pause):
             self._debug_path.append((mode, tuple(sorted(breakpoints))))
-            self.session.pause_snapshot(live=True)
+            self.session.capture_pause()  # the reply's state() snapshots it
             reason = "breakpoint" if outcome.line in breakpoints else "paused"
             if mode == "backward" and outcome.line not in breakpoints:
                 reason = "backward"

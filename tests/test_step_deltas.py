@@ -335,8 +335,9 @@ def test_served_deltas_rebuild_exactly_the_whole_states(name):
 
 
 def test_debugger_pauses_send_the_whole_change():
-    """A pause takes two snapshots (pause_snapshot, then the kernel's state): the delta
-    must still carry everything since the state sent before."""
+    """A pause captures the graph where it stopped (capture_pause), then the kernel's
+    state snapshots it: the delta must still carry everything since the state sent
+    before."""
     from gradviz.kernel_server import Kernel
 
     kernel = Kernel(io.StringIO())

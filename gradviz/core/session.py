@@ -852,11 +852,15 @@ class Session:
         self.debugger = None
         self._update_statement_hook()
 
-    def pause_snapshot(self, live: bool = False) -> dict[str, Any]:
-        """The state at a pause: the graph and tensors of this moment, with the paused
-        frame's locals beside the globals (``live``: see :meth:`snapshot`)."""
+    def capture_pause(self) -> None:
+        """Capture the graph and tensors as they stand at a pause, the paused frame's
+        locals beside the globals: the next :meth:`snapshot` shows them."""
         self._capture_graph(self._current_index)
-        return self.snapshot(live=live)
+
+    def pause_snapshot(self) -> dict[str, Any]:
+        """The state at a pause (:meth:`capture_pause`, then :meth:`snapshot`)."""
+        self.capture_pause()
+        return self.snapshot()
 
     @property
     def paused(self) -> Pause | None:
