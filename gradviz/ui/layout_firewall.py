@@ -40,22 +40,20 @@ class LayoutFirewall(QWidget):
             return child.heightForWidth(width)
         return child.sizeHint().height()
 
-    def _tell_parent(self) -> None:
-        """What the child asks for now becomes what the parent's layout reads."""
-        self._hint = self.child.sizeHint()
-        self._minimum = self.child.minimumSizeHint()
-        self._height = self._needed_height(self.width())
-        self.updateGeometry()
-
     def event(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.LayoutRequest:
             child = self.child
+            # each measured once: a word-wrapped label lays its text out for each
+            height = self._needed_height(self.width())
+            minimum = child.minimumSizeHint()
             if (
-                self._needed_height(self.width()) != self._height
-                or child.minimumSizeHint().width() > self.width()
-                or child.minimumSizeHint().height() != self._minimum.height()
+                height != self._height
+                or minimum.width() > self.width()
+                or minimum.height() != self._minimum.height()
             ):
-                self._tell_parent()
+                # what the child asks for now becomes what the parent's layout reads
+                self._hint, self._minimum, self._height = child.sizeHint(), minimum, height
+                self.updateGeometry()
             child.setGeometry(self.rect())
             return True
         return super().event(event)
