@@ -8,7 +8,9 @@ tooltip) and where a demo has a note. It knows nothing about the kernel.
 from __future__ import annotations
 
 import keyword
+import math
 import re
+from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
@@ -175,6 +177,39 @@ class PythonHighlighter(QSyntaxHighlighter):
                 pos = m.end()
 
 
+#: more changed lines than this (a run through a whole script) redraw the gutter whole
+_GUTTER_PARTIAL_LINES = 40
+
+
+@dataclass(frozen=True)
+class _GutterMarks:
+    """What the gutter marks: the next statement's lines, the error's, the paused line,
+    the lines that ran, and the demo's notes."""
+
+    next: tuple[int, int] | None
+    error: tuple[int, int] | None
+    paused: int | None
+    executed: frozenset[int]
+    notes: dict[int, str]
+
+    def lines_differing(self, other: _GutterMarks) -> set[int]:
+        """The lines (1-based) whose marks differ between ``self`` and ``other``."""
+        lines: set[int] = set(self.executed ^ other.executed)
+        for mine, theirs in ((self.next, other.next), (self.error, other.error)):
+            if mine != theirs:
+                for span in (mine, theirs):
+                    if span is not None:
+                        lines.update(range(span[0], span[1] + 1))
+        if self.paused != other.paused:
+            lines.update(n for n in (self.paused, other.paused) if n is not None)
+        if self.notes != other.notes:
+            lines.update(
+                n for n in self.notes.keys() | other.notes.keys()
+                if self.notes.get(n) != other.notes.get(n)
+            )  # fmt: skip
+        return lines
+
+
 class _Gutter(QWidget):
     """Line numbers plus markers: ran, next, error, demo note."""
 
@@ -246,6 +281,8 @@ class CodeEditor(QPlainTextEdit):
         self._error: tuple[int, int, str] | None = None
         self._notes: dict[int, str] = {}
         self._paused: int | None = None
+        #: the marks the gutter shows now (see _gutter_marks_changed); None: redraw it all
+        self._gutter_shows: _GutterMarks | None = None
         #: the breakpoint lines, from cursors anchored at their blocks' starts: a
         #: cursor moves with the text around it, so a breakpoint stays on its line of
         #: code when lines are added or removed above it
@@ -261,6 +298,7 @@ class CodeEditor(QPlainTextEdit):
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange and hasattr(self, "_gutter"):
             self.highlighter.set_dark(is_dark(self.palette()))
+            self._gutter_shows = None  # every mark's colour
             self._refresh()
 
     def show_line(self, line: int) -> None:
@@ -358,8 +396,9 @@ class CodeEditor(QPlainTextEdit):
             self.verticalScrollBar().setValue(max(0, line - 1 - shown // 3))
 
     def set_notes(self, notes: dict[int, str]) -> None:
-        self._notes = dict(notes)
-        self._gutter.update()
+        if notes != self._notes:
+            self._notes = dict(notes)
+            self._gutter_marks_changed()
 
     @property
     def next_lines(self) -> tuple[int, int] | None:
@@ -466,7 +505,42 @@ class CodeEditor(QPlainTextEdit):
         if self._error:
             band(self._error[0], self._error[1], ERROR_BAND, underline=True)
         self.setExtraSelections(selections)
-        self._gutter.update()
+        self._gutter_marks_changed()
+
+    def _gutter_marks_changed(self) -> None:
+        """Redraw the gutter's lines whose marks changed (a step moves the next-line
+        arrow and marks one more line ran: two or three lines, not the whole strip,
+        which cost a lesson step about a millisecond of painting); all of it when many
+        changed or nothing was drawn yet."""
+        now = _GutterMarks(
+            self._next, self._error[:2] if self._error else None, self._paused,
+            frozenset(self._executed), dict(self._notes),
+        )  # fmt: skip
+        before, self._gutter_shows = self._gutter_shows, now
+        if before is None:
+            self._gutter.update()
+            return
+        lines = now.lines_differing(before)
+        if not lines:
+            return
+        first = self.firstVisibleBlock().blockNumber() + 1
+        shown = [n for n in lines if n >= first]
+        if len(shown) > _GUTTER_PARTIAL_LINES:
+            self._gutter.update()
+            return
+        offset = self.contentOffset()
+        doc = self.document()
+        bottom = self._gutter.height()
+        width = self._gutter.width()
+        for line in sorted(shown):
+            block = doc.findBlockByNumber(line - 1)
+            if not block.isValid():
+                continue
+            geo = self.blockBoundingGeometry(block).translated(offset)
+            if geo.top() > bottom:
+                break
+            top = math.floor(geo.top())
+            self._gutter.update(0, top, width, math.ceil(geo.bottom()) - top + 1)
 
     def gutter_width(self) -> int:
         digits = max(2, len(str(max(1, self.blockCount()))))
@@ -494,7 +568,9 @@ class CodeEditor(QPlainTextEdit):
         painter.fillRect(event.rect(), self.palette().color(QPalette.ColorRole.Window))
         width = self._gutter.width()
         painter.setPen(self.palette().color(QPalette.ColorRole.Mid))
-        painter.drawLine(width - 1, event.rect().top(), width - 1, event.rect().bottom())
+        # end to end (the paint clips it): a line ending inside a partial update would
+        # leave its antialiased end lighter there
+        painter.drawLine(width - 1, 0, width - 1, self._gutter.height())
         block = self.firstVisibleBlock()
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
         fm = self.fontMetrics()

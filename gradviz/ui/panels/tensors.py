@@ -85,6 +85,7 @@ class TensorsPanel(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         self._needs = {}
+        self._widest: dict[int, int] = {}
         self._fitter = _FittedTable(self.table, self._fit_columns)
         self._previous: Mapping[str, TensorInfo] = {}
         self._rows: dict[str, int] = {}
@@ -189,6 +190,8 @@ class TensorsPanel(QWidget):
             # another script's tensors: start at the name column (a scroll to the right
             # kept from the last script hid it)
             self.table.horizontalScrollBar().setValue(0)
+        if names != self._sized_for:
+            self._widest = {}  # other rows: columns fit their texts afresh
         if names and (texts_changed or names != self._sized_for):
             # refit when rows come or go or a value grows (a user's own widths survive
             # value changes until the rows change); the same texts fit as they did
@@ -259,11 +262,19 @@ class TensorsPanel(QWidget):
         need = self._needs.get(col)
         if need is None:
             need = self._needs[col] = content_width(self.table, col)
-        return need
+        # While the rows stay, a column never asks for less than it had: a loop's
+        # .grad comes (backward) and goes (zero_grad) every few steps, and value and
+        # grad traded their room each time (the columns jumped, and the whole table and
+        # its scroll bar were drawn again, 2-3 ms of a lesson step)
+        widest = self._widest.get(col, 0)
+        if need > widest:
+            self._widest[col] = need
+        return max(need, widest)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
             self._needs = {}  # the texts measure differently now
+            self._widest = {}
         super().changeEvent(event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override

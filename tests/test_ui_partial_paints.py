@@ -1,0 +1,154 @@
+"""Widgets that redraw only what a step changed still show what a whole redraw shows.
+
+Each test reads the pixels on screen (the window's backing store, through
+``QScreen.grabWindow``), not ``QWidget.grab()``, which paints the widget afresh and so
+would hide a region that was never updated."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("PySide6")
+pytest.importorskip("pytestqt")
+
+from PySide6.QtCore import QEvent, QObject  # noqa: E402
+from PySide6.QtGui import QGuiApplication, QImage  # noqa: E402
+from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+
+from gradviz.ui.editor import CodeEditor  # noqa: E402
+
+
+def _on_screen(widget: QWidget) -> QImage:
+    QApplication.processEvents()
+    window = widget.window()
+    return QGuiApplication.primaryScreen().grabWindow(window.winId()).toImage()
+
+
+def _redrawn_whole(widget: QWidget, *parts: QWidget) -> QImage:
+    for part in parts:
+        part.repaint()
+    return _on_screen(widget)
+
+
+class _PaintRegions(QObject):
+    """The area each paint of ``widget`` covered, in pixels."""
+
+    def __init__(self, widget: QWidget):
+        super().__init__()
+        self.areas: list[int] = []
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
+        if event.type() == QEvent.Type.Paint:
+            self.areas.append(sum(r.width() * r.height() for r in event.region()))
+        return False
+
+
+@pytest.fixture
+def editor(qtbot):
+    editor = CodeEditor()
+    qtbot.addWidget(editor)
+    editor.resize(500, 400)
+    editor.setPlainText("\n".join(f"x{i} = torch.ones({i})" for i in range(200)))
+    editor.show()
+    qtbot.waitExposed(editor)
+    return editor
+
+
+def test_gutter_after_steps_equals_a_whole_redraw(editor):
+    """Stepping down a script (the view scrolls), an error that comes and goes, a pause,
+    notes: after each change the gutter on screen is what a whole redraw paints."""
+    gutter = editor._gutter
+    ran: set[int] = set()
+    for line in range(1, 130, 3):
+        ran.add(line)
+        editor.set_statement_marks((line + 3, line + 4), (line, line + 2), ran)
+        editor.show_line(line + 3)
+        if line == 40:
+            editor.set_error(line + 3, line + 4, "RuntimeError: boom")
+        if line == 43:
+            editor.clear_error()
+        if line == 70:
+            editor.set_paused_line(line + 3)
+        if line == 73:
+            editor.set_paused_line(None)
+        if line == 88:
+            editor.set_notes({90: "look", 95: "here"})
+        if line == 91:
+            editor.set_notes({95: "here"})
+        shown = _on_screen(editor)
+        assert shown == _redrawn_whole(editor, gutter, editor.viewport()), f"line {line}"
+
+
+def test_the_check_sees_a_mark_never_drawn(editor):
+    """The comparison above can fail: a mark changed behind the gutter's back (no
+    update) leaves the screen unlike a whole redraw."""
+    editor.set_statement_marks((5, 5), (4, 4), {4})
+    _on_screen(editor)
+    editor._next = (9, 9)  # what the window would show next, without asking for a paint
+    assert _on_screen(editor) != _redrawn_whole(editor, editor._gutter)
+
+
+def test_a_step_redraws_only_the_lines_it_changed(editor):
+    gutter = editor._gutter
+    editor.set_statement_marks((5, 5), (4, 4), {1, 2, 3, 4})
+    _on_screen(editor)
+    paints = _PaintRegions(gutter)
+    editor.set_statement_marks((6, 6), (5, 5), {1, 2, 3, 4, 5})
+    editor.set_notes({})  # the same notes: nothing to redraw
+    _on_screen(editor)
+    line_h = editor.fontMetrics().height()
+    # lines 5 (ran; the arrow left) and 6 (the arrow came), not the whole strip
+    assert paints.areas and sum(paints.areas) <= 3 * (line_h + 2) * gutter.width()
+    assert sum(paints.areas) < gutter.width() * gutter.height() / 4
+
+
+# pytorch/tutorials, beginner_source/examples_nn/polynomial_optim.py, its loop unrolled
+# three times (the stepper steps top-level statements)
+_POLYNOMIAL = """\
+import torch
+import math
+x = torch.linspace(-math.pi, math.pi, 200)
+y = torch.sin(x)
+p = torch.tensor([1, 2, 3])
+xx = x.unsqueeze(-1).pow(p)
+model = torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.Flatten(0, 1))
+loss_fn = torch.nn.MSELoss(reduction='sum')
+optimizer = torch.optim.RMSprop(model.parameters(), lr=1e-3)
+""" + """\
+y_pred = model(xx)
+loss = loss_fn(y_pred, y)
+optimizer.zero_grad()
+loss.backward()
+optimizer.step()
+""" * 3
+
+
+def test_tensor_columns_hold_still_while_a_loop_runs(qtbot):
+    """.grad comes (backward) and goes (zero_grad) every iteration; once the rows are
+    all there and the first .grad came, no column moves (value and grad traded their
+    room every iteration, and the whole table was drawn again each time)."""
+    from gradviz.app.models import AppState
+    from gradviz.core.session import Session
+    from gradviz.ui.panels import TensorsPanel
+
+    panel = TensorsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(700, 260)
+    panel.show()
+    qtbot.waitExposed(panel)
+    session = Session(_POLYNOMIAL)
+    table = panel.table
+    shown: list[tuple[tuple[str, ...], tuple[int, ...]]] = []
+    while not session.at_end:
+        result = session.step()
+        assert result is None or result.ok, result
+        panel.set_state(AppState.from_wire(session.snapshot()))
+        QApplication.processEvents()
+        widths = tuple(table.columnWidth(c) for c in range(table.columnCount()))
+        shown.append((tuple(panel.names()), widths))
+    # the rows are all there once the first loss exists; from the second iteration on
+    # (.grad set, cleared, set again) the columns stay where they are
+    second_iteration = shown[-10:]
+    assert len({names for names, _ in second_iteration}) == 1
+    assert len({widths for _, widths in second_iteration}) == 1
