@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QEvent, QObject  # noqa: E402
+from PySide6.QtCore import QEvent, QObject, QThread  # noqa: E402
 from PySide6.QtGui import QGuiApplication, QImage  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
@@ -19,6 +19,10 @@ from gradviz.ui.editor import CodeEditor  # noqa: E402
 
 
 def _on_screen(widget: QWidget) -> QImage:
+    # item views lay out on a zero timer, then paint: a few turns of the loop
+    for _ in range(3):
+        QApplication.processEvents()
+        QThread.msleep(2)
     QApplication.processEvents()
     window = widget.window()
     return QGuiApplication.primaryScreen().grabWindow(window.winId()).toImage()
@@ -152,3 +156,53 @@ def test_tensor_columns_hold_still_while_a_loop_runs(qtbot):
     second_iteration = shown[-10:]
     assert len({names for names, _ in second_iteration}) == 1
     assert len({widths for _, widths in second_iteration}) == 1
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_tensor_table_in_its_dock_redraws_cells_only_and_right(qtbot, dark):
+    """A step changes a few cells: the table paints them, the dock and the table's
+    frame under it are not painted again, and the screen is what a whole redraw of the
+    dock shows (light and dark palettes: the viewport fills its own background)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QColor, QPalette
+    from PySide6.QtWidgets import QDockWidget, QMainWindow
+
+    from gradviz.app.models import AppState
+    from gradviz.core.session import Session
+    from gradviz.ui.panels import TensorsPanel
+
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    if dark:
+        palette = window.palette()
+        for role, colour in (
+            (QPalette.ColorRole.Window, "#2b2b2b"), (QPalette.ColorRole.Base, "#1e1e1e"),
+            (QPalette.ColorRole.Text, "#e0e0e0"), (QPalette.ColorRole.WindowText, "#e0e0e0"),
+        ):  # fmt: skip
+            palette.setColor(role, QColor(colour))
+        window.setPalette(palette)
+    panel = TensorsPanel()
+    dock = QDockWidget("Tensors")
+    dock.setWidget(panel)
+    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    window.resize(900, 400)
+    window.show()
+    qtbot.waitExposed(window)
+    assert panel.table.viewport().autoFillBackground()  # polished, and filled again
+    session = Session(_POLYNOMIAL)
+    dock_paints = _PaintRegions(dock)
+    cell_steps = 0
+    while not session.at_end:
+        session.step()
+        table = panel.table
+        layout_before = table.rowCount(), [table.columnWidth(c) for c in range(table.columnCount())]
+        painted_before = len(dock_paints.areas)
+        panel.set_state(AppState.from_wire(session.snapshot()))
+        shown = _on_screen(panel)
+        layout = table.rowCount(), [table.columnWidth(c) for c in range(table.columnCount())]
+        if layout == layout_before and layout[0]:
+            # the same rows and columns: only cells changed, and only the table painted
+            cell_steps += 1
+            assert len(dock_paints.areas) == painted_before
+        assert shown == _redrawn_whole(panel, dock, panel.table.viewport())
+    assert cell_steps >= 10
