@@ -283,6 +283,27 @@ class MainWindow(QMainWindow):
         self.update_guide()
         self._update_position()
         self.update_actions()
+        self.lay_out_pending()
+
+    def lay_out_pending(self) -> None:
+        """Lay out now what a state changed (new texts in the guide and status row, new
+        rows in the tables and the timeline), so it paints in the same pass as the rest.
+
+        Left to the event loop, the labels' layout requests and the item views' delayed
+        layouts ran after the panels had painted, and each drew its widget again in a
+        pass of its own: measuring the wrapped guide note redrew it every step, a new
+        accumulation row its table and scroll bars (a lesson step settled 0.5-6 ms
+        later)."""
+        if not self.isVisible():
+            return
+        for view in (
+            self.tensors_panel.table, self.accumulation_panel.table,
+            self.memory_panel.table, self.timeline_bar.list,
+        ):  # fmt: skip
+            view.executeDelayedItemsLayout()
+        # a request answered posts its parent's, which Qt's call leaves for a later one
+        for _ in range(3):
+            QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
 
     def statements(self) -> tuple[StatementInfo, ...]:
         return self.model.statements

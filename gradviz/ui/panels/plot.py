@@ -55,6 +55,8 @@ class MiniPlot(QWidget):
         self._plot_rect = QRectF()
         self._slot_w = 0.0
         self.setMinimumHeight(140)
+        # paintEvent fills the whole widget first: Qt need not paint the dock under it
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         return QSize(320, 160)
