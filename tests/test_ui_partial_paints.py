@@ -206,3 +206,37 @@ def test_tensor_table_in_its_dock_redraws_cells_only_and_right(qtbot, dark):
             assert len(dock_paints.areas) == painted_before
         assert shown == _redrawn_whole(panel, dock, panel.table.viewport())
     assert cell_steps >= 10
+
+
+def test_accumulation_columns_grow_to_new_rows_without_refitting_all(qtbot, monkeypatch):
+    """Each backward and zero_grad of the loop adds rows: the columns grow to fit them
+    (no cell narrower than it asks), without Qt measuring every cell again; fewer rows
+    (another script) fit every column afresh."""
+    from gradviz.app.models import AppState
+    from gradviz.core.session import Session
+    from gradviz.ui.panels import AccumulationPanel
+
+    panel = AccumulationPanel()
+    qtbot.addWidget(panel)
+    panel.resize(420, 500)
+    panel.show()
+    qtbot.waitExposed(panel)
+    table = panel.table
+    refits = []
+    whole_fit = table.resizeColumnsToContents
+    monkeypatch.setattr(table, "resizeColumnsToContents", lambda: refits.append(table.rowCount()) or whole_fit())
+    session = Session(_POLYNOMIAL)
+    grew = 0
+    while not session.at_end:
+        session.step()
+        rows_before = table.rowCount()
+        panel.set_state(AppState.from_wire(session.snapshot()))
+        for row in range(table.rowCount()):
+            for col in range(table.columnCount()):
+                need = table.sizeHintForIndex(table.model().index(row, col)).width()
+                assert need <= table.columnWidth(col), (row, col)
+        grew += table.rowCount() > rows_before > 0
+    assert grew >= 4  # backward and zero_grad rows came, iteration after iteration
+    assert len([n for n in refits if n]) == 1  # (an empty table) and the first rows only
+    panel.set_state(AppState.from_wire(Session("import torch\n").snapshot()))
+    assert refits[-1] == 0 and table.rowCount() == 0

@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
 
@@ -74,6 +74,13 @@ class AccumulationPanel(QWidget):
         layout.addWidget(self.hint)
         layout.addWidget(splitter)
         self._rows: list[tuple[str, str, str]] = []
+        #: the columns were fitted to every cell since the font or style last changed
+        self._fitted = False
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fitted = False  # the texts measure differently now
+        super().changeEvent(event)
 
     def set_state(self, state: AppState | Mapping[str, Any] | None) -> None:
         st = AppState.of(state)
@@ -122,13 +129,19 @@ class AccumulationPanel(QWidget):
             self._rows.append((name, after, value))
         self._values = values
         # only the cells that changed are set (a backward pass adds rows below the others)
-        if self.table.rowCount() != len(rows):
-            self.table.setRowCount(len(rows))
+        table = self.table
+        # rows only added (a step's new events): the columns grow to fit the new cells;
+        # other changes fit every column again (Qt measures every cell for that, a
+        # millisecond each backward or zero_grad step of a lesson)
+        grow_only = 0 < len(self._cells) <= len(rows) and self._fitted
+        if table.rowCount() != len(rows):
+            table.setRowCount(len(rows))
         shown = self._cells
+        written: list[tuple[int, int]] = []
         for row, new_cells in enumerate(cells):
             was = shown[row] if row < len(shown) else ()
             for col, cell in enumerate(new_cells):
-                if col < len(was) and was[col] == cell and self.table.item(row, col) is not None:
+                if col < len(was) and was[col] == cell and table.item(row, col) is not None:
                     continue
                 text, tip, zero = cell
                 item = _item(text, tip)
@@ -137,9 +150,18 @@ class AccumulationPanel(QWidget):
                     font = item.font()
                     font.setItalic(True)
                     item.setFont(font)
-                self.table.setItem(row, col, item)
+                table.setItem(row, col, item)
+                written.append((row, col))
         self._cells = cells
-        self.table.resizeColumnsToContents()
+        if grow_only:
+            model = table.model()
+            for row, col in written:
+                need = table.sizeHintForIndex(model.index(row, col)).width()
+                if need > table.columnWidth(col):
+                    table.setColumnWidth(col, need)
+        else:
+            table.resizeColumnsToContents()
+            self._fitted = bool(rows)
         self.hint.setVisible(not rows)
         self._plot(st)
 
