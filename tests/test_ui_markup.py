@@ -442,7 +442,7 @@ def test_hostile_names_from_a_script_are_shown_as_text(qtbot, main_window):
         assert payload in audit.text(), f"{payload[:40]!r} is shown nowhere"
     for payload in MARKUP:
         where = " ".join(audit.where(payload))
-        assert "QTableWidget" in where  # the tensors panel, as text
+        assert "tensorsTable" in where  # the tensors panel, as text
         assert "modulesTree" in where  # the module tree
         assert "canvas" in where  # node tooltips
     assert IMG in window.output_panel.text() and LINK in window.output_panel.text()
