@@ -84,6 +84,28 @@ def test_gutter_after_steps_equals_a_whole_redraw(editor):
         assert shown == _redrawn_whole(editor, gutter, editor.viewport()), f"line {line}"
 
 
+def test_marks_that_change_no_band_are_redrawn(editor):
+    """Changes the editor's bands never touch, with nothing scrolling: a demo's notes
+    coming, changing and going, a line marked ran on its own, and a pause toggled
+    while the next statement stays (its arrow shows only while nothing is paused). Each
+    is on screen as a whole redraw paints it, so only the gutter's own updates put it
+    there."""
+    gutter = editor._gutter
+    editor.set_statement_marks((10, 10), (9, 9), {9})
+    _on_screen(editor)
+    changes = [
+        lambda: editor.set_notes({4: "look"}),
+        lambda: editor.set_notes({4: "here", 6: "and here"}),
+        lambda: editor.set_notes({}),
+        lambda: editor.set_statement_marks((10, 10), (9, 9), {2, 9}),
+        lambda: editor.set_paused_line(3),
+        lambda: editor.set_paused_line(None),
+    ]
+    for n, change in enumerate(changes):
+        change()
+        assert _on_screen(editor) == _redrawn_whole(editor, gutter, editor.viewport()), n
+
+
 def test_the_check_sees_a_mark_never_drawn(editor):
     """The comparison above can fail: a mark changed behind the gutter's back (no
     update) leaves the screen unlike a whole redraw."""

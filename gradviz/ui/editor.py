@@ -202,6 +202,8 @@ class _GutterMarks:
                         lines.update(range(span[0], span[1] + 1))
         if self.paused != other.paused:
             lines.update(n for n in (self.paused, other.paused) if n is not None)
+            # the next statement's arrow is drawn only while nothing is paused
+            lines.update(span[0] for span in (self.next, other.next) if span is not None)
         if self.notes != other.notes:
             lines.update(
                 n for n in self.notes.keys() | other.notes.keys()
