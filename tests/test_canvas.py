@@ -687,6 +687,54 @@ def test_backward_rows_join_the_legend_while_a_pass_is_shown(canvas, snapshot):
     assert "running (backward)" not in [t for t, _ in canvas.legend_items()]
 
 
+def test_legend_strip_is_drawn_once_per_set_of_rows_and_always_as_a_fresh_drawing(
+    qtbot, monkeypatch
+):
+    """A loop's steps swap the legend between a few sets of rows (the "new" row comes and
+    goes): each set is drawn once and copied after; what shows is always what drawing
+    the rows afresh gives, in either theme."""
+    from PySide6.QtWidgets import QWidget
+
+    from gradviz.graph.style import DARK, LIGHT
+    from gradviz.ui.canvas.legend import _Legend, _legend_rows
+
+    host = QWidget()
+    qtbot.addWidget(host)
+    host.resize(600, 80)
+    legend = _Legend(host)
+    legend.setGeometry(0, 0, 600, 44)
+    host.show()
+    qtbot.waitExposed(host)
+    drawn: list[int] = []
+    real = _Legend._draw
+    monkeypatch.setattr(_Legend, "_draw", lambda self, p: drawn.append(1) or real(self, p))
+
+    def fresh() -> QImage:
+        image = QImage(legend.size(), QImage.Format.Format_ARGB32_Premultiplied)
+        image.fill(Qt.GlobalColor.transparent)
+        painter = QPainter(image)
+        real(legend, painter)
+        painter.end()
+        return image.convertToFormat(QImage.Format.Format_ARGB32)
+
+    kinds = {"grad_fn", "accumulate_grad", "leaf", "saved"}
+    sets = [
+        (LIGHT, kinds), (LIGHT, kinds | {"new"}), (LIGHT, kinds), (LIGHT, kinds | {"new"}),
+        (DARK, kinds | {"new"}), (DARK, kinds), (LIGHT, kinds),
+    ]  # fmt: skip
+    shown_before = None
+    for t, present in sets:
+        legend.set_rows(_legend_rows(t, present), t)
+        shown = legend.grab().toImage().convertToFormat(QImage.Format.Format_ARGB32)
+        assert shown == fresh()
+        assert shown != shown_before  # every change of rows or theme shows
+        assert legend.placed == legend._place(legend.width())[0]
+        shown_before = shown
+    # light and dark, each with and without "new"; the light pictures again after dark
+    # were drawn again (a theme change lets the old pictures go)
+    assert len(drawn) == 5
+
+
 def test_canvas_follows_a_dark_palette(canvas, snapshot):
     from PySide6.QtGui import QColor, QPalette
 
