@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("PySide6")
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import QObject, Signal  # noqa: E402
+from PySide6.QtCore import QObject, QRectF, Signal  # noqa: E402
 from PySide6.QtWidgets import QWidget  # noqa: E402
 
 from gradviz.app.models import AppState  # noqa: E402
@@ -277,6 +277,12 @@ def test_accumulation_plot_labels_never_overlap_and_the_legend_is_whole(qtbot):
         boxes = plot.drawn_labels
         assert boxes, "some values are labelled"
         assert not any(a.intersects(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+        # nor does one cover a point's dot, the legend or an x label, or leave the plot
+        dots = [QRectF(pt.x() - 5, pt.y() - 5, 10, 10) for _, pt in plot.drawn_points]
+        others = dots + [r for r, _ in plot.drawn_legend] + [r for r, _ in plot.drawn_x_labels]
+        assert not any(box.intersects(other) for box in boxes for other in others)
+        room = plot._plot_rect.adjusted(-8, -4, 8, 0)
+        assert all(room.contains(box) for box in boxes)
         # every leaf named (shortened with "…" when its column is narrow), inside the plot
         shown = [name for _, name in plot.drawn_legend]
         assert len(shown) == 4 and all(

@@ -221,29 +221,37 @@ class MiniPlot(QWidget):
                 x0 = xpos(s.x(i)) - bar_w * len(bars) / 2 + b * bar_w
                 r = QRectF(x0, min(ypos(y), ypos(0)), bar_w - 1, abs(ypos(y) - ypos(0)))
                 p.drawRect(r)
-        # value labels drawn so far: no two may overlap, and none may cover a point
+        # value labels drawn so far: no two may overlap, and none may cover a point.
+        # Boxes are (left, top, right, bottom) floats here: a backward step's repaint
+        # tried ~100 candidate boxes against ~60 others, and QRectF calls made that a
+        # third of the plot's paint
         placed: list[QRectF] = []
-        dots = [
-            QRectF(xpos(s.x(i)) - 5, ypos(y) - 5, 10, 10)
+        taken: list[tuple[float, float, float, float]] = [
+            (xpos(s.x(i)) - 5, ypos(y) - 5, xpos(s.x(i)) + 5, ypos(y) + 5)
             for s in self.series if s.style != "bar"
             for i, (_, y) in enumerate(s.points) if math.isfinite(y)
-        ]
-
+        ]  # the points' dots
         # the legend and the x labels are no place for a value either
-        fixed = [
-            QRectF(x, 21 + row_h * row, fm.horizontalAdvance(name) + 13, fm.height())
+        taken += [
+            (x, 21 + row_h * row, x + fm.horizontalAdvance(name) + 13, 21 + row_h * row + fm.height())
             for x, row, _, name in legend
-        ] + [b for b, _ in self.drawn_x_labels]
+        ]
+        taken += [(b.left(), b.top(), b.right(), b.bottom()) for b, _ in self.drawn_x_labels]
         room = plot.adjusted(-8, -4, 8, 0)
+        room_l, room_t, room_r, room_b = room.left(), room.top(), room.right(), room.bottom()
 
-        def blocked(box: QRectF) -> bool:
-            return (
-                any(box.intersects(b) for b in placed)
-                or any(box.intersects(d) for d in dots)
-                or any(box.intersects(f) for f in fixed)
-                or not room.contains(box)
+        def free(left: float, top: float, w: float, h: float) -> bool:
+            """Inside the room (edges included) and overlapping nothing taken (QRectF's
+            rules: boxes that only touch do not overlap)."""
+            right, bottom = left + w, top + h
+            if left < room_l or top < room_t or right > room_r or bottom > room_b:
+                return False
+            return not any(
+                left < r and x < right and top < b and y < bottom for x, y, r, b in taken
             )
 
+        advance: dict[str, float] = {}
+        white_pen = QPen(QColor("#ffffff"), 1.5)
         for s in self.series:
             if s.style == "bar" or not s.points:
                 continue
@@ -264,31 +272,37 @@ class MiniPlot(QWidget):
             p.setBrush(QBrush(colour))
             label_every = max(1, math.ceil(len(s.points) / max(1, plot.width() / 46)))
             for i, (_, y) in enumerate(s.points):
-                pt = QPointF(xpos(s.x(i)), ypos(y))
-                p.setPen(QPen(QColor("#ffffff"), 1.5))
+                px, py = xpos(s.x(i)), ypos(y)
+                pt = QPointF(px, py)
+                p.setPen(white_pen)
                 p.drawEllipse(pt, 4, 4)
                 self.drawn_points.append((s.name, pt))
                 if s.style == "step" and i % label_every == 0:
                     text = self.y_format(y)
-                    w, h = fm.horizontalAdvance(text) + 4, fm.height()
+                    w = advance.get(text)
+                    if w is None:
+                        w = advance[text] = fm.horizontalAdvance(text) + 4
+                    h = fm.height()
                     # above the point, else right of it, left of it, below it
                     box = next(
                         (
                             b for b in (
-                                QRectF(pt.x() - w / 2, pt.y() - h - 6, w, h),
-                                QRectF(pt.x() + 7, pt.y() - h / 2, w, h),
-                                QRectF(pt.x() - 7 - w, pt.y() - h / 2, w, h),
-                                QRectF(pt.x() - w / 2, pt.y() + 6, w, h),
+                                (px - w / 2, py - h - 6),
+                                (px + 7, py - h / 2),
+                                (px - 7 - w, py - h / 2),
+                                (px - w / 2, py + 6),
                             )
-                            if not blocked(b)
+                            if free(b[0], b[1], w, h)
                         ),
                         None,
                     )
                     if box is None:
                         continue  # no room: this point goes unlabelled (the table lists it)
-                    placed.append(box)
+                    taken.append((box[0], box[1], box[0] + w, box[1] + h))
+                    rect = QRectF(box[0], box[1], w, h)
+                    placed.append(rect)
                     p.setPen(colour)
-                    p.drawText(box, Qt.AlignmentFlag.AlignHCenter, text)
+                    p.drawText(rect, Qt.AlignmentFlag.AlignHCenter, text)
         # legend, under the title
         drawn_legend = []
         for x, row, s, name in legend:
