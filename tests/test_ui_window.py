@@ -482,3 +482,76 @@ def test_the_step_after_a_run_to_glows_exactly_what_the_kernel_calls_new(
         assert {n["statement"] for n in graph["nodes"] if n["id"] in new_nodes} <= {cursor - 1}
         assert shown() == (new_nodes, new_edges)
         assert canvas._counts["new"] == len(new_nodes)
+
+
+_LOOP = """\
+import torch.nn as nn
+torch.manual_seed(0)
+net = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 1))
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+x = torch.randn(16, 4)
+target = torch.randn(16, 1)
+""" + """\
+opt.zero_grad()
+out = net(x)
+loss = ((out - target) ** 2).mean()
+loss.backward()
+opt.step()
+""" * 3
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (1024, 700)])
+def test_the_graph_follows_a_training_loop_without_jumping(qtbot, main_window, size):
+    """A loop stepped with F10: the graph, too big to read whole, stays at the readable
+    zoom; each step's new nodes are in sight after it, and the view scrolls only when
+    they would not be, and then only as far as they need. Centring on them each step
+    made the picture jump up and down every iteration (the forward ops at the top, the
+    loss at the bottom) and repainted all of it."""
+    from gradviz.ui.canvas._common import READABLE_ZOOM
+    from gradviz.ui.canvas.navigation import REVEAL_PAD
+
+    window = main_window(source=_LOOP)
+    window.resize(*size)
+    window.stepper._run_to_line(6)  # through the setup: the loop is next
+    wait_idle(qtbot, window, lambda: window.state["cursor"] == 6)
+    canvas = window.canvas
+    held: list[int] = []  # the steps with new nodes after which the view had not moved
+    for cursor in range(7, 21):
+        before = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+        scroll = (canvas.horizontalScrollBar().value(), canvas.verticalScrollBar().value())
+        viewport = canvas.viewport().size()
+        window.step()
+        wait_idle(qtbot, window, lambda c=cursor: window.state["cursor"] == c)
+        assert canvas.is_fitted()
+        if canvas.zoom_level() != pytest.approx(READABLE_ZOOM):
+            assert cursor < 12, "from the second iteration on the graph is too big to read whole"
+            continue  # the first forward pass: the graph still reads whole
+        boxes = [
+            canvas.node_item(n["id"]).sceneBoundingRect()
+            for n in window.state["graph"]["nodes"] if n.get("new")
+        ]
+        if not boxes:
+            continue
+        newest = boxes[0]
+        for box in boxes[1:]:
+            newest = newest.united(box)
+        after = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+        if newest.width() <= after.width() and newest.height() <= after.height():
+            assert after.contains(newest), f"step to {cursor}: the new nodes are in sight"
+        else:  # more than the view holds (a small window): the middle of them is shown
+            assert after.intersects(newest), f"step to {cursor}: the new nodes are in sight"
+        assert canvas.newest_rect().contains(newest)
+        padded = canvas.newest_rect().adjusted(-REVEAL_PAD, -REVEAL_PAD, REVEAL_PAD, REVEAL_PAD)
+        now = (canvas.horizontalScrollBar().value(), canvas.verticalScrollBar().value())
+        if before.contains(padded) and canvas.viewport().size() == viewport:
+            # (a legend row that came shrinks the viewport: then the view may move)
+            assert now == scroll, f"step to {cursor}: in sight already, yet the view moved"
+        if now == scroll:
+            held.append(cursor)
+    if size == (1400, 900):
+        # the third iteration repeats the second: its forward and loss steps find their
+        # new nodes where the last ones were, and the picture holds still (the old rule
+        # centred on them: up for the forward ops, down for the loss, every iteration).
+        # At 1024x700 the forward ops are taller than the view: it goes to them each time
+        assert held[-2:] == [18, 19], held
+

@@ -16,6 +16,23 @@ from PySide6.QtWidgets import QGraphicsView
 
 from ._common import FIT_MAX_ZOOM, MAX_ZOOM, MIN_ZOOM, READABLE_ZOOM, ZOOM_STEP, _nodes_union
 
+#: room left between the newest nodes a step reveals and the view's edge (scene units)
+REVEAL_PAD = 24.0
+
+
+def _reveal(now: float, lo: float, hi: float, half: float, pad: float = REVEAL_PAD) -> float:
+    """The view's centre along one axis after the least scroll that shows ``lo..hi``
+    (with ``pad`` around it) in a view ``2 * half`` wide centred at ``now``; the
+    middle of ``lo..hi`` when it is wider than the view."""
+    lo, hi = lo - pad, hi + pad
+    if hi - lo >= 2 * half:
+        return (lo + hi) / 2
+    if lo < now - half:
+        return lo + half
+    if hi > now + half:
+        return hi - half
+    return now
+
 
 class Navigation(QGraphicsView):
     """Zoom (wheel, keys, 100 %), fit (readable zoom on the newest nodes, or the whole
@@ -48,11 +65,17 @@ class Navigation(QGraphicsView):
         """Back to 100 %, keeping the centre of the view."""
         self._zoom_by(1.0 / self.zoom_level())
 
-    def fit_to_view(self, whole: bool = False) -> None:
+    def fit_to_view(self, whole: bool = False, follow: bool = False) -> None:
         """Zoom and scroll so the graph reads well: all of it when it fits at a readable
         zoom (never magnified past FIT_MAX_ZOOM); a bigger graph is shown at
         READABLE_ZOOM (node text about 7 px), centred on its newest nodes, the rest a
-        drag or a wheel away. ``whole``: all of it, however small (key W)."""
+        drag or a wheel away. ``whole``: all of it, however small (key W).
+
+        ``follow`` (a step, :meth:`keep_graph_in_view`): a bigger graph already shown at
+        READABLE_ZOOM scrolls only as far as its newest nodes need to be in sight, as a
+        debugger reveals the next line: centring on them made a training loop's picture
+        jump up and down every iteration (its forward ops at the top, its loss at the
+        bottom) and repainted all of it each time."""
         rect = QRectF(self._node_bounds)  # kept by set_graph, so a step re-fits cheaply
         if rect.isEmpty():
             self.setTransform(QTransform())
@@ -76,6 +99,12 @@ class Navigation(QGraphicsView):
             else:
                 focus = newest.center()
             half_w, half_h = vw / scale / 2, vh / scale / 2
+            if follow and not newest.isEmpty() and math.isclose(self.zoom_level(), scale):
+                now = self.mapToScene(view.center())
+                focus = QPointF(
+                    _reveal(now.x(), newest.left(), newest.right(), half_w),
+                    _reveal(now.y(), newest.top(), newest.bottom(), half_h),
+                )
 
             def clamp(v: float, lo: float, hi: float) -> float:
                 return (lo + hi) / 2 if lo > hi else min(max(v, lo), hi)
@@ -84,6 +113,14 @@ class Navigation(QGraphicsView):
                 clamp(focus.x(), rect.left() + half_w, rect.right() - half_w),
                 clamp(focus.y(), rect.top() + half_h, rect.bottom() - half_h),
             )
+            if follow and math.isclose(self.zoom_level(), scale):
+                now = self.mapToScene(view.center())
+                if abs(center.x() - now.x()) * scale < 1 and abs(center.y() - now.y()) * scale < 1:
+                    # the picture holds still (a centerOn of the same point can still
+                    # move it a pixel: the viewport's centre is not a whole pixel)
+                    self._fitted = True
+                    self._fit_whole = whole
+                    return
         self.setTransform(QTransform.fromScale(scale, scale))
         self.centerOn(center)
         self._fitted = True
@@ -122,10 +159,15 @@ class Navigation(QGraphicsView):
         if visible.contains(self._node_bounds):
             return
         if self._fitted:
-            self.fit_to_view(self._fit_whole)
+            self.fit_to_view(self._fit_whole, follow=True)
         elif not self._newest.isEmpty() and not visible.intersects(self._newest):
             self.centerOn(self._newest.center())
             self._view_changed()
+
+    def newest_rect(self) -> QRectF:
+        """The scene rectangle of the boxes the last step added (with room for their
+        glow): what a fitted view keeps in sight."""
+        return QRectF(self._newest)
 
     def is_fitted(self) -> bool:
         """The view is as fit_to_view left it (no zoom or pan since)."""

@@ -1540,8 +1540,11 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
         super().resizeEvent(event)
         self._update_overlays()
         if (self._pending_fit or self._fitted) and self.isVisible() and self._nodes:
+            # a fitted view keeps its place while the newest nodes stay in sight (the
+            # legend growing a row at a step shrinks the viewport); a first fit centres
+            first = self._pending_fit
             self._pending_fit = False
-            self.fit_to_view(self._fit_whole)
+            self.fit_to_view(self._fit_whole, follow=not first)
         self._view_changed()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)
