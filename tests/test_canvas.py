@@ -687,12 +687,12 @@ def test_backward_rows_join_the_legend_while_a_pass_is_shown(canvas, snapshot):
     assert "running (backward)" not in [t for t, _ in canvas.legend_items()]
 
 
-def test_legend_strip_is_drawn_once_per_set_of_rows_and_always_as_a_fresh_drawing(
+def test_legend_strip_is_drawn_once_per_set_of_rows_and_shows_what_drawing_it_shows(
     qtbot, monkeypatch
 ):
     """A loop's steps swap the legend between a few sets of rows (the "new" row comes and
     goes): each set is drawn once and copied after; what shows is always what drawing
-    the rows afresh gives, in either theme."""
+    the strip straight onto the widget shows, in either theme and at a new width."""
     from PySide6.QtWidgets import QWidget
 
     from gradviz.graph.style import DARK, LIGHT
@@ -706,33 +706,42 @@ def test_legend_strip_is_drawn_once_per_set_of_rows_and_always_as_a_fresh_drawin
     host.show()
     qtbot.waitExposed(host)
     drawn: list[int] = []
-    real = _Legend._draw
-    monkeypatch.setattr(_Legend, "_draw", lambda self, p: drawn.append(1) or real(self, p))
+    real_draw = _Legend._draw
+    monkeypatch.setattr(_Legend, "_draw", lambda self, p: drawn.append(1) or real_draw(self, p))
+    straight_paints: list[int] = []
 
-    def fresh() -> QImage:
-        image = QImage(legend.size(), QImage.Format.Format_ARGB32_Premultiplied)
-        image.fill(Qt.GlobalColor.transparent)
-        painter = QPainter(image)
-        real(legend, painter)
-        painter.end()
-        return image.convertToFormat(QImage.Format.Format_ARGB32)
+    class Straight(_Legend):  # the strip drawn straight on the widget, no picture kept
+        def paintEvent(self, event) -> None:  # noqa: N802 (Qt API)
+            straight_paints.append(1)
+            painter = QPainter(self)
+            real_draw(self, painter)
+            painter.end()
+
+    reference = Straight(host)
+
+    def shown(widget) -> QImage:
+        return widget.grab().toImage().convertToFormat(QImage.Format.Format_ARGB32)
 
     kinds = {"grad_fn", "accumulate_grad", "leaf", "saved"}
     sets = [
-        (LIGHT, kinds), (LIGHT, kinds | {"new"}), (LIGHT, kinds), (LIGHT, kinds | {"new"}),
-        (DARK, kinds | {"new"}), (DARK, kinds), (LIGHT, kinds),
+        (LIGHT, kinds, 600), (LIGHT, kinds | {"new"}, 600), (LIGHT, kinds, 600),
+        (LIGHT, kinds | {"new"}, 600), (DARK, kinds | {"new"}, 600), (DARK, kinds, 600),
+        (DARK, kinds, 420), (LIGHT, kinds, 600),
     ]  # fmt: skip
-    shown_before = None
-    for t, present in sets:
-        legend.set_rows(_legend_rows(t, present), t)
-        shown = legend.grab().toImage().convertToFormat(QImage.Format.Format_ARGB32)
-        assert shown == fresh()
-        assert shown != shown_before  # every change of rows or theme shows
+    before = None
+    for t, present, width in sets:
+        for widget in (legend, reference):
+            widget.setGeometry(0, 0, width, 44)
+            widget.set_rows(_legend_rows(t, present), t)
+        picture = shown(legend)
+        assert picture == shown(reference)
+        assert picture != before  # every change of rows, theme or width shows
         assert legend.placed == legend._place(legend.width())[0]
-        shown_before = shown
-    # light and dark, each with and without "new"; the light pictures again after dark
-    # were drawn again (a theme change lets the old pictures go)
-    assert len(drawn) == 5
+        before = picture
+    # light and dark, each with and without "new", dark at the new width; the light
+    # pictures again after dark were drawn again (a theme change lets the old ones go)
+    assert len(drawn) == 6
+    assert len(straight_paints) == len(sets)  # the reference was drawn straight each time
 
 
 def test_canvas_follows_a_dark_palette(canvas, snapshot):

@@ -293,6 +293,31 @@ def test_accumulation_plot_labels_never_overlap_and_the_legend_is_whole(qtbot):
         assert max(rect.bottom() for rect, _ in plot.drawn_legend) < 50  # two rows at most
 
 
+def test_plot_labels_every_point_with_room_and_no_point_without_a_value(qtbot):
+    """Points far apart in a wide plot are each labelled (a placement stricter than
+    "no overlap" would drop labels and still pass the test above); a nan .grad gets
+    its dot and no label (it has no place on the axis)."""
+    import math
+
+    from gradviz.ui.panels import MiniPlot, Series
+
+    plot = MiniPlot()
+    qtbot.addWidget(plot)
+    plot.resize(600, 220)
+    plot.set_series([Series("w.grad", "#1c7ed6", [("#1", 0.2), ("#2", 1.4), ("#3", 0.7)])], "g")
+    plot.grab()
+    assert len(plot.drawn_labels) == 3
+    plot.set_series(
+        [Series("w.grad", "#1c7ed6", [("#1", 0.2), ("#2", math.nan), ("#3", 0.7)])], "g"
+    )
+    plot.grab()
+    assert len(plot.drawn_labels) == 2
+    assert all(
+        math.isfinite(v) for box in plot.drawn_labels
+        for v in (box.x(), box.y(), box.width(), box.height())
+    )
+
+
 def _result(index, line, output="", warnings=(), value=None, error=None):
     return {"index": index, "line": line, "end_line": line, "source": f"s{index}", "ok": error is None,
             "error": error, "warnings": list(warnings), "output": output, "value": value}

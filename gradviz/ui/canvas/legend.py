@@ -39,22 +39,17 @@ class _Legend(QWidget):
         #: of each of those steps; a picture drawn before is copied in 0.02-0.05 ms
         self._pictures: dict[tuple, tuple[QPixmap, list]] = {}
         self._pictures_theme: Theme | None = None
-        self._follow_fill()
+        # _draw fills every pixel with the theme's legend fill (an opaque colour): Qt
+        # need not paint the view's frame under the strip first
+        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
 
     def set_rows(self, rows: list[tuple[str, str, str, str]], t: Theme) -> bool:
         """(swatch, fill or colour, stroke, text) rows; True when they changed."""
         if rows == self.rows and t is self._theme:
             return False
         self.rows, self._theme = rows, t
-        self._follow_fill()
         self.update()
         return True
-
-    def _follow_fill(self) -> None:
-        """An opaque fill covers every pixel of the strip: Qt need not paint the view's
-        frame under it first."""
-        opaque = theme.qcolor(self._theme.legend_fill).alpha() == 255
-        self.setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, opaque)
 
     def _place(self, width: float) -> tuple[list[tuple[float, float, tuple]], float]:
         placed: list[tuple[float, float, tuple]] = []
@@ -78,9 +73,13 @@ class _Legend(QWidget):
             self._pictures_theme = self._theme
         entry = self._pictures.get(key)
         if entry is None:
-            pixmap = QPixmap(max(1, round(self.width() * dpr)), max(1, round(self.height() * dpr)))
+            pixmap = QPixmap(
+                max(1, math.ceil(self.width() * dpr)), max(1, math.ceil(self.height() * dpr))
+            )
             pixmap.setDevicePixelRatio(dpr)
-            pixmap.fill(Qt.GlobalColor.transparent)
+            # the strip's own opaque fill: a pixmap without alpha draws text as the
+            # widget does (Qt draws greyscale-only text into an image with alpha)
+            pixmap.fill(theme.qcolor(self._theme.legend_fill))
             painter = QPainter(pixmap)
             placed = self._draw(painter)
             painter.end()

@@ -100,6 +100,8 @@ class Navigation(QGraphicsView):
                 focus = newest.center()
             half_w, half_h = vw / scale / 2, vh / scale / 2
             if follow and not newest.isEmpty() and math.isclose(self.zoom_level(), scale):
+                # (QRect.center() is up to a pixel off centerOn's centre: REVEAL_PAD
+                # absorbs it)
                 now = self.mapToScene(view.center())
                 focus = QPointF(
                     _reveal(now.x(), newest.left(), newest.right(), half_w),
@@ -165,8 +167,9 @@ class Navigation(QGraphicsView):
             self._view_changed()
 
     def newest_rect(self) -> QRectF:
-        """The scene rectangle of the boxes the last step added (with room for their
-        glow): what a fitted view keeps in sight."""
+        """The scene rectangle of the boxes the latest step that added nodes added
+        (with room for their glow): what a fitted view keeps in sight (when it lies
+        outside the graph, fit_to_view follows the latest statement's boxes instead)."""
         return QRectF(self._newest)
 
     def is_fitted(self) -> bool:

@@ -159,6 +159,8 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
         self._theme: Theme = LIGHT
         self._legend_on = True
         self._legend_h = 0
+        #: the viewport is being resized by the legend strip's margin (see resizeEvent)
+        self._margin_resize = False
         self._fit_whole = False
 
         self.setRenderHints(
@@ -1450,7 +1452,11 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
         if h != self._legend_h:
             # the strip takes its room from the viewport: it never covers the graph
             self._legend_h = h
-            self.setViewportMargins(0, 0, 0, h)
+            self._margin_resize = True  # the viewport's resize comes inside this call
+            try:
+                self.setViewportMargins(0, 0, 0, h)
+            finally:
+                self._margin_resize = False
         legend.setGeometry(0, self.height() - h, self.width(), h)
         legend.setVisible(h > 0)
         vp = self.viewport().geometry()
@@ -1540,11 +1546,12 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
         super().resizeEvent(event)
         self._update_overlays()
         if (self._pending_fit or self._fitted) and self.isVisible() and self._nodes:
-            # a fitted view keeps its place while the newest nodes stay in sight (the
-            # legend growing a row at a step shrinks the viewport); a first fit centres
-            first = self._pending_fit
+            # a legend row that came at a step shrinks the viewport: a fitted view keeps
+            # its place while the newest nodes stay in sight; a window resized, or a
+            # first fit, fits afresh
+            follow = self._margin_resize and not self._pending_fit
             self._pending_fit = False
-            self.fit_to_view(self._fit_whole, follow=not first)
+            self.fit_to_view(self._fit_whole, follow=follow)
         self._view_changed()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)

@@ -226,15 +226,18 @@ class MiniPlot(QWidget):
         # tried ~100 candidate boxes against ~60 others, and QRectF calls made that a
         # third of the plot's paint
         placed: list[QRectF] = []
+        # (each right and bottom summed as QRectF sums them: x + width)
         taken: list[tuple[float, float, float, float]] = [
-            (xpos(s.x(i)) - 5, ypos(y) - 5, xpos(s.x(i)) + 5, ypos(y) + 5)
+            (x0, y0, x0 + 10, y0 + 10)
             for s in self.series if s.style != "bar"
             for i, (_, y) in enumerate(s.points) if math.isfinite(y)
+            for x0, y0 in ((xpos(s.x(i)) - 5, ypos(y) - 5),)
         ]  # the points' dots
         # the legend and the x labels are no place for a value either
         taken += [
-            (x, 21 + row_h * row, x + fm.horizontalAdvance(name) + 13, 21 + row_h * row + fm.height())
+            (x, y0, x + (fm.horizontalAdvance(name) + 13), y0 + fm.height())
             for x, row, _, name in legend
+            for y0 in (21 + row_h * row,)
         ]
         taken += [(b.left(), b.top(), b.right(), b.bottom()) for b, _ in self.drawn_x_labels]
         room = plot.adjusted(-8, -4, 8, 0)
@@ -277,7 +280,7 @@ class MiniPlot(QWidget):
                 p.setPen(white_pen)
                 p.drawEllipse(pt, 4, 4)
                 self.drawn_points.append((s.name, pt))
-                if s.style == "step" and i % label_every == 0:
+                if s.style == "step" and i % label_every == 0 and math.isfinite(py):
                     text = self.y_format(y)
                     w = advance.get(text)
                     if w is None:
