@@ -99,10 +99,12 @@ class Navigation(QGraphicsView):
             else:
                 focus = newest.center()
             half_w, half_h = vw / scale / 2, vh / scale / 2
-            if follow and not newest.isEmpty() and math.isclose(self.zoom_level(), scale):
-                # (QRect.center() is up to a pixel off centerOn's centre: REVEAL_PAD
-                # absorbs it)
+            # a step on a view already at this zoom: the least scroll from where it is
+            # (QRect.center() is up to a pixel off centerOn's centre: REVEAL_PAD absorbs it)
+            now = None
+            if follow and math.isclose(self.zoom_level(), scale):
                 now = self.mapToScene(view.center())
+            if now is not None and not newest.isEmpty():
                 focus = QPointF(
                     _reveal(now.x(), newest.left(), newest.right(), half_w),
                     _reveal(now.y(), newest.top(), newest.bottom(), half_h),
@@ -115,14 +117,12 @@ class Navigation(QGraphicsView):
                 clamp(focus.x(), rect.left() + half_w, rect.right() - half_w),
                 clamp(focus.y(), rect.top() + half_h, rect.bottom() - half_h),
             )
-            if follow and math.isclose(self.zoom_level(), scale):
-                now = self.mapToScene(view.center())
-                if abs(center.x() - now.x()) * scale < 1 and abs(center.y() - now.y()) * scale < 1:
-                    # the picture holds still (a centerOn of the same point can still
-                    # move it a pixel: the viewport's centre is not a whole pixel)
-                    self._fitted = True
-                    self._fit_whole = whole
-                    return
+            if now is not None and max(abs(center.x() - now.x()), abs(center.y() - now.y())) * scale < 1:
+                # the picture holds still (a centerOn of the same point can still move it
+                # a pixel: the viewport's centre is not a whole pixel)
+                self._fitted = True
+                self._fit_whole = whole
+                return
         self.setTransform(QTransform.fromScale(scale, scale))
         self.centerOn(center)
         self._fitted = True
