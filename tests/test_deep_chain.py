@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import weakref
+from typing import Any
 
 import pytest
 import torch
@@ -173,6 +174,44 @@ def test_small_bands_keep_every_node_and_free_the_whole_graph(monkeypatch):
     assert saved() is not None
     del y
     assert saved() is None
+
+
+def test_each_keeper_drops_a_branching_graph_children_first(monkeypatch):
+    """A graph that branches and joins again: every keeper's wrappers list each node
+    after all the nodes below it that the same keeper holds (the order torch frees them
+    in without recursing), and every node below the root is held."""
+    monkeypatch.setattr(IdRegistry, "FREE_IN_ORDER_DEPTH", 4)
+    x = torch.ones(2, requires_grad=True)
+    w = torch.ones(2, requires_grad=True)
+    y = x
+    for i in range(12):
+        a = y * w if i % 3 else y.sin()
+        b = a.cos() * 2.0
+        y = a + b if i % 2 else torch.stack([a, b]).sum(0)
+    loss = y.sum()
+    gradviz.snapshot(loss, names={"x": x, "w": w})
+    seen: dict[int, Any] = {}
+    todo = [loss.grad_fn]
+    while todo:
+        node = todo.pop()
+        if id(node) not in seen:
+            seen[id(node)] = node
+            todo.extend(n for n, _ in node.next_functions if n is not None)
+    held = []
+    for node in seen.values():
+        keeper = node.metadata.get(IdRegistry.FREE_IN_ORDER_KEY)
+        if keeper is None:
+            continue
+        place = {id(fn): i for i, fn in enumerate(keeper.fns)}
+        held.extend(place)
+        for fn in keeper.fns:
+            for child, _ in fn.next_functions:
+                if child is not None and id(child) in place:
+                    assert place[id(child)] < place[id(fn)], (fn.name(), child.name())
+    # below the root, every node is held by a keeper above it (by two where branches
+    # from two bands join)
+    assert set(held) == set(seen) - {id(loss.grad_fn)}
+    assert len(seen) > 40
 
 
 def test_a_restricted_report_reads_at_most_its_node_budget_and_says_so(monkeypatch):

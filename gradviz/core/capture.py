@@ -269,6 +269,7 @@ class IdRegistry:
             for c in children[n]:
                 if level[c] // depth > level[n] // depth:
                     holders[c] = None  # an edge into the next band
+        place = {n: i for i, n in enumerate(order)}
         kept = 0
         for holder in holders:
             below: set[str] = set()
@@ -279,7 +280,9 @@ class IdRegistry:
                         below.add(c)
                         if c not in holders:
                             todo.append(c)
-            fns = [node_objects[n] for n in reversed(order) if n in below]
+            # children before parents, as the walk's order has them: sorting what lies
+            # below (not filtering the whole order per holder, quadratic at 100,000 nodes)
+            fns = [node_objects[n] for n in sorted(below, key=place.__getitem__, reverse=True)]
             try:
                 node_objects[holder].metadata[cls.FREE_IN_ORDER_KEY] = cls._FreeInOrder(fns)
             except Exception:  # noqa: BLE001 - a node without metadata: freed as before
