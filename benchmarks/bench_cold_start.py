@@ -18,6 +18,9 @@ the ``gradviz run`` of another checkout too (say ``git worktree add DIR
 HEAD~3``), in the same interleaving, for a before/after. The target of
 issue 12: gradviz within 1.3x of plain python. A benchmark, not a test: the
 machines are shared, so figures vary from run to run; compare min to min.
+
+Each timed tree's modules are byte-compiled first, as an installed gradviz's are
+(pip compiles a wheel on install, as it did torch's): see ``benchmarks/_bytecode.py``.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _bytecode import byte_compile
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMOS = ROOT / "resources" / "demos"
@@ -88,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.baseline:
         kinds.insert(0, ("baseline", args.baseline.resolve()))
 
+    for kind, root in kinds:
+        count = byte_compile(root / "gradviz")
+        print(f"  {kind}: {count} modules of {root / 'gradviz'} byte-compiled, as an "
+              "installed gradviz's are", file=sys.stderr)
     rows = []
     with tempfile.TemporaryDirectory(prefix="gradviz-bench-") as tmp:
         folder = Path(tmp)

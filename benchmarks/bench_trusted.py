@@ -7,7 +7,9 @@ interleaved, ``python script.py`` and ``gradviz run --json script.py`` (trusted:
 script runs as real Python in gradviz's kernel, with the line tracer, backward
 recording and the graph capture at the end) and, for reference, the same through
 ``--restricted``. Prints each run, the minimum and median of each, and the ratio of
-minimums (the target: trusted at most 1.3x python).
+minimums (the target: trusted at most 1.3x python). The gradviz it runs (the one
+``python -m gradviz`` imports here) is byte-compiled first, as an installed one is:
+see ``benchmarks/_bytecode.py``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _bytecode import byte_compile
 
 SCRIPT = """\
 import torch
@@ -58,6 +62,14 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        # the gradviz that `python -m gradviz` finds from the folder the runs start in
+        found = subprocess.run(
+            [sys.executable, "-c", "import gradviz, os; print(os.path.dirname(gradviz.__file__))"],
+            cwd=folder, capture_output=True, text=True, check=True,
+        )
+        package = Path(found.stdout.strip())
+        print(f"{byte_compile(package)} modules of {package} byte-compiled, as an installed "
+              "gradviz's are", flush=True)
         script = folder / "train.py"
         script.write_text(SCRIPT.format(iterations=args.iterations))
         tools = {
