@@ -26,6 +26,12 @@ export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
   command -v dot >/dev/null && dot -V 2>&1
 } | tee "$out/machine.txt"
 
+# gradviz byte-compiled, as an installed one is (pip compiles a wheel on install): a
+# checkout run where PYTHONDONTWRITEBYTECODE is set compiles every module in every
+# process, and its kernels never write bytecode (see benchmarks/_bytecode.py)
+python3 -c 'import sys; sys.path.insert(0, "benchmarks"); from _bytecode import byte_compile; from pathlib import Path; print("bytecode:", byte_compile(Path("gradviz")), "modules of gradviz/ compiled")' \
+  | tee -a "$out/machine.txt"
+
 run() {  # run NAME CMD...: one benchmark, its output in $out/NAME.txt
   local name="$1"; shift
   echo
