@@ -39,8 +39,10 @@ fi
 python3 -m pip install -q -e ".${extra}"
 # Bytecode, as pip writes it when it installs a wheel: an editable install has none for
 # the modules only the kernel imports (the session, the sandbox, the guards, the capture),
-# and the kernel never writes any (gradviz.runner.kernel_environment), so each kernel
-# start compiled them from source again (about 0.1 s of every start and every `gradviz run`)
+# and a confined kernel (restricted mode) never writes any (gradviz.runner.kernel_environment),
+# so each of its starts compiled them from source again, about 0.1 s; so did every process
+# where the environment sets PYTHONDONTWRITEBYTECODE. (A module edited since is compiled in
+# memory again until this runs again.)
 python3 -m compileall -q gradviz >/dev/null \
   || echo "setup: gradviz could not be byte-compiled; kernels start about 0.1 s slower" >&2
 # The window's translations: compile gradviz/i18n/*.ts to the .qm files Qt loads, with the

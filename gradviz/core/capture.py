@@ -280,9 +280,15 @@ class IdRegistry:
                         below.add(c)
                         if c not in holders:
                             todo.append(c)
-            # children before parents, as the walk's order has them: sorting what lies
-            # below (not filtering the whole order per holder, quadratic at 100,000 nodes)
-            fns = [node_objects[n] for n in sorted(below, key=place.__getitem__, reverse=True)]
+            # children before parents: the walk's order (parents first) reversed, by
+            # sorting what lies below (not filtering the whole order per holder, which
+            # was quadratic at 100,000 nodes); a node the walk never ordered is left
+            # out, as the filter left it out
+            fns = [
+                node_objects[n]
+                for n in sorted((n for n in below if n in place), key=place.__getitem__,
+                                reverse=True)
+            ]
             try:
                 node_objects[holder].metadata[cls.FREE_IN_ORDER_KEY] = cls._FreeInOrder(fns)
             except Exception:  # noqa: BLE001 - a node without metadata: freed as before
