@@ -26,6 +26,7 @@ The work is O(nodes + edges + max_paths × path length), counted in
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,7 +94,7 @@ class ChainRule:
         return self.path_count > len(self.paths)
 
 
-def chain_rule(bpass: dict[str, Any], target: str, max_paths: int = 6) -> list[str]:
+def chain_rule(bpass: Mapping[str, Any], target: str, max_paths: int = 6) -> list[str]:
     """Lines like ``dz/dx = 1 × 0.008 × 75 = 0.6`` for a scalar backward pass.
 
     Empty for a non-scalar pass, or where the target is not reached from the root.
@@ -102,7 +103,7 @@ def chain_rule(bpass: dict[str, Any], target: str, max_paths: int = 6) -> list[s
     return result.lines if result is not None else []
 
 
-def chain_rule_result(bpass: dict[str, Any], target: str, max_paths: int = 6) -> ChainRule | None:
+def chain_rule_result(bpass: Mapping[str, Any], target: str, max_paths: int = 6) -> ChainRule | None:
     """The structured chain rule (see :class:`ChainRule`); None where there is none."""
     max_paths = max(int(max_paths), 0)
     steps = bpass.get("steps") or []

@@ -11,11 +11,13 @@ import keyword
 import math
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from PySide6.QtCore import QEvent, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
+    QHelpEvent,
     QKeyEvent,
     QMouseEvent,
     QPainter,
@@ -23,6 +25,7 @@ from PySide6.QtGui import (
     QPalette,
     QPen,
     QPolygon,
+    QResizeEvent,
     QSyntaxHighlighter,
     QTextCharFormat,
     QTextCursor,
@@ -238,10 +241,11 @@ class _Gutter(QWidget):
 
     def event(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.ToolTip:
-            line = self.editor.line_at_y(event.pos().y())
+            help_event = cast(QHelpEvent, event)  # what a ToolTip event is
+            line = self.editor.line_at_y(help_event.pos().y())
             text = self.editor.gutter_tooltip(line) if line else ""
             if text:
-                QToolTip.showText(event.globalPos(), plain_tooltip(text), self)
+                QToolTip.showText(help_event.globalPos(), plain_tooltip(text), self)
             else:
                 QToolTip.hideText()
                 event.ignore()
@@ -559,7 +563,7 @@ class CodeEditor(QPlainTextEdit):
         if rect.contains(self.viewport().rect()):
             self._update_gutter_width()
 
-    def resizeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         cr = self.contentsRect()
         self._gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
@@ -627,10 +631,11 @@ class CodeEditor(QPlainTextEdit):
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt override
         if event.type() == QEvent.Type.ToolTip:
-            line = self.cursorForPosition(event.pos()).blockNumber() + 1
+            help_event = cast(QHelpEvent, event)  # what a ToolTip event is
+            line = self.cursorForPosition(help_event.pos()).blockNumber() + 1
             text = self.tooltip_at_line(line)
             if text:
-                QToolTip.showText(event.globalPos(), plain_tooltip(text), self.viewport())
+                QToolTip.showText(help_event.globalPos(), plain_tooltip(text), self.viewport())
             else:
                 QToolTip.hideText()
             return True

@@ -279,8 +279,8 @@ class GraphView(QObject):
                 n in given for n in (delta.nodes - delta.renewed if delta.renewed else delta.nodes)
             )
         else:
-            placed = bool(given) and all(n["id"] in given for n in nodes)
-        if not collapsed and not chains and placed:
+            placed = given is not None and all(n["id"] in given for n in nodes)
+        if not collapsed and not chains and placed and given is not None:
             # The kernel laid it out already and nothing is grouped: no graph work here.
             self.layout_runner.invalidate()
             changes, self.state_changes = self.state_changes, None

@@ -134,11 +134,12 @@ class SafeTextDocument(QTextDocument):
         self.setUndoRedoEnabled(False)  # as QTextBrowser sets up its own document
         self.refused: list[str] = []
 
-    def loadResource(self, type: int, name: QUrl) -> Any:  # noqa: A002, N802 - Qt override
-        if name.scheme().lower() == "data":
-            return super().loadResource(type, name)
+    def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002, N802 - Qt override
+        url = name if isinstance(name, QUrl) else QUrl(name)  # Qt hands a QUrl
+        if url.scheme().lower() == "data":
+            return super().loadResource(type, url)
         if len(self.refused) < self.MAX_REFUSED:
-            self.refused.append(name.toString())
+            self.refused.append(url.toString())
         if int(getattr(type, "value", type)) == QTextDocument.ResourceType.ImageResource.value:
             return _placeholder_image()
         return None
@@ -176,7 +177,7 @@ class SafeTextBrowser(QTextBrowser):
         # any other change (setPlainText, clear, an edit) ends what setHtml set
         document.contentsChanged.connect(self._forget_shown)
 
-    def loadResource(self, type: int, name: QUrl) -> Any:  # noqa: A002, N802 - Qt override
+    def loadResource(self, type: int, name: QUrl | str) -> Any:  # noqa: A002, N802 - Qt override
         # The document refuses (and records) everything but data: URLs, which Qt decodes.
         return None
 

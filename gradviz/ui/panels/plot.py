@@ -214,11 +214,11 @@ class MiniPlot(QWidget):
         # series
         bars = [s for s in self.series if s.style == "bar"]
         bar_w = min(slot_w * 0.7, 28) / max(1, len(bars))
-        for b, s in enumerate(bars):
+        for k, s in enumerate(bars):
             p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(QColor(s.colour))
             for i, (_, y) in enumerate(s.points):
-                x0 = xpos(s.x(i)) - bar_w * len(bars) / 2 + b * bar_w
+                x0 = xpos(s.x(i)) - bar_w * len(bars) / 2 + k * bar_w
                 r = QRectF(x0, min(ypos(y), ypos(0)), bar_w - 1, abs(ypos(y) - ypos(0)))
                 p.drawRect(r)
         # value labels drawn so far: no two may overlap, and none may cover a point.
@@ -240,8 +240,9 @@ class MiniPlot(QWidget):
             for y0 in (21 + row_h * row,)
         ]
         taken += [(b.left(), b.top(), b.right(), b.bottom()) for b, _ in self.drawn_x_labels]
-        room = plot.adjusted(-8, -4, 8, 0)
-        room_l, room_t, room_r, room_b = room.left(), room.top(), room.right(), room.bottom()
+        labels_room = plot.adjusted(-8, -4, 8, 0)
+        room_l, room_t = labels_room.left(), labels_room.top()
+        room_r, room_b = labels_room.right(), labels_room.bottom()
 
         def free(left: float, top: float, w: float, h: float) -> bool:
             """Inside the room (edges included) and overlapping nothing taken (QRectF's
@@ -282,27 +283,27 @@ class MiniPlot(QWidget):
                 self.drawn_points.append((s.name, pt))
                 if s.style == "step" and i % label_every == 0 and math.isfinite(py):
                     text = self.y_format(y)
-                    w = advance.get(text)
-                    if w is None:
-                        w = advance[text] = fm.horizontalAdvance(text) + 4
+                    tw = advance.get(text)
+                    if tw is None:
+                        tw = advance[text] = fm.horizontalAdvance(text) + 4
                     h = fm.height()
                     # above the point, else right of it, left of it, below it
-                    box = next(
+                    corner = next(
                         (
-                            b for b in (
-                                (px - w / 2, py - h - 6),
+                            c for c in (
+                                (px - tw / 2, py - h - 6),
                                 (px + 7, py - h / 2),
-                                (px - 7 - w, py - h / 2),
-                                (px - w / 2, py + 6),
+                                (px - 7 - tw, py - h / 2),
+                                (px - tw / 2, py + 6),
                             )
-                            if free(b[0], b[1], w, h)
+                            if free(c[0], c[1], tw, h)
                         ),
                         None,
                     )
-                    if box is None:
+                    if corner is None:
                         continue  # no room: this point goes unlabelled (the table lists it)
-                    taken.append((box[0], box[1], box[0] + w, box[1] + h))
-                    rect = QRectF(box[0], box[1], w, h)
+                    taken.append((corner[0], corner[1], corner[0] + tw, corner[1] + h))
+                    rect = QRectF(corner[0], corner[1], tw, h)
                     placed.append(rect)
                     p.setPen(colour)
                     p.drawText(rect, Qt.AlignmentFlag.AlignHCenter, text)
