@@ -34,7 +34,7 @@ import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Container, Hashable, Iterable, Mapping, Sequence
 from operator import itemgetter
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from .records import EdgeKind, NodeKind
 from .style import corner_radius
@@ -81,6 +81,26 @@ EdgeKey = tuple[Hashable, Hashable]
 Geometry = tuple[Any, ...]
 Region = tuple[float, float, float, float]
 """(x0, x1, y0, y1): every box that can change an edge's route meets this rectangle."""
+
+
+class BoxLike(Protocol):
+    """What the router reads of a node's box: a :class:`Box`, or the canvas's own node."""
+
+    @property
+    def cx(self) -> float: ...
+    @property
+    def cy(self) -> float: ...
+    @property
+    def width(self) -> float: ...
+    @property
+    def height(self) -> float: ...
+    @property
+    def span(self) -> float: ...
+
+
+#: a node's key (the canvas's string ids, the SVG renderer's own): the edges of one call
+#: are keyed by the same kind of key as its nodes
+K = TypeVar("K", bound=Hashable)
 
 
 class Box:
@@ -399,8 +419,8 @@ class _Router:
 
 
 def edge_path(
-    a: Box,
-    b: Box,
+    a: BoxLike,
+    b: BoxLike,
     src_dx: float = 0.0,
     dst_dx: float = 0.0,
     arrow: bool = True,
@@ -456,7 +476,7 @@ def edge_path(
 
 
 def _under(
-    a: Box, b: Box, sign: float, alen: float, blockers: Sequence[tuple], router: _Router
+    a: BoxLike, b: BoxLike, sign: float, alen: float, blockers: Sequence[tuple], router: _Router
 ) -> tuple[Geometry, Region]:
     """An edge within a row with boxes between its ends: a U under the row, bottom to bottom."""
     x0, y0 = a.cx + sign * a.span / 2, a.cy + a.height / 2
@@ -482,12 +502,12 @@ def _port_order(entry: tuple[float, EdgeKey]) -> tuple[float, str]:
 
 
 def edge_geometries(
-    todo: Iterable[EdgeKey],
-    kinds: Mapping[EdgeKey, str],
-    adj: Mapping[Hashable, Iterable[EdgeKey]],
-    nodes: Mapping[Hashable, Box],
+    todo: Iterable[tuple[K, K]],
+    kinds: Mapping[tuple[K, K], str],
+    adj: Mapping[K, Iterable[tuple[K, K]]],
+    nodes: Mapping[K, BoxLike],
     obstacles: Obstacles | None = None,
-) -> dict[EdgeKey, tuple[Geometry, Region]]:
+) -> dict[tuple[K, K], tuple[Geometry, Region]]:
     """Geometry (and region) of each edge of ``todo``.
 
     ``kinds`` holds every edge drawn (key -> kind; a ``saved`` edge has no
@@ -497,7 +517,7 @@ def edge_geometries(
     """
     todo = list(todo)
     # (node, side) -> [(x of the other end, key)] for edges leaving/entering vertically.
-    ports: dict[tuple[Hashable, int], list[tuple[float, EdgeKey]]] = {}
+    ports: dict[tuple[K, int], list[tuple[float, tuple[K, K]]]] = {}
     ends = {n for key in todo for n in key}
     for q in ends:
         for key in adj.get(q, ()):
@@ -517,7 +537,7 @@ def edge_geometries(
                     ports.setdefault((s, -1), []).append((b.cx, key))
                 else:
                     ports.setdefault((t, 1), []).append((a.cx, key))
-    offsets: dict[tuple[EdgeKey, str], float] = {}
+    offsets: dict[tuple[tuple[K, K], str], float] = {}
     for (node_id, _side), entries in ports.items():
         if len(entries) < 2:
             continue
@@ -527,7 +547,7 @@ def edge_geometries(
         for i, (_, key) in enumerate(entries):
             end = "src" if key[0] == node_id else "dst"
             offsets[(key, end)] = -span / 2 + i * step
-    out: dict[EdgeKey, tuple[Geometry, Region]] = {}
+    out: dict[tuple[K, K], tuple[Geometry, Region]] = {}
     for key in todo:
         s, t = key
         out[key] = edge_path(
@@ -657,10 +677,10 @@ def badge_center(kind: Any, width: float, height: float, group: str) -> tuple[fl
 
 
 def storage_link_pairs(
-    groups: Mapping[str, Sequence[Hashable]],
-    kind: Callable[[Hashable], Any],
-    center: Callable[[Hashable], tuple[float, float]],
-) -> list[tuple[str, Hashable, Hashable]]:
+    groups: Mapping[str, Sequence[K]],
+    kind: Callable[[K], Any],
+    center: Callable[[K], tuple[float, float]],
+) -> list[tuple[str, K, K]]:
     """(group, a, b) for each dotted link between nodes sharing a storage.
 
     ``groups`` lists each group's members in graph order. Small groups are
@@ -668,7 +688,7 @@ def storage_link_pairs(
     big ones (a weight saved by every op of a long chain) only the tensors are
     chained, or the lines would cover the graph.
     """
-    links: list[tuple[str, Hashable, Hashable]] = []
+    links: list[tuple[str, K, K]] = []
     for group, members in groups.items():
         tensors = [m for m in members if kind(m) == _TENSOR]
         if len(members) <= SMALL_STORAGE_GROUP:

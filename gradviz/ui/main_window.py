@@ -20,8 +20,9 @@ reaches the widgets.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import networkx as nx
 from PySide6.QtCore import QByteArray, QCoreApplication, QEvent, QSettings, Qt, QTimer
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QMenu,
+    QProgressBar,
     QSplitter,
     QTabBar,
     QToolBar,
@@ -164,6 +166,8 @@ class MainWindow(QMainWindow):
     position_label: QLabel
     device_label: QLabel
     layout_label: QLabel
+    progress: QProgressBar  # (window_layout.build_status)
+    language_actions: QActionGroup  # View › Language (actions.build_menus)
 
     def __init__(
         self,
@@ -573,7 +577,9 @@ class MainWindow(QMainWindow):
                            min(shares["heights"][i] * old_h, PANEL_MAX_SHARE * height)) for i in keep]
             self.resizeDocks(docks, [max(1, int(w)) for w in widths], Qt.Orientation.Horizontal)
             self.resizeDocks(docks, [max(1, int(h)) for h in heights], Qt.Orientation.Vertical)
-        self.layout().activate()  # the central area's new width, now
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()  # the central area's new width, now
         if shares["editor"] is not None:
             total = max(sum(self.splitter.sizes()), 1)
             editor = int(total * shares["editor"])
@@ -655,7 +661,11 @@ class MainWindow(QMainWindow):
         apply_default_sizes(self)
         # the restored docks take their places at the next layout pass: size them (and
         # the editor/canvas split) again once they have
-        QTimer.singleShot(0, lambda: (apply_default_sizes(self), self._remember_shares()))
+        def size_again() -> None:
+            apply_default_sizes(self)
+            self._remember_shares()
+
+        QTimer.singleShot(0, size_again)
 
     def show_shortcuts(self) -> None:
         self.shortcuts_dialog = dialogs.show_shortcuts(
@@ -694,7 +704,7 @@ class MainWindow(QMainWindow):
         value = self.settings.value("trust/folders", [])
         if isinstance(value, str):  # QSettings gives one entry as a plain string
             return [value] if value else []
-        return [str(v) for v in value or []]
+        return [str(v) for v in cast("Iterable[Any]", value or [])]
 
     def _save_trusted_folders(self, folders: list[str]) -> None:
         self.settings.setValue("trust/folders", folders)

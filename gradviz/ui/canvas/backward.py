@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtGui import QPainterPath
-from PySide6.QtWidgets import QGraphicsScene, QGraphicsView
+from PySide6.QtWidgets import QGraphicsView
 
 from gradviz.graph.routing import Box, Obstacles, edge_path
 
-from ._common import Z_CARRY, EdgeKey, _get, format_value
+from ._common import Z_CARRY, EdgeKey, _get, _Scene, format_value
 from .edges import _EDGE_STYLES, _add_geometry, _Edge, _EdgeLabelItem, _midpoint, _PathItem
 from .nodes import _EXECUTED, _EXECUTING, Geometry, _Node
 
@@ -28,7 +28,7 @@ class BackwardOverlay(QGraphicsView):
         _nodes: dict[str, _Node]
         _edges: dict[EdgeKey, _Edge]
         _obstacles: Obstacles
-        _scene: QGraphicsScene
+        _scene: _Scene
         #: the shown step: (pass index, step index, the passes)
         _backward: tuple[int, int, Sequence[Any]] | None
         #: the nodes tinted as run or running

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Protocol
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QPainter, QPainterPath, QPen
@@ -13,7 +14,6 @@ from gradviz.graph.routing import storage_link_curve
 from gradviz.ui import theme
 
 from ._common import TEXT_LOD, Z_STORAGE, _colour, _exposed_on_device, _pen, _theme_of
-from .nodes import NodeItem
 
 #: up to this pen width on screen (pixels) a dot's round ends are under a pixel and a
 #: quarter across: the dots are drawn as flat dashes of the same length instead, which
@@ -50,6 +50,16 @@ def _hairline_dot_pen(hex_colour: str, alpha: int) -> QPen:
     return pen
 
 
+
+class _Linked(Protocol):
+    """A node a dotted storage link joins (the canvas's node): its centre and badge."""
+
+    @property
+    def cx(self) -> float: ...
+    @property
+    def cy(self) -> float: ...
+    def badge_center(self) -> tuple[float, float]: ...
+
 class _StorageLinks(QGraphicsItem):
     """Dotted coloured links between nodes that share one storage (memory)."""
 
@@ -64,7 +74,7 @@ class _StorageLinks(QGraphicsItem):
         # groups, and stroking every dotted path cost a third of its first paint
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption, True)
 
-    def set_links(self, links: Sequence[tuple[str, NodeItem, NodeItem, bool]]) -> None:
+    def set_links(self, links: Sequence[tuple[str, _Linked, _Linked, bool]]) -> None:
         """(group, a, b, strong) links; strong ones (the selection's) are drawn bolder."""
         paths: dict[tuple[str, bool], QPainterPath] = {}
         for group, a, b, strong in links:

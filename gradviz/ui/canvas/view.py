@@ -871,8 +871,8 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
                     continue
                 members = [nodes[n] for n in ids]  # graph order already
                 self._groups[group] = members
-                for node in members:
-                    self._set_badge(node, group)
+                for member in members:
+                    self._set_badge(member, group)
             self._update_storage_links()
             return
         affected: set[str] = set()
@@ -883,14 +883,14 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
                 ids = member_ids[old]
                 if node_id in ids:
                     ids.remove(node_id)
-            node = nodes.get(node_id)
-            if node is None:
+            found = nodes.get(node_id)
+            if found is None:
                 continue
-            rec = node.rec
+            rec = found.rec
             group = rec.storage if rec.is_tensor_like else None
             if group is None:
-                if node.badge is not None:
-                    self._set_badge(node, None)
+                if found.badge is not None:
+                    self._set_badge(found, None)
                 continue
             group = str(group)
             storage_of[node_id] = group
@@ -915,8 +915,8 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
             ids.sort(key=order.__getitem__)
             members = [nodes[n] for n in ids]
             self._groups[group] = members
-            for node in members:
-                self._set_badge(node, group)
+            for member in members:
+                self._set_badge(member, group)
         self._update_storage_links()
 
     def _update_storage_links(self) -> None:
@@ -1005,8 +1005,8 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
                 if key not in wanted and was.item is not None:
                     scene.removeItem(was.item)
             for key, edge in wanted.items():
-                was = old.get(key)
-                edge.item = was.item if was is not None else None
+                kept = old.get(key)
+                edge.item = kept.item if kept is not None else None
             self._edges = wanted
             self._restyle_items(wanted)
         self._bulk = bulk
@@ -1257,8 +1257,8 @@ class GraphCanvas(Navigation, BackwardOverlay, QGraphicsView):
         """Every edge into its band again, none routed (the whole path of a big graph)."""
         bands, nodes = self._bands, self._nodes
         extents: dict[int, list[float]] = {}
-        for band in bands.values():
-            band.keys = {}
+        for emptied in bands.values():
+            emptied.keys = {}
         for key, edge in self._edges.items():
             a, b = nodes[key[0]], nodes[key[1]]
             a_top, b_top = a.cy - a.height / 2, b.cy - b.height / 2
