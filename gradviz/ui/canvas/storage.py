@@ -50,7 +50,6 @@ def _hairline_dot_pen(hex_colour: str, alpha: int) -> QPen:
     return pen
 
 
-
 class _Linked(Protocol):
     """A node a dotted storage link joins (the canvas's node): its centre and badge."""
 
@@ -59,6 +58,7 @@ class _Linked(Protocol):
     @property
     def cy(self) -> float: ...
     def badge_center(self) -> tuple[float, float]: ...
+
 
 class _StorageLinks(QGraphicsItem):
     """Dotted coloured links between nodes that share one storage (memory)."""
