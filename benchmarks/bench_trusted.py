@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _bytecode import byte_compile
+from _bytecode import byte_compile_note
 
 SCRIPT = """\
 import torch
@@ -67,9 +67,7 @@ def main() -> None:
             [sys.executable, "-c", "import gradviz, os; print(os.path.dirname(gradviz.__file__))"],
             cwd=folder, capture_output=True, text=True, check=True,
         )
-        package = Path(found.stdout.strip())
-        print(f"{byte_compile(package)} modules of {package} byte-compiled, as an installed "
-              "gradviz's are", flush=True)
+        print(byte_compile_note(Path(found.stdout.strip())), flush=True)
         script = folder / "train.py"
         script.write_text(SCRIPT.format(iterations=args.iterations))
         tools = {

@@ -29,7 +29,7 @@ export QT_QPA_PLATFORM="${QT_QPA_PLATFORM:-offscreen}"
 # gradviz byte-compiled, as an installed one is (pip compiles a wheel on install): a
 # checkout run where PYTHONDONTWRITEBYTECODE is set compiles every module in every
 # process, and confined kernels never write bytecode (see benchmarks/_bytecode.py)
-{ python3 -c 'import sys; sys.path.insert(0, "benchmarks"); from _bytecode import byte_compile; from pathlib import Path; print("bytecode: all", byte_compile(Path("gradviz")), "modules of gradviz/ have it (written where missing or older than the source)")' 2>&1 \
+{ python3 benchmarks/_bytecode.py gradviz 2>&1 \
   || echo "bytecode: NOT written (the figures below include compiling gradviz at each start)"; } \
   | tee -a "$out/machine.txt"
 
